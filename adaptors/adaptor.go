@@ -1,0 +1,155 @@
+// Package adaptors defines how transports connect to a running behavior:
+// the Adaptor interface, the events adaptors deliver, and a registry of
+// adaptor types filled by each transport's init function. It never imports
+// the interpreter: the interpreter imports it.
+package adaptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Event is one line of input from an adaptor.
+type Event struct {
+	// Source is the adaptor's name, or "gui" for widget events.
+	Source string
+	// Text is the event text, trailing CR and LF removed.
+	Text string
+	// ID names the widget of a "gui" event (an input's id or a button's label).
+	ID string
+	// From is the connection the event came from, for seat.reply; may be nil.
+	From Conn
+	// Time is when the event arrived.
+	Time time.Time
+}
+
+// Conn is one peer connection of an adaptor.
+type Conn interface {
+	// Send queues text for this peer only; it never blocks.
+	Send(text string) error
+	// String names the peer in logs, for example "chat 127.0.0.1:50314".
+	String() string
+}
+
+// Sink receives events. The interpreter implements it with a bounded queue.
+type Sink interface {
+	// Deliver queues an event, blocking while the queue is full, so that a
+	// fast peer slows down instead of losing events. It fails only when ctx
+	// ends or the sink is closed.
+	Deliver(ctx context.Context, ev Event) error
+	// EndOfInput tells the sink that the named adaptor's input has ended
+	// and that the run should end once the events queued before are handled
+	// (standard input at EOF).
+	EndOfInput(source string)
+}
+
+// Adaptor is a transport instance declared by a behavior.
+type Adaptor interface {
+	// Name is the adaptor's declared name.
+	Name() string
+	// Open starts the adaptor: a server listens, a client makes its first
+	// connection attempt. It returns once the adaptor is ready; goroutines it
+	// starts deliver events to sink until Close.
+	Open(ctx context.Context, sink Sink) error
+	// Send sends text to every peer. It never blocks: each peer has a bounded
+	// queue, and a peer that falls too far behind is disconnected.
+	Send(text string) error
+	// Close stops the adaptor and waits for its goroutines.
+	Close() error
+}
+
+// Addresser is implemented by adaptors that listen, so a port 0 can be
+// discovered.
+type Addresser interface {
+	Addr() string
+}
+
+// StateObserver is implemented by adaptors that show the current state.
+type StateObserver interface {
+	StateChanged(name string)
+}
+
+// GUIObserver is implemented by adaptors that show widget values.
+type GUIObserver interface {
+	// GUIUpdate reports a change of widget ref ("state:id"): op is "set",
+	// "append" or "clear".
+	GUIUpdate(ref, op, value string)
+}
+
+// Config is what a factory gets to build an adaptor.
+type Config struct {
+	Name  string
+	Type  string
+	Attrs map[string]string
+	// Dir is the behavior file's directory, for relative paths.
+	Dir    string
+	Log    *zap.Logger
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Tuning overrides built-in limits and delays; zero fields keep defaults.
+	Tuning Tuning
+}
+
+// Tuning holds limits and delays an embedding program or a test may change.
+type Tuning struct {
+	// QueueLen is the bounded output queue per connection (messages).
+	QueueLen int
+	// BackoffMin and BackoffMax bound a client's reconnection delay.
+	BackoffMin, BackoffMax time.Duration
+	// DialTimeout bounds the first connection attempt of a client.
+	DialTimeout time.Duration
+}
+
+// Factory builds an adaptor from its declaration.
+type Factory func(Config) (Adaptor, error)
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Factory{}
+)
+
+// Register makes a type available. It panics on a duplicate: that is a
+// programming error.
+func Register(typ string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[typ]; dup {
+		panic(fmt.Sprintf("adaptors: type %q registered twice", typ))
+	}
+	registry[typ] = f
+}
+
+// Lookup returns the factory of a type.
+func Lookup(typ string) (Factory, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := registry[typ]
+	return f, ok
+}
+
+// Types lists the registered types, sorted.
+func Types() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for t := range registry {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrNotConnected is returned when a message cannot be sent because no peer
+// is connected.
+var ErrNotConnected = errors.New("not connected")
+
+// ErrQueueFull is returned when a peer's output queue is full; the peer is
+// disconnected.
+var ErrQueueFull = errors.New("output queue full")

@@ -1,0 +1,96 @@
+package adaptors
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxLine is the default longest line, in bytes, without its end.
+const DefaultMaxLine = 65536
+
+// ErrLineTooLong is returned by LineReader.Next for a line over the limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// ErrPartialLine is returned by LineReader.Next when input ends inside a
+// line; the partial line is returned with it.
+var ErrPartialLine = errors.New("input ended inside a line")
+
+// LineReader splits a stream into lines (LF or CRLF), bounded in length,
+// with invalid UTF-8 replaced by U+FFFD. It allocates only for lines longer
+// than its buffer.
+type LineReader struct {
+	r    *bufio.Reader
+	max  int
+	buf  []byte
+	skip bool // the rest of an over-long line is still to be discarded
+}
+
+// NewLineReader reads lines of at most max bytes from r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	return &LineReader{r: bufio.NewReaderSize(r, 4096), max: max}
+}
+
+// Next returns the next line without its end. At the end of input it
+// returns io.EOF, or the partial last line with ErrPartialLine. After
+// ErrLineTooLong, the next call skips the rest of that line.
+func (lr *LineReader) Next() (string, error) {
+	for lr.skip {
+		_, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			lr.skip = false
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			return "", err
+		}
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		lr.buf = append(lr.buf, chunk...)
+		if len(lr.buf) > lr.max+2 || (err == nil && len(trimEOL(lr.buf)) > lr.max) {
+			lr.skip = err != nil
+			return "", fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, lr.max)
+		}
+		switch {
+		case err == nil:
+			return clean(trimEOL(lr.buf)), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(lr.buf) == 0 {
+				return "", io.EOF
+			}
+			if len(lr.buf) > lr.max {
+				return "", fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, lr.max)
+			}
+			return clean(trimEOL(lr.buf)), ErrPartialLine
+		default:
+			return "", err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+func clean(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

@@ -1,0 +1,394 @@
+// Package socket is the "socket" adaptor: line-framed TCP, in client role
+// (reconnecting with back-off) or server role (many clients), SEATML §10.1.
+package socket
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+func init() { adaptors.Register("socket", New) }
+
+// Defaults.
+const (
+	DefaultQueueLen    = 256
+	DefaultBackoffMin  = 100 * time.Millisecond
+	DefaultBackoffMax  = 5 * time.Second
+	DefaultDialTimeout = time.Second
+	writeTimeout       = 10 * time.Second
+)
+
+// Adaptor is a socket adaptor in client or server role.
+type Adaptor struct {
+	name    string
+	addr    string
+	server  bool
+	maxline int
+	log     *zap.Logger
+	tune    adaptors.Tuning
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	sink   adaptors.Sink
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[*conn]struct{}
+	ln     net.Listener
+	closed bool
+}
+
+// New builds a socket adaptor from its attributes.
+func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{}, maxline: adaptors.DefaultMaxLine}
+	if a.log == nil {
+		a.log = zap.NewNop()
+	}
+	host := cfg.Attrs["host"]
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err := strconv.Atoi(cfg.Attrs["port"])
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("port %q is not a port number", cfg.Attrs["port"])
+	}
+	a.addr = net.JoinHostPort(host, strconv.Itoa(port))
+	switch cfg.Attrs["role"] {
+	case "", "client":
+		if port == 0 {
+			return nil, errors.New("a client needs a port to connect to")
+		}
+	case "server":
+		a.server = true
+	default:
+		return nil, fmt.Errorf("role %q is not client or server", cfg.Attrs["role"])
+	}
+	if v := cfg.Attrs["maxline"]; v != "" {
+		if a.maxline, err = strconv.Atoi(v); err != nil || a.maxline <= 0 {
+			return nil, fmt.Errorf("maxline %q is not a whole number greater than 0", v)
+		}
+	}
+	if a.tune.QueueLen <= 0 {
+		a.tune.QueueLen = DefaultQueueLen
+	}
+	if a.tune.BackoffMin <= 0 {
+		a.tune.BackoffMin = DefaultBackoffMin
+	}
+	if a.tune.BackoffMax <= 0 {
+		a.tune.BackoffMax = DefaultBackoffMax
+	}
+	if a.tune.DialTimeout <= 0 {
+		a.tune.DialTimeout = DefaultDialTimeout
+	}
+	return a, nil
+}
+
+// Name returns the adaptor's name.
+func (a *Adaptor) Name() string { return a.name }
+
+// Addr returns the listening address of a server (the chosen port when 0
+// was declared), or the target of a client.
+func (a *Adaptor) Addr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ln != nil {
+		return a.ln.Addr().String()
+	}
+	return a.addr
+}
+
+// Open listens (server) or makes a first connection attempt (client).
+func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.sink = sink
+	if a.server {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", a.addr)
+		if err != nil {
+			return err
+		}
+		a.mu.Lock()
+		a.ln = ln
+		a.mu.Unlock()
+		a.log.Info("listening", zap.String("addr", ln.Addr().String()))
+		a.wg.Add(1)
+		go a.accept(ln)
+		return nil
+	}
+	first := a.dial(a.tune.DialTimeout)
+	if first == nil {
+		a.log.Warn("not connected; retrying in the background", zap.String("addr", a.addr))
+	}
+	a.wg.Add(1)
+	go a.client(first)
+	return nil
+}
+
+func (a *Adaptor) accept(ln net.Listener) {
+	defer a.wg.Done()
+	delay := 5 * time.Millisecond
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if a.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			a.log.Warn("accept failed", zap.Error(err))
+			if !a.sleep(delay) {
+				return
+			}
+			delay = min(delay*2, time.Second)
+			continue
+		}
+		delay = 5 * time.Millisecond
+		if cn := a.start(c); cn != nil {
+			a.log.Info("client connected", zap.String("peer", cn.peer))
+		}
+	}
+}
+
+// sleep waits d or until the adaptor closes; it reports whether to go on.
+func (a *Adaptor) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-a.ctx.Done():
+		return false
+	}
+}
+
+func (a *Adaptor) dial(timeout time.Duration) *conn {
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(a.ctx, "tcp", a.addr)
+	if err != nil {
+		return nil
+	}
+	cn := a.start(c)
+	if cn != nil {
+		a.log.Info("connected", zap.String("peer", cn.peer))
+	}
+	return cn
+}
+
+// client keeps one connection up, reconnecting with exponential back-off.
+func (a *Adaptor) client(cn *conn) {
+	defer a.wg.Done()
+	backoff := a.tune.BackoffMin
+	failing := cn == nil
+	for {
+		if cn != nil {
+			select {
+			case <-cn.done:
+				a.log.Warn("disconnected; reconnecting", zap.String("peer", cn.peer))
+				backoff = a.tune.BackoffMin
+				failing = false
+			case <-a.ctx.Done():
+				return
+			}
+		}
+		if !a.sleep(backoff) {
+			return
+		}
+		backoff = min(backoff*2, a.tune.BackoffMax)
+		cn = a.dial(a.tune.DialTimeout)
+		if cn == nil && !failing {
+			a.log.Warn("connection failed; retrying with back-off", zap.String("addr", a.addr), zap.Duration("max_delay", a.tune.BackoffMax))
+			failing = true
+		}
+	}
+}
+
+// conn is one TCP connection with its bounded output queue.
+type conn struct {
+	a    *Adaptor
+	c    net.Conn
+	peer string
+	out  chan string
+	done chan struct{} // closed when the connection is closed
+	// drain is closed when the adaptor closes: the writer sends what is
+	// queued, then closes the connection.
+	drain chan struct{}
+	once  sync.Once
+}
+
+func (a *Adaptor) start(c net.Conn) *conn {
+	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: make(chan string, a.tune.QueueLen), done: make(chan struct{}), drain: make(chan struct{})}
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		c.Close()
+		return nil
+	}
+	a.conns[cn] = struct{}{}
+	a.wg.Add(2)
+	a.mu.Unlock()
+	go cn.read()
+	go cn.write()
+	return cn
+}
+
+func (cn *conn) String() string { return cn.a.name + " " + cn.peer }
+
+// Send queues text for this peer; a full queue disconnects it.
+func (cn *conn) Send(text string) error {
+	select {
+	case <-cn.done:
+		return adaptors.ErrNotConnected
+	default:
+	}
+	select {
+	case cn.out <- text:
+		return nil
+	default:
+		cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue", cap(cn.out)))
+		cn.close()
+		return adaptors.ErrQueueFull
+	}
+}
+
+func (cn *conn) close() {
+	cn.once.Do(func() {
+		close(cn.done)
+		cn.c.Close()
+		cn.a.mu.Lock()
+		delete(cn.a.conns, cn)
+		cn.a.mu.Unlock()
+	})
+}
+
+func (cn *conn) read() {
+	defer cn.a.wg.Done()
+	defer cn.close()
+	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
+	for {
+		line, err := lr.Next()
+		switch {
+		case err == nil:
+			if derr := cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Text: line, From: cn}); derr != nil {
+				return
+			}
+			continue
+		case errors.Is(err, adaptors.ErrLineTooLong):
+			cn.a.log.Error("line too long; connection closed", zap.String("peer", cn.peer), zap.Int("maxline", cn.a.maxline))
+		case errors.Is(err, adaptors.ErrPartialLine):
+			cn.a.log.Warn("peer closed inside a line; partial line dropped", zap.String("peer", cn.peer), zap.Int("bytes", len(line)))
+		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+			if cn.a.server {
+				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
+			}
+		default:
+			select {
+			case <-cn.done:
+			default:
+				cn.a.log.Warn("read failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+			}
+		}
+		return
+	}
+}
+
+func (cn *conn) write() {
+	defer cn.a.wg.Done()
+	defer cn.close()
+	w := bufio.NewWriter(cn.c)
+	for {
+		select {
+		case <-cn.done:
+			return
+		case <-cn.drain:
+			for {
+				select {
+				case text := <-cn.out:
+					w.WriteString(text)
+					w.WriteByte('\n')
+					continue
+				default:
+				}
+				break
+			}
+			_ = cn.c.SetWriteDeadline(time.Now().Add(time.Second))
+			_ = w.Flush()
+			return
+		case text := <-cn.out:
+			w.WriteString(text)
+			w.WriteByte('\n')
+			if len(cn.out) > 0 && w.Buffered() < 32*1024 {
+				continue
+			}
+			_ = cn.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := w.Flush(); err != nil {
+				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+				return
+			}
+		}
+	}
+}
+
+// Send queues text for every connected peer. It never blocks.
+func (a *Adaptor) Send(text string) error {
+	a.mu.Lock()
+	conns := make([]*conn, 0, len(a.conns))
+	for cn := range a.conns {
+		conns = append(conns, cn)
+	}
+	a.mu.Unlock()
+	if len(conns) == 0 {
+		if a.server {
+			a.log.Debug("no client connected; message dropped")
+			return nil
+		}
+		return adaptors.ErrNotConnected
+	}
+	for _, cn := range conns {
+		_ = cn.Send(text)
+	}
+	return nil
+}
+
+// Close stops listening or reconnecting, closes every connection and waits
+// for the adaptor's goroutines.
+func (a *Adaptor) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		a.wg.Wait()
+		return nil
+	}
+	a.closed = true
+	ln := a.ln
+	conns := make([]*conn, 0, len(a.conns))
+	for cn := range a.conns {
+		conns = append(conns, cn)
+	}
+	a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	if ln != nil {
+		ln.Close()
+	}
+	for _, cn := range conns {
+		close(cn.drain)
+	}
+	a.wg.Wait()
+	return nil
+}
+
+var (
+	_ adaptors.Adaptor   = (*Adaptor)(nil)
+	_ adaptors.Addresser = (*Adaptor)(nil)
+	_ adaptors.Conn      = (*conn)(nil)
+)

@@ -1,0 +1,136 @@
+// Package stdio is the "stdio" adaptor: standard input lines are events,
+// each message is a line on standard output (SEATML §10.2).
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+func init() { adaptors.Register("stdio", New) }
+
+// Adaptor reads standard input and writes standard output.
+type Adaptor struct {
+	name string
+	log  *zap.Logger
+	in   io.Reader
+	out  *bufio.Writer
+	outW io.Writer
+
+	mu     sync.RWMutex // guards closed and sends on queue
+	closed bool
+	queue  chan string
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New builds a stdio adaptor.
+func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, in: cfg.Stdin, outW: cfg.Stdout}
+	if a.log == nil {
+		a.log = zap.NewNop()
+	}
+	if a.in == nil {
+		a.in = os.Stdin
+	}
+	if a.outW == nil {
+		a.outW = os.Stdout
+	}
+	a.out = bufio.NewWriter(a.outW)
+	n := cfg.Tuning.QueueLen
+	if n <= 0 {
+		n = 1024
+	}
+	a.queue = make(chan string, n)
+	return a, nil
+}
+
+// Name returns the adaptor's name.
+func (a *Adaptor) Name() string { return a.name }
+
+// String names the peer for logs.
+func (a *Adaptor) String() string { return a.name + " stdio" }
+
+// Open starts reading standard input and writing standard output.
+func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
+	ctx, a.cancel = context.WithCancel(ctx)
+	a.wg.Add(1)
+	go a.write()
+	go a.read(ctx, sink) // not waited for: a read from a terminal cannot be interrupted
+	return nil
+}
+
+func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
+	lr := adaptors.NewLineReader(a.in, adaptors.DefaultMaxLine)
+	for {
+		line, err := lr.Next()
+		if err == nil || errors.Is(err, adaptors.ErrPartialLine) {
+			if derr := sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: line, From: a}); derr != nil {
+				return
+			}
+		}
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, adaptors.ErrLineTooLong):
+			a.log.Error("standard input line too long; skipped", zap.Error(err))
+			continue
+		}
+		if ctx.Err() == nil {
+			sink.EndOfInput(a.name)
+		}
+		return
+	}
+}
+
+func (a *Adaptor) write() {
+	defer a.wg.Done()
+	for text := range a.queue {
+		a.out.WriteString(text)
+		a.out.WriteByte('\n')
+		if len(a.queue) == 0 {
+			if err := a.out.Flush(); err != nil {
+				a.log.Warn("standard output", zap.Error(err))
+			}
+		}
+	}
+	_ = a.out.Flush()
+}
+
+// Send queues a line for standard output.
+func (a *Adaptor) Send(text string) error {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.closed {
+		return adaptors.ErrNotConnected
+	}
+	select {
+	case a.queue <- text:
+		return nil
+	default:
+		return adaptors.ErrQueueFull
+	}
+}
+
+// Close flushes standard output and stops.
+func (a *Adaptor) Close() error {
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		if a.cancel != nil {
+			a.cancel()
+		}
+		close(a.queue)
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+	return nil
+}

@@ -1,0 +1,12 @@
+module github.com/seatml/seat
+
+go 1.26.8
+
+require (
+	github.com/beevik/etree v1.8.1
+	github.com/yuin/gopher-lua v1.1.2
+	go.uber.org/zap v1.28.0
+	golang.org/x/text v0.43.0
+)
+
+require go.uber.org/multierr v1.10.0 // indirect

@@ -1,0 +1,306 @@
+package interpreter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// call runs a chunk under the time limit with the event globals set, and
+// returns its result (§9.2).
+func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
+	fn := m.fns[ch]
+	if fn == nil {
+		fn = m.L.NewFunctionFromProto(ch.proto)
+		m.fns[ch] = fn
+	}
+	m.setGlobals(cc)
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
+	defer cancel()
+	m.L.SetContext(ctx)
+	defer m.L.RemoveContext()
+	m.L.Push(fn)
+	if err := m.L.PCall(0, 1, nil); err != nil {
+		m.L.SetTop(0)
+		return lua.LNil, scriptError(ch, err, ctx, m.opts.ScriptTimeout.String())
+	}
+	ret := m.L.Get(-1)
+	m.L.Pop(1)
+	if r := m.L.GetGlobal("rtc_result"); r != lua.LNil {
+		ret = r
+	}
+	return ret, nil
+}
+
+// callFunc calls a global Lua function (onLoad and the like).
+func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
+	m.setGlobals(cc)
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
+	defer cancel()
+	m.L.SetContext(ctx)
+	defer m.L.RemoveContext()
+	m.L.Push(fn)
+	if err := m.L.PCall(0, 0, nil); err != nil {
+		m.L.SetTop(0)
+		file, line := m.prog.File, 0
+		if fn.Proto != nil {
+			file, line = fn.Proto.SourceName, fn.Proto.LineDefined
+		}
+		se := scriptError(&chunk{file: file, line: line}, err, ctx, m.opts.ScriptTimeout.String())
+		se.Msg = name + ": " + se.Msg
+		return se
+	}
+	return nil
+}
+
+func (m *Machine) setGlobals(cc *callCtx) {
+	L := m.L
+	L.SetGlobal("rtc_result", lua.LNil)
+	var data lua.LValue
+	switch cc.kind {
+	case ctxEvent:
+		data = lua.LString(cc.ev.Text)
+	case ctxPeriodic:
+		data = lua.LString("")
+	default:
+		data = lua.LNil
+	}
+	L.SetGlobal("rtc_in_data", data)
+	L.SetGlobal("web_in_data", data)
+	L.SetGlobal("event", m.eventTable(cc))
+}
+
+// eventTable builds (once per event) the Lua "event" table.
+func (m *Machine) eventTable(cc *callCtx) *lua.LTable {
+	if cc.table != nil {
+		return cc.table
+	}
+	t := m.L.NewTable()
+	switch cc.kind {
+	case ctxEvent:
+		t.RawSetString("source", lua.LString(cc.ev.Source))
+		t.RawSetString("text", lua.LString(cc.ev.Text))
+		t.RawSetString("time", lua.LNumber(float64(cc.ev.Time.UnixNano())/1e9))
+	case ctxPeriodic:
+		t.RawSetString("source", lua.LString(""))
+		t.RawSetString("text", lua.LString(""))
+		t.RawSetString("time", lua.LNumber(float64(m.clock.Now().UnixNano())/1e9))
+	default:
+		t.RawSetString("source", lua.LString(""))
+		t.RawSetString("time", lua.LNumber(float64(m.clock.Now().UnixNano())/1e9))
+	}
+	t.RawSetString("captures", m.L.NewTable())
+	cc.table = t
+	return t
+}
+
+// setEventKey records the word that fired and its submatches.
+func (m *Machine) setEventKey(cc *callCtx, key string, caps []string) {
+	t := m.eventTable(cc)
+	if key == "" {
+		t.RawSetString("key", lua.LNil)
+	} else {
+		t.RawSetString("key", lua.LString(key))
+	}
+	c := m.L.NewTable()
+	for i := 1; i < len(caps); i++ {
+		c.RawSetInt(i, lua.LString(caps[i]))
+	}
+	t.RawSetString("captures", c)
+}
+
+// installAPI defines the seat table (§9.4).
+func (m *Machine) installAPI() {
+	L := m.L
+	api := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"send":        m.luaSend,
+		"reply":       m.luaReply,
+		"transition":  m.luaTransition(transGoto),
+		"push":        m.luaTransition(transPush),
+		"pop":         m.luaTransition(transPop),
+		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
+		"timeout":     m.luaTimeout,
+		"reset_timer": func(L *lua.LState) int { m.resetTimeout(); return 0 },
+		"log":         m.luaLog,
+		"now":         func(L *lua.LState) int { L.Push(lua.LNumber(float64(m.clock.Now().UnixNano()) / 1e9)); return 1 },
+		"exit":        m.luaExit,
+		"get_entry":   m.widgetGet("input"),
+		"set_entry":   m.widgetSet("input", "set"),
+		"get_text":    m.widgetGet("text"),
+		"set_text":    m.widgetSet("text", "set"),
+		"append_text": m.widgetSet("text", "append"),
+		"clear_text":  m.widgetSet("text", "clear"),
+		"get":         m.luaNoDevices("get"),
+		"set":         m.luaNoDevices("set"),
+		"set_timed":   m.luaNoDevices("set_timed"),
+		"motion":      m.luaNoDevices("motion"),
+		"subscribe":   m.luaNoDevices("subscribe"),
+		"unsubscribe": m.luaNoDevices("unsubscribe"),
+	}
+	for name, fn := range fns {
+		api.RawSetString(name, L.NewFunction(fn))
+	}
+	for alias, name := range map[string]string{"sendto": "send", "getEntry": "get_entry", "setEntry": "set_entry", "appendText": "append_text", "clearText": "clear_text"} {
+		api.RawSetString(alias, api.RawGetString(name))
+	}
+	L.SetGlobal("seat", api)
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		parts := make([]string, L.GetTop())
+		for i := range parts {
+			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+		}
+		m.log.Info(strings.Join(parts, "\t"), zap.String("from", "print"))
+		return 0
+	}))
+}
+
+func (m *Machine) luaSend(L *lua.LState) int {
+	name := L.CheckString(1)
+	text := luaText(L, 2)
+	if !m.declaredAdaptor(name) {
+		L.RaiseError("seat.send: %q is not a declared adaptor", name)
+	}
+	m.send(name, text, m.where(L))
+	return 0
+}
+
+func (m *Machine) luaReply(L *lua.LState) int {
+	text := luaText(L, 1)
+	if m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil {
+		L.RaiseError("seat.reply: the current event has no connection to reply to")
+	}
+	m.trace("reply:" + m.cc.ev.Source + ":" + text)
+	if err := m.cc.ev.From.Send(text); err != nil {
+		m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))
+	}
+	return 0
+}
+
+func luaText(L *lua.LState, n int) string {
+	v := L.Get(n)
+	if s, ok := toText(v); ok {
+		return s
+	}
+	L.ArgError(n, "string expected, got "+v.Type().String())
+	return ""
+}
+
+func (m *Machine) where(L *lua.LState) string {
+	if dbg, ok := L.GetStack(1); ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
+			return fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+		}
+	}
+	return m.prog.File
+}
+
+func (m *Machine) declaredAdaptor(name string) bool {
+	for _, d := range m.prog.Adaptors {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Machine) luaTransition(fn transFunc) lua.LGFunction {
+	return func(L *lua.LState) int {
+		req := &request{fn: fn}
+		if fn != transPop {
+			name := L.CheckString(1)
+			req.target = m.prog.State(name)
+			if req.target == nil {
+				m.log.Error("transition to an unknown state refused; staying", zap.String("target", name), zap.String("state", m.State()), zap.String("at", m.where(L)))
+				L.Push(lua.LFalse)
+				return 1
+			}
+		} else if len(m.stack) == 0 {
+			L.Push(lua.LFalse)
+			return 1
+		}
+		if m.inExit {
+			m.log.Error("transition requested in onexit refused: a transition is under way", zap.String("at", m.where(L)))
+			L.Push(lua.LFalse)
+			return 1
+		}
+		m.req = req
+		L.Push(lua.LTrue)
+		return 1
+	}
+}
+
+func (m *Machine) luaTimeout(L *lua.LState) int {
+	secs := float64(L.CheckNumber(1))
+	d := time.Duration(secs * float64(time.Second))
+	m.visitTimeout = &d
+	m.resetTimeout()
+	return 0
+}
+
+func (m *Machine) luaLog(L *lua.LState) int {
+	var level zapcore.Level
+	if err := level.Set(L.CheckString(1)); err != nil {
+		L.ArgError(1, "level must be debug, info, warn or error")
+	}
+	m.log.Log(level, luaText(L, 2), zap.String("state", m.State()), zap.String("at", m.where(L)))
+	return 0
+}
+
+func (m *Machine) luaExit(L *lua.LState) int {
+	code := L.OptInt(1, 0)
+	m.exitCode = &code
+	return 0
+}
+
+func (m *Machine) widget(L *lua.LState, kind string) *Widget {
+	ref := L.CheckString(1)
+	w := m.prog.widgets[ref]
+	if w == nil {
+		L.RaiseError("unknown widget %q (widgets are named \"state:id\")", ref)
+	}
+	if w.Kind != kind {
+		L.RaiseError("widget %q is a %s, not a%s %s", ref, w.Kind, map[bool]string{true: "n", false: ""}[kind == "input"], kind)
+	}
+	return w
+}
+
+func (m *Machine) widgetGet(kind string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		w := m.widget(L, kind)
+		L.Push(lua.LString(m.values[w.Ref]))
+		return 1
+	}
+}
+
+func (m *Machine) widgetSet(kind, op string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		w := m.widget(L, kind)
+		var v string
+		if op != "clear" {
+			v = luaText(L, 2)
+		}
+		switch op {
+		case "set":
+			m.values[w.Ref] = v
+		case "append":
+			m.values[w.Ref] += v
+		case "clear":
+			m.values[w.Ref] = ""
+		}
+		m.notifyGUI(w.Ref, op, v)
+		return 0
+	}
+}
+
+func (m *Machine) luaNoDevices(name string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		L.RaiseError("seat.%s needs the device layer, which this build does not have yet", name)
+		return 0
+	}
+}

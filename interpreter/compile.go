@@ -1,0 +1,805 @@
+package interpreter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/schema"
+)
+
+// LoadOptions tune loading.
+type LoadOptions struct {
+	// AllowShell permits <shell> actions (--allow-shell).
+	AllowShell bool
+	// ReadFile reads behavior, include and execfile files; os.ReadFile if nil.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// Reserved names: globals seat defines, and event sources adaptors may not use.
+var (
+	reservedGlobals = map[string]bool{"seat": true, "event": true, "rtc_result": true, "rtc_in_data": true, "web_in_data": true}
+	builtinSources  = []string{"gui", "memory", "motion"}
+)
+
+// Load reads, validates and compiles a behavior file and everything it
+// includes. It returns the program, or nil when any error was found, and
+// every diagnostic, sorted.
+func Load(path string, opts LoadOptions) (*Program, schema.List) {
+	if opts.ReadFile == nil {
+		opts.ReadFile = os.ReadFile
+	}
+	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}}
+	prog := ld.load(filepath.Clean(path), nil)
+	ld.diags.Sort()
+	if ld.diags.HasErrors() || prog == nil {
+		return nil, ld.diags
+	}
+	prog.Diagnostics = ld.diags
+	return prog, ld.diags
+}
+
+// LoadBytes compiles a behavior from memory; path names it in messages and
+// anchors relative paths.
+func LoadBytes(path string, data []byte, opts LoadOptions) (*Program, schema.List) {
+	read := opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	clean := filepath.Clean(path)
+	opts.ReadFile = func(p string) ([]byte, error) {
+		if filepath.Clean(p) == clean {
+			return data, nil
+		}
+		return read(p)
+	}
+	return Load(path, opts)
+}
+
+type loader struct {
+	opts      LoadOptions
+	diags     schema.List
+	files     map[string]*parsedFile
+	validated map[string]bool
+}
+
+type parsedFile struct {
+	root *schema.Node
+	err  error // reading failed
+}
+
+// include is one step of an include chain.
+type include struct {
+	file string
+	pos  schema.Pos // the <rule file> that left this file
+	attr string
+}
+
+func (ld *loader) parse(path string) *parsedFile {
+	if pf, ok := ld.files[path]; ok {
+		return pf
+	}
+	pf := &parsedFile{}
+	ld.files[path] = pf
+	data, err := ld.opts.ReadFile(path)
+	if err != nil {
+		pf.err = err
+		return pf
+	}
+	root, diags := parseXML(path, data)
+	ld.diags.Add(diags)
+	if root != nil {
+		ld.diags.Add(schema.Check(root))
+		pf.root = root
+	}
+	return pf
+}
+
+// load compiles the file at path; chain holds the includes that led here.
+func (ld *loader) load(path string, chain []include) *Program {
+	pf := ld.parse(path)
+	if pf.err != nil {
+		ld.diags.Errorf(schema.Pos{File: path}, "cannot read behavior file: %v", unwrapPathError(pf.err))
+		return nil
+	}
+	if pf.root == nil || pf.root.Name != "seatml" {
+		return nil
+	}
+	ld.validated[path] = true
+	c := &compiler{ld: ld, file: path, chain: chain, pending: new([]func()), prog: &Program{
+		File: path, Rate: 1, General: &Scope{},
+		stateByName: map[string]*State{}, widgets: map[string]*Widget{},
+	}}
+	c.compile(pf.root)
+	return c.prog
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+type compiler struct {
+	ld       *loader
+	file     string
+	chain    []include
+	prog     *Program
+	adaptors map[string]*AdaptorDecl
+	pending  *[]func() // checks that need every state's widgets
+}
+
+func (c *compiler) errorf(pos schema.Pos, format string, args ...any) {
+	c.ld.diags.Errorf(pos, format, args...)
+}
+
+func (c *compiler) warnf(pos schema.Pos, format string, args ...any) {
+	c.ld.diags.Warnf(pos, format, args...)
+}
+
+func (c *compiler) compile(root *schema.Node) {
+	var general *schema.Node
+	var states []*schema.Node
+	for _, n := range root.Children {
+		switch n.Name {
+		case "general":
+			if general == nil {
+				general = n
+			}
+		case "state":
+			states = append(states, n)
+		}
+	}
+	// Pass 1: names everything else refers to.
+	c.adaptors = map[string]*AdaptorDecl{}
+	if general != nil {
+		c.declareGeneral(general)
+	}
+	for _, n := range states {
+		c.declareState(n)
+	}
+	if len(c.prog.States) > 0 {
+		c.prog.Initial = c.prog.States[0]
+		if s := c.prog.stateByName["start"]; s != nil {
+			c.prog.Initial = s
+		}
+	}
+	// Pass 2: bodies.
+	if general != nil {
+		c.compileGeneral(general)
+	}
+	for i, n := range states {
+		if i < len(c.prog.States) && c.prog.States[i].Pos == n.Pos {
+			c.compileState(c.prog.States[i], n)
+		}
+	}
+	c.indexAll()
+}
+
+func (c *compiler) declareGeneral(g *schema.Node) {
+	p := c.prog
+	p.Name = g.AttrValue("name")
+	if r, ok := g.Attr("rate"); ok {
+		if f, ok := schema.ParseNumber(r.Value); ok && f > 0 {
+			p.Rate = f
+		}
+	}
+	p.Devices = g.AttrValue("devices")
+	p.Scripts = g.AttrValue("scripts")
+	perType := map[string]int{}
+	for _, n := range g.Children {
+		if n.Name != "adaptor" {
+			continue
+		}
+		d := &AdaptorDecl{Name: n.AttrValue("name"), Type: n.AttrValue("type"), Pos: n.Pos, Attrs: map[string]string{}}
+		for _, a := range n.Attrs {
+			d.Attrs[a.Name] = a.Value
+		}
+		if v, ok := d.Attrs["document_root"]; ok && d.Attrs["dir"] == "" {
+			d.Attrs["dir"] = v
+		}
+		t, known := schema.LookupAdaptorType(d.Type)
+		if !known {
+			continue // reported by schema.Check
+		}
+		d.Ignored = t.Ignored
+		if d.Name == "" {
+			continue
+		}
+		for _, b := range builtinSources {
+			if d.Name == b {
+				c.errorf(n.Pos, "adaptor name %q is reserved for seat's built-in event source", d.Name)
+			}
+		}
+		if prev, dup := c.adaptors[d.Name]; dup {
+			c.errorf(n.Pos, "adaptor %q is declared twice (first at %d:%d)", d.Name, prev.Pos.Line, prev.Pos.Col)
+			continue
+		}
+		perType[d.Type]++
+		if t.Max > 0 && perType[d.Type] > t.Max {
+			c.errorf(n.Pos, "only %d adaptor of type %q is allowed", t.Max, d.Type)
+		}
+		c.adaptors[d.Name] = d
+		p.Adaptors = append(p.Adaptors, *d)
+	}
+}
+
+func (c *compiler) declareState(n *schema.Node) {
+	name := n.AttrValue("name")
+	if name == "" {
+		return
+	}
+	if name == "all" {
+		c.errorf(n.Pos, `state name "all" is reserved: eSEAT merged it into general; put its rules in <general>`)
+		return
+	}
+	if prev, dup := c.prog.stateByName[name]; dup {
+		c.errorf(n.Pos, "state %q is declared twice (first at %d:%d)", name, prev.Pos.Line, prev.Pos.Col)
+		return
+	}
+	s := &State{Name: name, Pos: n.Pos}
+	c.prog.stateByName[name] = s
+	c.prog.States = append(c.prog.States, s)
+}
+
+func (c *compiler) compileGeneral(g *schema.Node) {
+	for _, n := range g.Children {
+		switch n.Name {
+		case "var":
+			c.compileVar(n)
+		case "script":
+			var chunks []*chunk
+			if f, ok := n.Attr("execfile"); ok {
+				if ch := c.execfile(f); ch != nil {
+					chunks = append(chunks, ch)
+				}
+			}
+			if ch := c.luaChunk(n, false); ch != nil {
+				chunks = append(chunks, ch)
+			}
+			c.prog.Setup = append(c.prog.Setup, setupItem{pos: n.Pos, chunks: chunks})
+		case "onexec":
+			c.prog.General.OnExec = c.actions(n, nil, false)
+		case "ontimeout":
+			c.prog.General.Timeout = c.timeout(n)
+		case "rule":
+			c.rules(c.prog.General, n, nil)
+		}
+	}
+}
+
+var numberRE = regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$`)
+
+func (c *compiler) compileVar(n *schema.Node) {
+	name := n.AttrValue("name")
+	if reservedGlobals[name] {
+		c.errorf(n.Pos, "var name %q is defined by seat; choose another name", name)
+		return
+	}
+	raw := n.AttrValue("value")
+	var v lua.LValue = lua.LString(raw)
+	if t := strings.TrimSpace(raw); numberRE.MatchString(t) {
+		if f, err := parseLuaNumber(t); err == nil {
+			v = lua.LNumber(f)
+		}
+	}
+	c.prog.Setup = append(c.prog.Setup, setupItem{pos: n.Pos, isVar: true, name: name, value: v})
+}
+
+func (c *compiler) compileState(s *State, n *schema.Node) {
+	ids := map[string]*schema.Node{}
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "onentry":
+			s.OnEntry = c.actions(ch, s, false)
+		case "onexit":
+			s.OnExit = c.actions(ch, s, true)
+		case "onexec":
+			s.OnExec = c.actions(ch, s, false)
+		case "ontimeout":
+			s.Timeout = c.timeout(ch)
+		case "rule":
+			c.rules(&s.Scope, ch, s)
+		case "label", "brk", "space", "button", "input", "text":
+			c.widget(s, ch, ids)
+		}
+	}
+}
+
+func (c *compiler) widget(s *State, n *schema.Node, ids map[string]*schema.Node) {
+	w := &Widget{Kind: n.Name, Pos: n.Pos, State: s.Name, Attrs: map[string]string{}}
+	for _, a := range n.Attrs {
+		w.Attrs[a.Name] = a.Value
+	}
+	switch n.Name {
+	case "button":
+		w.ID, w.Label = n.AttrValue("label"), n.AttrValue("label")
+	case "input", "text":
+		w.ID = n.AttrValue("id")
+		w.Initial = strings.TrimSpace(n.Text)
+	}
+	if w.ID != "" {
+		if prev, dup := ids[w.ID]; dup {
+			c.errorf(n.Pos, "widget id or label %q is used twice in state %q (first at %d:%d)", w.ID, s.Name, prev.Pos.Line, prev.Pos.Col)
+		} else {
+			ids[w.ID] = n
+			w.Ref = s.Name + ":" + w.ID
+			c.prog.widgets[w.Ref] = w
+		}
+	}
+	if n.Name == "button" || n.Name == "input" || n.Name == "text" {
+		w.actions = c.actions(n, s, false)
+	}
+	s.Widgets = append(s.Widgets, w)
+}
+
+func (c *compiler) timeout(n *schema.Node) *Timeout {
+	f, ok := schema.ParseNumber(n.AttrValue("timeout"))
+	if !ok || f <= 0 {
+		return nil // reported by schema.Check
+	}
+	return &Timeout{After: time.Duration(f * float64(time.Second)), Actions: c.actions(n, nil, false)}
+}
+
+// sourceOK reports whether name may be used as an event source.
+func (c *compiler) sourceOK(pos schema.Pos, what, name string) bool {
+	if _, ok := c.adaptors[name]; ok {
+		return true
+	}
+	for _, b := range builtinSources {
+		if name == b {
+			return true
+		}
+	}
+	c.errorf(pos, "%s %q is not a declared adaptor%s", what, name, schema.DidYouMean(name, c.sourceNames(), "%q"))
+	return false
+}
+
+func (c *compiler) sourceNames() []string {
+	names := append([]string{}, builtinSources...)
+	for n := range c.adaptors {
+		names = append(names, n)
+	}
+	return names
+}
+
+func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
+	if f, ok := n.Attr("file"); ok {
+		for _, rn := range c.includeRules(n, f) {
+			rn.c.rules(scope, rn.node, s)
+		}
+		return
+	}
+	r := &Rule{id: len(c.prog.rules), Pos: n.Pos}
+	if a, ok := n.Attr("source"); ok {
+		r.Source = a.Value
+		c.sourceOK(a.ValuePos, "rule source", a.Value)
+	}
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "key":
+			c.key(r, ch)
+		case "cond":
+			r.cond = c.luaChunk(ch, true)
+		}
+	}
+	r.actions = c.actions(n, s, false)
+	c.prog.rules = append(c.prog.rules, r)
+	if len(r.Words) == 0 && !hasChild(n, "key") {
+		scope.DataRules = append(scope.DataRules, r)
+		return
+	}
+	scope.Rules = append(scope.Rules, r)
+}
+
+func hasChild(n *schema.Node, name string) bool {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) key(r *Rule, n *schema.Node) {
+	source := r.Source
+	if a, ok := n.Attr("source"); ok {
+		source = a.Value
+		c.sourceOK(a.ValuePos, "key source", a.Value)
+	}
+	text := strings.TrimSpace(n.Text)
+	words, err := ExpandKey(text)
+	if err != nil {
+		ke := err.(*KeyError)
+		pos := n.TextPos
+		if text == "" {
+			pos = n.Pos
+		}
+		c.errorf(pos.Advance(text[:ke.Offset]), "key %q: %s", text, ke.Msg)
+		return
+	}
+	for _, w := range words {
+		re, err := compileWord(w)
+		if err != nil {
+			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", w, err)
+			continue
+		}
+		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, re: re})
+	}
+}
+
+// includeRules resolves <rule file="path[:state]">.
+func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
+	spec := strings.TrimSpace(f.Value)
+	path, stateName := spec, ""
+	if i := strings.LastIndex(spec, ":"); i >= 0 {
+		path, stateName = spec[:i], spec[i+1:]
+	}
+	if path == "" {
+		c.errorf(f.ValuePos, "rule file %q: no file named", spec)
+		return nil
+	}
+	full := filepath.Clean(filepath.Join(filepath.Dir(c.file), path))
+	chain := append(append([]include{}, c.chain...), include{file: c.file, pos: n.Pos, attr: path})
+	for i, inc := range chain {
+		if inc.file == full {
+			names := make([]string, 0, len(chain)-i+1)
+			for _, x := range chain[i:] {
+				names = append(names, x.file)
+			}
+			names = append(names, full)
+			c.errorf(inc.pos, "rule file %q: include cycle: %s", inc.attr, strings.Join(names, " -> "))
+			return nil
+		}
+	}
+	pf := c.ld.parse(full)
+	if pf.err != nil {
+		c.errorf(f.ValuePos, "rule file %q: %v", path, unwrapPathError(pf.err))
+		return nil
+	}
+	if pf.root == nil {
+		c.errorf(f.ValuePos, "rule file %q has errors", path)
+		return nil
+	}
+	if !c.ld.validated[full] {
+		c.ld.load(full, chain)
+	}
+	var target *schema.Node
+	for _, s := range pf.root.Children {
+		if s.Name == "state" && (stateName == "" || s.AttrValue("name") == stateName) {
+			target = s
+			break
+		}
+	}
+	if target == nil {
+		c.warnf(f.ValuePos, "rule file %q: no state %q in %s; nothing included", spec, stateName, full)
+		return nil
+	}
+	// Rules of the included state compile here, in this behavior, with the
+	// included file's positions; nested includes resolve from that file.
+	sub := &compiler{ld: c.ld, file: full, chain: chain, prog: c.prog, adaptors: c.adaptors, pending: c.pending}
+	var out []ruleNode
+	for _, ch := range target.Children {
+		if ch.Name == "rule" {
+			out = append(out, ruleNode{node: ch, c: sub})
+		}
+	}
+	return subRules(sub, out)
+}
+
+type ruleNode struct {
+	node *schema.Node
+	c    *compiler
+}
+
+// subRules returns nodes to compile; nested includes are expanded by the
+// sub-compiler so that their paths resolve from the included file.
+func subRules(sub *compiler, in []ruleNode) []ruleNode {
+	var out []ruleNode
+	for _, rn := range in {
+		if f, ok := rn.node.Attr("file"); ok {
+			out = append(out, subRules(sub, sub.includeRules(rn.node, f))...)
+			continue
+		}
+		out = append(out, rn)
+	}
+	return out
+}
+
+// actions compiles the action children of n. s is the enclosing state (nil
+// in general); inExit marks onexit lists.
+func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
+	var out []action
+	for _, ch := range n.Children {
+		a := action{pos: ch.Pos, inExit: inExit}
+		switch ch.Name {
+		case "message":
+			a.kind = actMessage
+			a.text = ch.Text
+			a.sendto = c.sendto(ch, true)
+			if in, ok := ch.Attr("input"); ok {
+				a.input = in.Value
+				if w := c.prog.widgets[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
+					c.widgetRefLater(in)
+				}
+			}
+			a.encode = identity
+			if e, ok := ch.Attr("encode"); ok {
+				enc, err := encoder(e.Value)
+				if err != nil {
+					c.errorf(e.ValuePos, "%v", err)
+				}
+				a.encode = enc
+			}
+		case "statetransition":
+			a.kind = actTransition
+			target := strings.TrimSpace(ch.Text)
+			switch ch.AttrValue("func") {
+			case "pop":
+				a.fn = transPop
+				if target != "" {
+					c.warnf(ch.TextPos, "statetransition func=\"pop\" takes no target; %q is ignored", target)
+				}
+			case "push":
+				a.fn = transPush
+			}
+			if a.fn != transPop {
+				if target == "" {
+					c.errorf(ch.Pos, "statetransition needs a target state")
+				} else if a.target = c.prog.stateByName[target]; a.target == nil {
+					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, schema.DidYouMean(target, c.stateNames(), "%q"))
+				}
+			}
+			if inExit {
+				c.warnf(ch.Pos, "statetransition in <onexit> is refused: a transition is already under way")
+			}
+		case "log":
+			a.kind = actLog
+			a.text = strings.TrimSpace(ch.Text)
+			a.level = zapcore.InfoLevel
+			if l, ok := ch.Attr("level"); ok {
+				_ = a.level.Set(l.Value)
+			}
+		case "shell":
+			a.kind = actShell
+			a.text = strings.TrimSpace(ch.Text)
+			a.sendto = c.sendto(ch, false)
+			if !c.ld.opts.AllowShell {
+				c.errorf(ch.Pos, "<shell> is disabled; start seat with --allow-shell to allow it")
+			}
+		case "script":
+			a.kind = actScript
+			a.sendto = c.sendto(ch, false)
+			if f, ok := ch.Attr("execfile"); ok {
+				if chk := c.execfile(f); chk != nil {
+					a.chunks = append(a.chunks, chk)
+				}
+			}
+			if chk := c.luaChunk(ch, false); chk != nil {
+				a.chunks = append(a.chunks, chk)
+			}
+		case "motion":
+			a.kind = actMotion
+			a.motion = map[string]string{}
+			for _, at := range ch.Attrs {
+				a.motion[at.Name] = at.Value
+			}
+			c.checkMotion(ch)
+		default:
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// widgetRefLater checks a message input= reference once every state's
+// widgets are known.
+func (c *compiler) widgetRefLater(in schema.Attr) {
+	*c.pending = append(*c.pending, func() {
+		w := c.prog.widgets[in.Value]
+		switch {
+		case !strings.Contains(in.Value, ":"):
+			c.errorf(in.ValuePos, "message input %q must name a widget as \"state:id\"", in.Value)
+		case w == nil:
+			c.errorf(in.ValuePos, "message input %q is not a declared input or text widget%s", in.Value, schema.DidYouMean(in.Value, c.widgetRefs(), "%q"))
+		case w.Kind != "input" && w.Kind != "text":
+			c.errorf(in.ValuePos, "message input %q is a %s, not an input or text widget", in.Value, w.Kind)
+		}
+	})
+}
+
+func (c *compiler) widgetRefs() []string {
+	var out []string
+	for ref, w := range c.prog.widgets {
+		if w.Kind == "input" || w.Kind == "text" {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+func (c *compiler) stateNames() []string {
+	out := make([]string, 0, len(c.prog.States))
+	for _, s := range c.prog.States {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func (c *compiler) sendto(n *schema.Node, required bool) string {
+	a, ok := n.Attr("sendto")
+	if !ok {
+		a, ok = n.Attr("host")
+	}
+	if !ok {
+		_ = required // reported by schema.Check
+		return ""
+	}
+	if _, declared := c.adaptors[a.Value]; !declared {
+		c.errorf(a.Pos, "%s sendto %q is not a declared adaptor%s", n.Name, a.Value, schema.DidYouMean(a.Value, c.adaptorNames(), "%q"))
+	}
+	return a.Value
+}
+
+func (c *compiler) adaptorNames() []string {
+	out := make([]string, 0, len(c.adaptors))
+	for n := range c.adaptors {
+		out = append(out, n)
+	}
+	return out
+}
+
+func (c *compiler) checkMotion(n *schema.Node) {
+	if n.Has("duration") && n.Has("multiplier") {
+		a, _ := n.Attr("multiplier")
+		c.errorf(a.Pos, "<motion> takes duration or multiplier, not both")
+	}
+	for _, attr := range []string{"script", "stop"} {
+		a, ok := n.Attr(attr)
+		if !ok {
+			continue
+		}
+		for _, name := range strings.Split(a.Value, ",") {
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "" && attr == "script":
+				c.errorf(a.ValuePos, "<motion> %s %q names an empty script", attr, a.Value)
+			case filepath.IsAbs(name) || strings.HasPrefix(name, "/"):
+				c.errorf(a.ValuePos, "<motion> %s %q: absolute paths are not allowed; name scripts in the scripts directory", attr, name)
+			case hasDotDot(name):
+				c.errorf(a.ValuePos, "<motion> %s %q: \"..\" is not allowed; name scripts in the scripts directory", attr, name)
+			}
+		}
+	}
+}
+
+func hasDotDot(p string) bool {
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// execfile reads and compiles a Lua file named relative to the behavior.
+func (c *compiler) execfile(a schema.Attr) *chunk {
+	path := filepath.Join(filepath.Dir(c.file), a.Value)
+	data, err := c.ld.opts.ReadFile(path)
+	if err != nil {
+		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, unwrapPathError(err))
+		return nil
+	}
+	ch, perr := compileLua(path, string(data), 1, 1, false)
+	if perr != nil {
+		c.ld.diags = append(c.ld.diags, *perr)
+	}
+	return ch
+}
+
+// luaChunk compiles an element's text as Lua; nil if the text is blank.
+func (c *compiler) luaChunk(n *schema.Node, expr bool) *chunk {
+	if strings.TrimSpace(n.Text) == "" {
+		if expr {
+			c.errorf(n.Pos, "<cond> is empty")
+		}
+		return nil
+	}
+	ch, perr := compileLua(n.Pos.File, n.Text, n.ContentPos.Line, n.ContentPos.Col, expr)
+	if perr != nil {
+		c.ld.diags = append(c.ld.diags, *perr)
+	}
+	return ch
+}
+
+// compileLua compiles src, which starts at line:col of file, padding it so
+// that Lua's line numbers are the file's. expr compiles a condition.
+func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Diagnostic) {
+	var b strings.Builder
+	if expr {
+		b.WriteString(strings.Repeat("\n", max(line-2, 0)))
+		b.WriteString("return (")
+		if line >= 2 {
+			b.WriteString("\n")
+		}
+		b.WriteString(strings.Repeat(" ", col-1))
+		b.WriteString(src)
+		b.WriteString("\n)")
+	} else {
+		b.WriteString(strings.Repeat("\n", line-1))
+		b.WriteString(strings.Repeat(" ", col-1))
+		b.WriteString(src)
+	}
+	stmts, err := parse.Parse(strings.NewReader(b.String()), file)
+	if err != nil {
+		d := schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
+		var pe *parse.Error
+		if errors.As(err, &pe) {
+			d.Msg = "lua: " + pe.Message
+			if pe.Pos.Line != parse.EOF {
+				d.Pos.Line, d.Pos.Col = pe.Pos.Line, max(pe.Pos.Column, 1)
+				if pe.Token != "" {
+					d.Msg += fmt.Sprintf(" near %q", pe.Token)
+				}
+			} else {
+				d.Pos = schema.Pos{File: file, Line: line, Col: col}.Advance(src)
+				d.Msg += " at the end of the script"
+			}
+		}
+		return nil, &d
+	}
+	proto, err := lua.Compile(stmts, file)
+	if err != nil {
+		return nil, &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
+	}
+	return &chunk{proto: proto, file: file, line: line}, nil
+}
+
+// indexAll builds the matching index of every scope and runs the checks
+// that need every name.
+func (c *compiler) indexAll() {
+	for _, f := range *c.pending {
+		f()
+	}
+	c.index(c.prog.General)
+	for _, s := range c.prog.States {
+		c.index(&s.Scope)
+	}
+}
+
+func (c *compiler) index(sc *Scope) {
+	sc.groups = map[string]*group{}
+	held := map[[2]string]*Rule{}
+	for _, r := range sc.Rules {
+		for _, w := range r.Words {
+			g := sc.groups[w.Source]
+			if g == nil {
+				g = &group{exact: map[string][]*Rule{}, owner: map[*Word]*Rule{}}
+				sc.groups[w.Source] = g
+			}
+			if prev := held[[2]string{w.Source, w.Text}]; prev != nil && prev != r {
+				c.warnf(w.Pos, "key word %q can never fire: the rule at %d:%d already takes it", w.Text, prev.Pos.Line, prev.Pos.Col)
+			} else if r.cond == nil {
+				held[[2]string{w.Source, w.Text}] = r
+			}
+			if isPlain(w.Text) {
+				if l := g.exact[w.Text]; len(l) == 0 || l[len(l)-1] != r {
+					g.exact[w.Text] = append(g.exact[w.Text], r)
+				}
+			}
+			g.patterns = append(g.patterns, w)
+			g.owner[w] = r
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package interpreter
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// MaxWords bounds how many words one key may expand to.
+const MaxWords = 4096
+
+// KeyError is a key expansion error at a byte offset of the key text.
+type KeyError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *KeyError) Error() string { return e.Msg }
+
+// ExpandKey expands a trimmed key text into its words (SEATML §4): "(a|b)"
+// is one of the alternatives, "[x]" makes x optional, both nest, and a
+// backslash escapes the next character (kept in the word, for the pattern).
+func ExpandKey(key string) ([]string, error) {
+	if key == "" {
+		return nil, &KeyError{Offset: 0, Msg: "empty key"}
+	}
+	p := &keyParser{s: key}
+	words, err := p.seq(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.i < len(p.s) {
+		return nil, &KeyError{Offset: p.i, Msg: fmt.Sprintf("unexpected %q", p.s[p.i])}
+	}
+	for _, w := range words {
+		if w == "" {
+			return nil, &KeyError{Offset: 0, Msg: "expands to an empty word"}
+		}
+	}
+	return words, nil
+}
+
+type keyParser struct {
+	s string
+	i int
+}
+
+// seq parses items until a closing or separating character; depth tells
+// whether one is expected.
+func (p *keyParser) seq(depth int) ([]string, error) {
+	words := []string{""}
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		var alts []string
+		switch c {
+		case ')', ']', '|':
+			if depth == 0 {
+				return nil, &KeyError{Offset: p.i, Msg: fmt.Sprintf("unexpected %q", c)}
+			}
+			return words, nil
+		case '(':
+			open := p.i
+			p.i++
+			for {
+				alt, err := p.seq(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				alts = append(alts, alt...)
+				if p.i >= len(p.s) || p.s[p.i] == ']' {
+					return nil, &KeyError{Offset: open, Msg: `unclosed "("`}
+				}
+				sep := p.s[p.i]
+				p.i++
+				if sep == ')' {
+					break
+				}
+			}
+		case '[':
+			open := p.i
+			p.i++
+			inner, err := p.seq(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			if p.i >= len(p.s) || p.s[p.i] != ']' {
+				return nil, &KeyError{Offset: open, Msg: `unclosed "["`}
+			}
+			p.i++
+			alts = append([]string{""}, inner...)
+		case '\\':
+			end := min(p.i+2, len(p.s))
+			alts = []string{p.s[p.i:end]}
+			p.i = end
+		default:
+			alts = []string{string(c)}
+			p.i++
+		}
+		if len(words)*len(alts) > MaxWords {
+			return nil, &KeyError{Offset: 0, Msg: fmt.Sprintf("expands to more than %d words", MaxWords)}
+		}
+		next := make([]string, 0, len(words)*len(alts))
+		for _, w := range words {
+			for _, a := range alts {
+				next = append(next, w+a)
+			}
+		}
+		words = next
+	}
+	return words, nil
+}
+
+// isPlain reports whether a word has no pattern metacharacters, so it
+// matches as a plain prefix.
+func isPlain(w string) bool { return !strings.ContainsAny(w, `\.+*?{}^$`) }
+
+// compileWord compiles a word as a start-anchored RE2 pattern. Plain words
+// give a nil regexp.
+func compileWord(w string) (*regexp.Regexp, error) {
+	if isPlain(w) {
+		return nil, nil
+	}
+	if _, err := syntax.Parse(w, syntax.Perl); err != nil {
+		if se, ok := err.(*syntax.Error); ok {
+			return nil, fmt.Errorf("%s: `%s`", se.Code, se.Expr)
+		}
+		return nil, err
+	}
+	if err := checkBraces(w); err != nil {
+		return nil, err
+	}
+	return regexp.Compile(`^(?:` + w + `)`)
+}
+
+// checkBraces refuses a "{" that does not start a repeat count: RE2 reads
+// it as a literal, which hides typos such as "a{2".
+func checkBraces(w string) error {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\\':
+			i++
+		case '{':
+			j := i + 1
+			digits := 0
+			for j < len(w) && (w[j] >= '0' && w[j] <= '9' || w[j] == ',') {
+				if w[j] != ',' {
+					digits++
+				}
+				j++
+			}
+			if j >= len(w) || w[j] != '}' || digits == 0 {
+				return fmt.Errorf("invalid repeat count: `%s`; write \\{ for a literal brace", w[i:min(j+1, len(w))])
+			}
+			i = j
+		}
+	}
+	return nil
+}

@@ -1,0 +1,799 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// Defaults of Options.
+const (
+	DefaultScriptTimeout = time.Second
+	DefaultQueueLen      = 1024
+	maxChain             = 100
+	maxStack             = 1000
+)
+
+// Options configure a machine.
+type Options struct {
+	Log   *zap.Logger
+	Clock Clock
+	// ScriptTimeout limits each script, cond and general script.
+	ScriptTimeout time.Duration
+	// QueueLen bounds the event queue.
+	QueueLen int
+	Stdin    io.Reader
+	Stdout   io.Writer
+	// AllowShell must match the load option; shell actions refuse to run
+	// without it.
+	AllowShell bool
+	// Tuning is passed to every adaptor.
+	Tuning adaptors.Tuning
+	// Trace, if set, receives a line for each lifecycle step, rule firing
+	// and message, in order: "enter:S", "exit:S", "fire:file:line",
+	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
+	Trace func(string)
+}
+
+// ExitError is returned by Run when a script called seat.exit with a
+// non-zero code.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("seat.exit(%d)", e.Code) }
+
+// Machine runs one behavior. Run's goroutine owns the state machine and the
+// Lua state; adaptors reach it only through Deliver.
+type Machine struct {
+	prog  *Program
+	opts  Options
+	log   *zap.Logger
+	clock Clock
+	L     *lua.LState
+	fns   map[*chunk]*lua.LFunction
+
+	queue  chan item
+	done   chan struct{}
+	ready  chan struct{}
+	closeM sync.Once
+
+	adMu     sync.RWMutex
+	adaptors map[string]adaptors.Adaptor
+	opened   bool
+
+	cur       *State
+	stack     []*State
+	values    map[string]string
+	tried     []uint64
+	gen       uint64
+	moves     uint64 // transitions made, to tell whether a list changed state
+	unmatched uint64
+
+	deadline     time.Time // ontimeout; zero when disarmed
+	visitTimeout *time.Duration
+	nextTick     time.Time
+
+	// per-list state
+	req      *request
+	inExit   bool
+	exitCode *int
+	cc       *callCtx
+}
+
+type item struct {
+	ev  adaptors.Event
+	eof bool
+	fn  func()
+}
+
+type request struct {
+	fn     transFunc
+	target *State
+}
+
+// callCtx is what scripts see of the current event.
+type callCtx struct {
+	ev    *adaptors.Event
+	kind  ctxKind
+	table *lua.LTable
+}
+
+type ctxKind int
+
+const (
+	ctxEvent ctxKind = iota
+	ctxLifecycle
+	ctxPeriodic
+	ctxSetup
+)
+
+// New creates a machine for prog: it builds the Lua state and runs the
+// vars, general scripts and onLoad (SEATML §7, start-up steps 1-2). No
+// adaptor is open yet.
+func New(prog *Program, opts Options) (*Machine, error) {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	if opts.ScriptTimeout <= 0 {
+		opts.ScriptTimeout = DefaultScriptTimeout
+	}
+	if opts.QueueLen <= 0 {
+		opts.QueueLen = DefaultQueueLen
+	}
+	m := &Machine{
+		prog:     prog,
+		opts:     opts,
+		log:      opts.Log.With(zap.String("behavior", prog.Name)),
+		clock:    opts.Clock,
+		fns:      map[*chunk]*lua.LFunction{},
+		queue:    make(chan item, opts.QueueLen),
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+		adaptors: map[string]adaptors.Adaptor{},
+		values:   map[string]string{},
+		tried:    make([]uint64, len(prog.rules)),
+	}
+	for ref, w := range prog.widgets {
+		m.values[ref] = w.Initial
+	}
+	m.L = newSandbox()
+	m.installAPI()
+	if err := m.setup(); err != nil {
+		m.L.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Machine) setup() error {
+	cc := &callCtx{kind: ctxSetup}
+	for _, it := range m.prog.Setup {
+		if it.isVar {
+			m.L.SetGlobal(it.name, it.value)
+			continue
+		}
+		for _, ch := range it.chunks {
+			if _, err := m.call(ch, cc); err != nil {
+				return err
+			}
+		}
+	}
+	if fn, ok := m.L.GetGlobal("onLoad").(*lua.LFunction); ok {
+		if err := m.callFunc(fn, "onLoad", cc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Ready is closed once the adaptors are open and the initial state entered.
+func (m *Machine) Ready() <-chan struct{} { return m.ready }
+
+// Adaptor returns an open adaptor by name (nil before Ready).
+func (m *Machine) Adaptor(name string) adaptors.Adaptor {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	return m.adaptors[name]
+}
+
+// Deliver queues an event; it blocks while the queue is full.
+func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
+	if ev.Time.IsZero() {
+		ev.Time = m.clock.Now()
+	}
+	select {
+	case m.queue <- item{ev: ev}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.done:
+		return errors.New("behavior stopped")
+	}
+}
+
+// EndOfInput ends the run once the events queued so far are handled.
+func (m *Machine) EndOfInput(source string) {
+	select {
+	case m.queue <- item{eof: true, ev: adaptors.Event{Source: source}}:
+	case <-m.done:
+	}
+}
+
+// Sync runs fn on the machine's goroutine after every event queued before
+// it, and waits for it. Tests use it as a barrier.
+func (m *Machine) Sync(ctx context.Context, fn func()) error {
+	ran := make(chan struct{})
+	it := item{fn: func() {
+		if fn != nil {
+			fn()
+		}
+		close(ran)
+	}}
+	select {
+	case m.queue <- it:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.done:
+		return errors.New("behavior stopped")
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.done:
+		return errors.New("behavior stopped")
+	}
+}
+
+// State returns the current state's name; call it from Sync.
+func (m *Machine) State() string {
+	if m.cur == nil {
+		return ""
+	}
+	return m.cur.Name
+}
+
+// Run opens the adaptors, enters the initial state and handles events,
+// timeouts and ticks until ctx ends, standard input ends or a script calls
+// seat.exit. It then runs the current state's onexit and closes the
+// adaptors. It returns nil for a normal end, an *ExitError for seat.exit
+// with a non-zero code.
+func (m *Machine) Run(ctx context.Context) error {
+	defer m.closeM.Do(func() { close(m.done) })
+	defer m.L.Close()
+	if err := m.openAdaptors(ctx); err != nil {
+		m.closeAdaptors()
+		return err
+	}
+	m.enterInitial()
+	close(m.ready)
+	timer := m.clock.NewTimer(time.Hour)
+	defer timer.Stop()
+	for m.exitCode == nil {
+		m.runDue()
+		if m.exitCode != nil {
+			break
+		}
+		if next, ok := m.nextWake(); ok {
+			timer.Reset(max(next.Sub(m.clock.Now()), 0))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			m.shutdown()
+			return nil
+		case <-timer.C():
+		case it := <-m.queue:
+			switch {
+			case it.fn != nil:
+				it.fn()
+			case it.eof:
+				m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
+				m.shutdown()
+				return nil
+			default:
+				m.handleEvent(it.ev)
+			}
+		}
+	}
+	m.shutdown()
+	if *m.exitCode != 0 {
+		return &ExitError{Code: *m.exitCode}
+	}
+	return nil
+}
+
+func (m *Machine) openAdaptors(ctx context.Context) error {
+	dir := filepath.Dir(m.prog.File)
+	for _, d := range m.prog.Adaptors {
+		if d.Ignored {
+			continue
+		}
+		f, ok := adaptors.Lookup(d.Type)
+		if !ok {
+			m.log.Warn("adaptor type is not available in this build yet; adaptor not opened",
+				zap.String("adaptor", d.Name), zap.String("type", d.Type))
+			continue
+		}
+		a, err := f(adaptors.Config{
+			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir,
+			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
+			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
+		})
+		if err != nil {
+			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
+		}
+		if err := a.Open(ctx, m); err != nil {
+			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
+		}
+		m.adMu.Lock()
+		m.adaptors[d.Name] = a
+		m.adMu.Unlock()
+	}
+	m.opened = true
+	return nil
+}
+
+func (m *Machine) closeAdaptors() {
+	m.adMu.Lock()
+	list := m.adaptors
+	m.adaptors = map[string]adaptors.Adaptor{}
+	m.opened = false
+	m.adMu.Unlock()
+	for _, d := range m.prog.Adaptors {
+		if a := list[d.Name]; a != nil {
+			if err := a.Close(); err != nil {
+				m.log.Warn("closing adaptor", zap.String("adaptor", d.Name), zap.Error(err))
+			}
+		}
+	}
+}
+
+func (m *Machine) shutdown() {
+	if m.cur != nil {
+		m.trace("exit:" + m.cur.Name)
+		m.inExit = true
+		m.runList(m.cur.OnExit, &callCtx{kind: ctxLifecycle})
+		m.inExit = false
+		m.req = nil
+	}
+	m.closeAdaptors()
+	m.log.Info("stopped", zap.String("state", m.State()))
+}
+
+func (m *Machine) trace(s string) {
+	if m.opts.Trace != nil {
+		m.opts.Trace(s)
+	}
+}
+
+func (m *Machine) enterInitial() {
+	s := m.prog.Initial
+	m.cur = s
+	m.log.Info("state", zap.String("to", s.Name))
+	m.notifyState()
+	m.armTimeout()
+	m.nextTick = m.clock.Now().Add(m.period())
+	m.trace("enter:" + s.Name)
+	m.settle(m.runList(s.OnEntry, &callCtx{kind: ctxLifecycle}))
+}
+
+func (m *Machine) period() time.Duration {
+	return time.Duration(float64(time.Second) / m.prog.Rate)
+}
+
+// effectiveTimeout is the state's ontimeout, else general's.
+func (m *Machine) effectiveTimeout() *Timeout {
+	if m.cur.Timeout != nil {
+		return m.cur.Timeout
+	}
+	return m.prog.General.Timeout
+}
+
+func (m *Machine) timeoutAfter() (time.Duration, bool) {
+	if m.visitTimeout != nil {
+		return *m.visitTimeout, *m.visitTimeout > 0
+	}
+	if t := m.effectiveTimeout(); t != nil {
+		return t.After, true
+	}
+	return 0, false
+}
+
+// armTimeout starts the timeout of a newly entered state.
+func (m *Machine) armTimeout() {
+	m.visitTimeout = nil
+	m.resetTimeout()
+}
+
+// resetTimeout restarts the countdown, if any.
+func (m *Machine) resetTimeout() {
+	if d, ok := m.timeoutAfter(); ok {
+		m.deadline = m.clock.Now().Add(d)
+	} else {
+		m.deadline = time.Time{}
+	}
+}
+
+func (m *Machine) hasExec() bool {
+	return len(m.cur.OnExec) > 0 || len(m.prog.General.OnExec) > 0
+}
+
+func (m *Machine) nextWake() (time.Time, bool) {
+	var next time.Time
+	if !m.deadline.IsZero() {
+		next = m.deadline
+	}
+	if m.hasExec() && (next.IsZero() || m.nextTick.Before(next)) {
+		next = m.nextTick
+	}
+	return next, !next.IsZero()
+}
+
+// runDue runs the timeout and the onexec tick if their time has come.
+func (m *Machine) runDue() {
+	now := m.clock.Now()
+	if !m.deadline.IsZero() && !now.Before(m.deadline) {
+		s, moves := m.cur, m.moves
+		m.deadline = time.Time{}
+		m.trace("timeout:" + s.Name)
+		if t := m.effectiveTimeout(); t != nil {
+			m.settle(m.runList(t.Actions, &callCtx{kind: ctxPeriodic}))
+		}
+		if m.moves == moves {
+			m.resetTimeout()
+		}
+		now = m.clock.Now()
+	}
+	if m.exitCode != nil {
+		return
+	}
+	if !now.Before(m.nextTick) {
+		m.nextTick = m.nextTick.Add(m.period())
+		if !m.nextTick.After(now) {
+			m.nextTick = now.Add(m.period()) // missed ticks are dropped
+		}
+		if m.hasExec() {
+			m.trace("exec:" + m.cur.Name)
+			state := m.cur
+			m.settle(m.runList(state.OnExec, &callCtx{kind: ctxPeriodic}))
+			if m.exitCode == nil {
+				m.settle(m.runList(m.prog.General.OnExec, &callCtx{kind: ctxPeriodic}))
+			}
+		}
+	}
+}
+
+// handleEvent is SEATML §5.
+func (m *Machine) handleEvent(ev adaptors.Event) {
+	ev.Text = strings.TrimRight(ev.Text, "\r\n")
+	cc := &callCtx{ev: &ev, kind: ctxEvent}
+	moves := m.moves
+	ran := false
+	if ev.Source == "gui" {
+		ran = m.handleWidget(cc)
+	} else {
+		lookup := ev.Text
+		if i := strings.IndexByte(lookup, ','); i >= 0 {
+			lookup = lookup[:i]
+		}
+		ran = m.matchKeyed(cc, ev.Source, lookup)
+	}
+	if m.moves == moves && m.exitCode == nil {
+		if m.runDataRules(cc) {
+			ran = true
+		}
+	}
+	if !ran {
+		m.unmatched++
+		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.State()))
+	}
+}
+
+// matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
+func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
+	m.gen++
+	scopes := [2]*Scope{&m.cur.Scope, m.prog.General}
+	sources := [2]string{source, ""}
+	for _, sc := range scopes {
+		for _, src := range sources {
+			g := sc.groups[src]
+			if g == nil {
+				continue
+			}
+			for _, r := range g.exact[l] {
+				if m.try(cc, r, l, nil) {
+					return true
+				}
+			}
+			for _, w := range g.patterns {
+				r := g.owner[w]
+				if m.tried[r.id] == m.gen {
+					continue
+				}
+				var caps []string
+				if w.re == nil {
+					if !strings.HasPrefix(l, w.Text) {
+						continue
+					}
+				} else if w.re.NumSubexp() == 0 {
+					if !w.re.MatchString(l) {
+						continue
+					}
+				} else {
+					sm := w.re.FindStringSubmatch(l)
+					if sm == nil {
+						continue
+					}
+					caps = sm
+				}
+				if m.try(cc, r, w.Text, caps) {
+					return true
+				}
+			}
+			if source == "" {
+				break // both passes would be the same scope
+			}
+		}
+	}
+	return false
+}
+
+// try runs rule r's cond and, if it holds, its actions.
+func (m *Machine) try(cc *callCtx, r *Rule, key string, caps []string) bool {
+	if m.tried[r.id] == m.gen {
+		return false
+	}
+	m.tried[r.id] = m.gen
+	m.setEventKey(cc, key, caps)
+	if !m.condTrue(r, cc) {
+		return false
+	}
+	m.fire(r, cc, key)
+	return true
+}
+
+func (m *Machine) fire(r *Rule, cc *callCtx, key string) {
+	m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
+	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
+		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
+	}
+	m.resetTimeout()
+	m.settle(m.runList(r.actions, cc))
+}
+
+func (m *Machine) condTrue(r *Rule, cc *callCtx) bool {
+	if r.cond == nil {
+		return true
+	}
+	v, err := m.call(r.cond, cc)
+	if err != nil {
+		m.scriptFailed(err, "cond")
+		return false
+	}
+	return lua.LVAsBool(v)
+}
+
+// runDataRules is §5 step 5.
+func (m *Machine) runDataRules(cc *callCtx) bool {
+	ran := false
+	src := cc.ev.Source
+	for _, sc := range [2]*Scope{&m.cur.Scope, m.prog.General} {
+		for _, r := range sc.DataRules {
+			if r.Source != "" && r.Source != src {
+				continue
+			}
+			m.setEventKey(cc, "", nil)
+			if !m.condTrue(r, cc) {
+				continue
+			}
+			moves := m.moves
+			m.fire(r, cc, "")
+			ran = true
+			if m.moves != moves || m.exitCode != nil {
+				return true
+			}
+		}
+	}
+	return ran
+}
+
+// handleWidget handles a "gui" event (§11).
+func (m *Machine) handleWidget(cc *callCtx) bool {
+	ev := cc.ev
+	var w *Widget
+	for _, x := range m.cur.Widgets {
+		if x.ID != "" && x.ID == ev.ID {
+			w = x
+			break
+		}
+	}
+	if w == nil {
+		m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
+		return false
+	}
+	if w.Kind == "input" || w.Kind == "text" {
+		m.values[w.Ref] = ev.Text
+	}
+	if w.Kind == "button" && ev.Text == "" {
+		ev.Text = w.Label
+	}
+	if len(w.actions) > 0 {
+		m.gen++
+		m.setEventKey(cc, w.ID, nil)
+		m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
+		m.resetTimeout()
+		m.settle(m.runList(w.actions, cc))
+		return true
+	}
+	return m.matchKeyed(cc, "gui", w.ID)
+}
+
+// settle carries out a transition request and those that follow from
+// onentry lists (§7).
+func (m *Machine) settle(req *request) {
+	for n := 0; req != nil && m.exitCode == nil; n++ {
+		if n >= maxChain {
+			m.log.Error("transition chain cut", zap.Int("limit", maxChain), zap.String("state", m.cur.Name))
+			return
+		}
+		target := req.target
+		switch req.fn {
+		case transPush:
+			if len(m.stack) >= maxStack {
+				m.log.Warn("state stack full; dropping its oldest entry", zap.Int("limit", maxStack))
+				m.stack = m.stack[1:]
+			}
+			m.stack = append(m.stack, m.cur)
+		case transPop:
+			if len(m.stack) == 0 {
+				m.log.Warn("pop on an empty state stack; staying", zap.String("state", m.cur.Name))
+				return
+			}
+			target = m.stack[len(m.stack)-1]
+			m.stack = m.stack[:len(m.stack)-1]
+		}
+		from := m.cur
+		m.trace("exit:" + from.Name)
+		m.inExit = true
+		m.runList(from.OnExit, &callCtx{kind: ctxLifecycle})
+		m.inExit = false
+		m.cur = target
+		m.moves++
+		m.log.Info("state", zap.String("from", from.Name), zap.String("to", target.Name))
+		m.notifyState()
+		m.armTimeout()
+		m.trace("enter:" + target.Name)
+		req = m.runList(target.OnEntry, &callCtx{kind: ctxLifecycle})
+	}
+}
+
+func (m *Machine) notifyState() {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	for _, a := range m.adaptors {
+		if o, ok := a.(adaptors.StateObserver); ok {
+			o.StateChanged(m.cur.Name)
+		}
+	}
+}
+
+func (m *Machine) notifyGUI(ref, op, value string) {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	for _, a := range m.adaptors {
+		if o, ok := a.(adaptors.GUIObserver); ok {
+			o.GUIUpdate(ref, op, value)
+		}
+	}
+}
+
+// runList runs an action list (§7) and returns the transition it requests.
+func (m *Machine) runList(list []action, cc *callCtx) *request {
+	m.req = nil
+	prev := m.cc
+	m.cc = cc
+	defer func() { m.cc = prev }()
+	for i := range list {
+		a := &list[i]
+		switch a.kind {
+		case actMessage:
+			text := a.text
+			if a.input != "" {
+				text = m.values[a.input]
+			}
+			enc, err := a.encode(text)
+			if err != nil {
+				m.log.Warn("message not sent", zap.String("at", a.pos.String()), zap.Error(err))
+				continue
+			}
+			m.send(a.sendto, enc, a.pos.String())
+		case actTransition:
+			if m.inExit {
+				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.pos.String()))
+				m.req = nil
+				return nil
+			}
+			m.req = nil
+			return &request{fn: a.fn, target: a.target}
+		case actLog:
+			m.log.Log(a.level, a.text, zap.String("state", m.State()), zap.String("at", a.pos.String()))
+		case actShell:
+			if !m.runShell(a) {
+				return m.takeRequest(false)
+			}
+		case actScript:
+			if !m.runScript(a, cc) {
+				return m.takeRequest(false)
+			}
+		case actMotion:
+			m.log.Warn("<motion> needs the device layer, which this build does not have yet; skipped",
+				zap.String("at", a.pos.String()), zap.String("script", a.motion["script"]))
+		}
+		if m.exitCode != nil {
+			break
+		}
+	}
+	return m.takeRequest(true)
+}
+
+func (m *Machine) takeRequest(keep bool) *request {
+	r := m.req
+	m.req = nil
+	if !keep {
+		return nil
+	}
+	return r
+}
+
+func (m *Machine) runScript(a *action, cc *callCtx) bool {
+	var result lua.LValue = lua.LNil
+	for _, ch := range a.chunks {
+		v, err := m.call(ch, cc)
+		if err != nil {
+			m.scriptFailed(err, "script")
+			return false
+		}
+		result = v
+	}
+	if a.sendto == "" || result == lua.LNil {
+		return true
+	}
+	text, ok := toText(result)
+	if !ok {
+		m.scriptFailed(&ScriptError{File: a.pos.File, Line: a.pos.Line, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
+		return false
+	}
+	m.send(a.sendto, text, a.pos.String())
+	return true
+}
+
+func (m *Machine) scriptFailed(err error, what string) {
+	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
+}
+
+// send delivers text to a named adaptor (or logs why not).
+func (m *Machine) send(name, text, at string) {
+	m.trace("send:" + name + ":" + text)
+	m.adMu.RLock()
+	a, opened := m.adaptors[name], m.opened
+	m.adMu.RUnlock()
+	if a == nil {
+		switch {
+		case m.isIgnoredAdaptor(name):
+			m.log.Debug("message to an adaptor seat does not run; dropped", zap.String("adaptor", name))
+		case !opened:
+			m.log.Warn("message not sent: adaptor not active", zap.String("adaptor", name), zap.String("at", at))
+		default:
+			m.log.Warn("message not sent: adaptor not open", zap.String("adaptor", name), zap.String("at", at))
+		}
+		return
+	}
+	if err := a.Send(text); err != nil {
+		m.log.Warn("message not sent", zap.String("adaptor", name), zap.String("at", at), zap.Error(err))
+	}
+}
+
+func (m *Machine) isIgnoredAdaptor(name string) bool {
+	for _, d := range m.prog.Adaptors {
+		if d.Name == name {
+			return d.Ignored
+		}
+	}
+	return false
+}

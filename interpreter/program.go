@@ -1,0 +1,158 @@
+package interpreter
+
+import (
+	"regexp"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/schema"
+)
+
+// Program is a compiled behavior: immutable once Load returns, so one
+// Program may back several machines.
+type Program struct {
+	File     string
+	Name     string
+	Rate     float64
+	Devices  string
+	Scripts  string
+	Adaptors []AdaptorDecl
+	Setup    []setupItem
+	General  *Scope
+	States   []*State
+	Initial  *State
+	// Diagnostics holds the warnings of a successful load.
+	Diagnostics schema.List
+
+	stateByName map[string]*State
+	widgets     map[string]*Widget
+	rules       []*Rule // every rule, indexed by Rule.id
+}
+
+// State looks up a state by name.
+func (p *Program) State(name string) *State { return p.stateByName[name] }
+
+// AdaptorDecl is a declared adaptor.
+type AdaptorDecl struct {
+	Name  string
+	Type  string
+	Attrs map[string]string
+	Pos   schema.Pos
+	// Ignored is set for eSEAT types that seat does not run.
+	Ignored bool
+}
+
+// Scope holds the lists and rules of general or of one state.
+type Scope struct {
+	OnExec    []action
+	Timeout   *Timeout
+	Rules     []*Rule
+	DataRules []*Rule
+	groups    map[string]*group // by source; "" = rules with no source
+}
+
+// State is one SEATML state.
+type State struct {
+	Scope
+	Name    string
+	Pos     schema.Pos
+	OnEntry []action
+	OnExit  []action
+	Widgets []*Widget
+}
+
+// Timeout is an ontimeout list.
+type Timeout struct {
+	After   time.Duration
+	Actions []action
+}
+
+// Rule is a compiled rule.
+type Rule struct {
+	id      int
+	Pos     schema.Pos
+	Source  string
+	Words   []*Word
+	cond    *chunk
+	actions []action
+}
+
+// Word is one expanded key word.
+type Word struct {
+	Text   string
+	Source string // the key's own source, else the rule's
+	Pos    schema.Pos
+	re     *regexp.Regexp // nil for plain words
+}
+
+// group indexes the keyed rules of a scope for one source.
+type group struct {
+	exact    map[string][]*Rule
+	patterns []*Word
+	owner    map[*Word]*Rule
+}
+
+// Widget is a GUI widget of a state (SEATML §11).
+type Widget struct {
+	Kind    string
+	ID      string // id, or label for buttons
+	Ref     string // "state:id"
+	Label   string
+	Initial string
+	Attrs   map[string]string
+	Pos     schema.Pos
+	State   string
+	actions []action
+}
+
+type setupItem struct {
+	pos    schema.Pos
+	isVar  bool
+	name   string
+	value  lua.LValue
+	chunks []*chunk
+}
+
+// chunk is precompiled Lua with the file it came from.
+type chunk struct {
+	proto *lua.FunctionProto
+	file  string
+	line  int
+}
+
+type actionKind int
+
+const (
+	actMessage actionKind = iota
+	actTransition
+	actLog
+	actShell
+	actScript
+	actMotion
+)
+
+type transFunc int
+
+const (
+	transGoto transFunc = iota
+	transPush
+	transPop
+)
+
+type action struct {
+	kind   actionKind
+	pos    schema.Pos
+	text   string
+	sendto string
+	input  string // message: "state:id" of a widget
+	encode func(string) (string, error)
+	level  zapcore.Level
+	fn     transFunc
+	target *State
+	chunks []*chunk // script: execfile, then text
+	motion map[string]string
+	// inExit marks a statetransition written in onexit: refused at run time.
+	inExit bool
+}

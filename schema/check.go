@@ -1,0 +1,249 @@
+package schema
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Check reports the structural problems of the document rooted at root:
+// the root element, unknown or misplaced elements, unknown, missing or
+// malformed attributes, repeated lifecycle lists, and the eSEAT constructs
+// that load with a warning.
+func Check(root *Node) List {
+	var l List
+	if root.Name != "seatml" {
+		l.Errorf(root.Pos, "root element is <%s>; a behavior file's root must be <seatml>", root.Name)
+		return l
+	}
+	checkAttrs(&l, root, ElementSpec{})
+	generals, states := 0, 0
+	for _, c := range root.Children {
+		switch c.Name {
+		case "general":
+			generals++
+			if generals > 1 {
+				l.Errorf(c.Pos, "more than one <general>; a behavior has exactly one")
+			} else if states > 0 {
+				l.Errorf(c.Pos, "<general> must come before every <state>")
+			}
+		case "state":
+			states++
+		}
+		checkElement(&l, root, c)
+	}
+	if generals == 0 {
+		l.Errorf(root.Pos, "<seatml> has no <general>; a behavior needs exactly one")
+	}
+	if states == 0 {
+		l.Errorf(root.Pos, "<seatml> has no <state>; a behavior needs at least one")
+	}
+	return l
+}
+
+func allowed(spec ElementSpec, name string) bool {
+	for _, c := range spec.Children {
+		if c == name {
+			return true
+		}
+	}
+	if spec.Actions {
+		for _, a := range ActionNames {
+			if a == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func childNames(spec ElementSpec) []string {
+	names := append([]string{}, spec.Children...)
+	if spec.Actions {
+		names = append(names, ActionNames...)
+	}
+	return names
+}
+
+func checkElement(l *List, parent, n *Node) {
+	pspec := Elements[parent.Name]
+	if !allowed(pspec, n.Name) {
+		if _, known := Elements[n.Name]; known {
+			l.Errorf(n.Pos, "<%s> is not allowed in <%s>", n.Name, parent.Name)
+		} else {
+			l.Errorf(n.Pos, "unknown element <%s> in <%s>%s", n.Name, parent.Name, DidYouMean(n.Name, childNames(pspec), "<%s>"))
+		}
+		return
+	}
+	spec, _ := Lookup(parent.Name, n.Name)
+	if spec.Ignored != "" {
+		l.Warnf(n.Pos, "%s", spec.Ignored)
+		return
+	}
+	if n.Name == "rule" && n.Has("file") {
+		checkRuleFile(l, n)
+		return
+	}
+	checkAttrs(l, n, spec)
+	seen := map[string]bool{}
+	for _, c := range n.Children {
+		for _, once := range spec.Once {
+			if c.Name == once {
+				if seen[once] {
+					l.Errorf(c.Pos, "<%s> appears more than once in <%s>", once, n.Name)
+				}
+				seen[once] = true
+			}
+		}
+		checkElement(l, n, c)
+	}
+}
+
+func checkRuleFile(l *List, n *Node) {
+	for _, a := range n.Attrs {
+		if a.Name != "file" {
+			l.Errorf(a.Pos, "<rule file> takes no other attribute; %q is not allowed", a.Name)
+		}
+	}
+	for _, c := range n.Children {
+		l.Errorf(c.Pos, "<rule file> takes no children; <%s> is not allowed", c.Name)
+	}
+	if strings.TrimSpace(n.Text) != "" {
+		l.Errorf(n.TextPos, "<rule file> takes no text")
+	}
+}
+
+func checkAttrs(l *List, n *Node, spec ElementSpec) {
+	attrs := spec.Attrs
+	if n.Name == "adaptor" {
+		attrs = adaptorAttrs(l, n, spec)
+		if attrs == nil {
+			return
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range n.Attrs {
+		as, ok := attrs[a.Name]
+		if !ok {
+			l.Errorf(a.Pos, "unknown attribute %q on <%s>%s", a.Name, n.Name, DidYouMean(a.Name, keys(attrs), "%q"))
+			continue
+		}
+		if as.Ignored != "" {
+			l.Warnf(a.Pos, "%s", as.Ignored)
+			continue
+		}
+		if as.Alias != "" {
+			l.Warnf(a.Pos, "attribute %q on <%s> is an eSEAT spelling; use %q", a.Name, n.Name, as.Alias)
+			if n.Has(as.Alias) {
+				l.Errorf(a.Pos, "<%s> has both %q and its alias %q", n.Name, as.Alias, a.Name)
+			}
+			as = attrs[as.Alias]
+		}
+		seen[a.Name] = true
+		if msg := checkValue(as, a.Value); msg != "" {
+			l.Errorf(a.ValuePos, "attribute %q of <%s>: %q %s", a.Name, n.Name, a.Value, msg)
+		}
+	}
+	for _, name := range keys(attrs) {
+		as := attrs[name]
+		if !as.Required || seen[name] {
+			continue
+		}
+		aliased := false
+		for alias, s := range attrs {
+			if s.Alias == name && seen[alias] {
+				aliased = true
+			}
+		}
+		if !aliased {
+			l.Errorf(n.Pos, "<%s> requires attribute %q", n.Name, name)
+		}
+	}
+}
+
+// adaptorAttrs returns the attributes an adaptor of the declared type
+// takes, or nil when the rest of the element is not to be checked.
+func adaptorAttrs(l *List, n *Node, spec ElementSpec) map[string]AttrSpec {
+	typ, ok := n.Attr("type")
+	if !ok {
+		return spec.Attrs
+	}
+	t, known := LookupAdaptorType(typ.Value)
+	if !known {
+		l.Errorf(typ.ValuePos, "unknown adaptor type %q%s", typ.Value, DidYouMean(typ.Value, AdaptorTypeNames(), "%q"))
+		return nil
+	}
+	if t.Ignored {
+		l.Warnf(n.Pos, "adaptor type %q is not run by seat; adaptor %q is ignored", typ.Value, n.AttrValue("name"))
+		return nil
+	}
+	return with(spec.Attrs, t.Attrs)
+}
+
+var (
+	identRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	hexColor  = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	nameColor = regexp.MustCompile(`^[A-Za-z]+$`)
+)
+
+// luaKeywords are the reserved words of Lua 5.1.
+var luaKeywords = map[string]bool{
+	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
+	"false": true, "for": true, "function": true, "if": true, "in": true, "local": true,
+	"nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true,
+	"true": true, "until": true, "while": true, "goto": true,
+}
+
+// IsIdentifier reports whether s is a Lua identifier that is not a keyword.
+func IsIdentifier(s string) bool { return identRE.MatchString(s) && !luaKeywords[s] }
+
+// ParseNumber parses a decimal number, refusing NaN and infinities.
+func ParseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func checkValue(as AttrSpec, v string) string {
+	switch as.Kind {
+	case PosFloat:
+		if f, ok := ParseNumber(v); !ok || f <= 0 {
+			return "is not a number greater than 0"
+		}
+	case PosInt:
+		if i, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || i <= 0 {
+			return "is not a whole number greater than 0"
+		}
+	case NonNegInt:
+		if i, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || i < 0 {
+			return "is not a whole number of 0 or more"
+		}
+	case Int:
+		if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return "is not a whole number"
+		}
+	case Port:
+		if i, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || i < 0 || i > 65535 {
+			return "is not a port number (0 to 65535)"
+		}
+	case Enum:
+		for _, e := range as.Enum {
+			if v == e {
+				return ""
+			}
+		}
+		return "is not one of " + strings.Join(as.Enum, ", ") + DidYouMean(v, as.Enum, "%q")
+	case Color:
+		if !hexColor.MatchString(v) && !nameColor.MatchString(v) {
+			return "is not a colour (a CSS name or #rrggbb)"
+		}
+	case Identifier:
+		if !IsIdentifier(v) {
+			return "is not a Lua identifier"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,139 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a source file: 1-based line and column, the column
+// counted in bytes. The zero Pos is "no position".
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// IsValid reports whether p names a line.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// String formats p as file:line:col, omitting what is unknown.
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Advance returns the position just after text s that starts at p.
+func (p Pos) Advance(s string) Pos {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			p.Line++
+			p.Col = 1
+		} else {
+			p.Col++
+		}
+	}
+	return p
+}
+
+// Severity tells errors from warnings.
+type Severity int
+
+// Severities.
+const (
+	Error Severity = iota
+	Warning
+)
+
+// Diagnostic is one problem found in a file.
+type Diagnostic struct {
+	Pos      Pos
+	Severity Severity
+	Msg      string
+}
+
+// Error formats d as "file:line:col: message", with "warning: " before the
+// message of a warning.
+func (d Diagnostic) Error() string {
+	if d.Severity == Warning {
+		return d.Pos.String() + ": warning: " + d.Msg
+	}
+	return d.Pos.String() + ": " + d.Msg
+}
+
+// List collects diagnostics.
+type List []Diagnostic
+
+// Errorf adds an error at pos.
+func (l *List) Errorf(pos Pos, format string, args ...any) {
+	*l = append(*l, Diagnostic{Pos: pos, Severity: Error, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Warnf adds a warning at pos.
+func (l *List) Warnf(pos Pos, format string, args ...any) {
+	*l = append(*l, Diagnostic{Pos: pos, Severity: Warning, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Add appends other diagnostics.
+func (l *List) Add(other List) { *l = append(*l, other...) }
+
+// HasErrors reports whether l holds at least one error.
+func (l List) HasErrors() bool {
+	for _, d := range l {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort orders l by file, line, column and message, dropping exact repeats.
+func (l *List) Sort() {
+	s := *l
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := s[i].Pos, s[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return s[i].Msg < s[j].Msg
+	})
+	out := s[:0]
+	for i, d := range s {
+		if i > 0 && d == s[i-1] {
+			continue
+		}
+		out = append(out, d)
+	}
+	*l = out
+}
+
+// Error joins the diagnostics, one per line.
+func (l List) Error() string {
+	var b strings.Builder
+	for i, d := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.Error())
+	}
+	return b.String()
+}
+
+// Err returns l as an error if it holds an error, else nil.
+func (l List) Err() error {
+	if l.HasErrors() {
+		return l
+	}
+	return nil
+}

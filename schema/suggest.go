@@ -1,0 +1,55 @@
+package schema
+
+import "strings"
+
+// Suggest returns the candidate closest to name, if it is close enough to be
+// a likely misspelling, else "".
+func Suggest(name string, candidates []string) string {
+	best, bestDist := "", 0
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		if strings.EqualFold(c, name) {
+			return c
+		}
+		d := levenshtein(name, c)
+		limit := 2
+		if len(c) <= 3 {
+			limit = 1
+		}
+		if d <= limit && (best == "" || d < bestDist) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// DidYouMean formats a suggestion for an error message: "; did you mean X?"
+// with X quoted by format (for example "<%s>" or "%q"), or "".
+func DidYouMean(name string, candidates []string, format string) string {
+	if s := Suggest(name, candidates); s != "" {
+		return "; did you mean " + strings.Replace(format, "%s", s, 1) + "?"
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,239 @@
+package schema
+
+import "sort"
+
+// Kind says how an attribute's value is checked.
+type Kind int
+
+// Value kinds.
+const (
+	Text       Kind = iota // any text
+	PosFloat               // a number > 0
+	PosInt                 // an integer > 0
+	NonNegInt              // an integer >= 0
+	Int                    // any integer
+	Port                   // an integer from 0 to 65535
+	Enum                   // one of AttrSpec.Enum
+	Color                  // a CSS colour name or #rgb / #rrggbb
+	Identifier             // a Lua identifier
+)
+
+// AttrSpec describes one attribute.
+type AttrSpec struct {
+	Required bool
+	Kind     Kind
+	Enum     []string
+	// Alias names the canonical attribute this one stands for; using it is
+	// a warning that suggests the canonical name.
+	Alias string
+	// Ignored, when set, accepts the attribute with this warning and no
+	// effect (eSEAT constructs seat does not run).
+	Ignored string
+}
+
+// ElementSpec describes one element in one context.
+type ElementSpec struct {
+	Attrs map[string]AttrSpec
+	// Children lists the allowed child elements, in addition to the
+	// action elements when Actions is set.
+	Children []string
+	Actions  bool
+	// Ignored, when set, accepts the element with this warning; its
+	// attributes and children are not checked.
+	Ignored string
+	// Once lists children that may appear at most once.
+	Once []string
+}
+
+// ActionNames lists the action elements (SEATML §6).
+var ActionNames = []string{"message", "statetransition", "log", "shell", "script", "motion"}
+
+// WidgetNames lists the GUI widgets seat shows (SEATML §11).
+var WidgetNames = []string{"label", "brk", "space", "button", "input", "text"}
+
+// TkWidgetNames lists eSEAT's Tk-only widgets, accepted with a warning.
+var TkWidgetNames = []string{"combobox", "checkbutton", "listbox", "radiobutton", "scale", "frame", "labelframe"}
+
+var widgetCommon = map[string]AttrSpec{
+	"frame": {Ignored: "attribute \"frame\" is Tk-only in eSEAT; ignored"},
+	"args":  {Ignored: "attribute \"args\" is Tk-only in eSEAT; ignored"},
+}
+
+func with(base map[string]AttrSpec, more map[string]AttrSpec) map[string]AttrSpec {
+	out := make(map[string]AttrSpec, len(base)+len(more))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
+var (
+	sendto   = AttrSpec{}
+	hostSend = AttrSpec{Alias: "sendto"}
+	colspan  = AttrSpec{Kind: PosInt}
+	color    = AttrSpec{Kind: Color}
+)
+
+// Elements maps an element name to its spec. A key "parent>name" overrides
+// the plain name in that parent.
+var Elements = map[string]ElementSpec{
+	"seatml": {Children: []string{"general", "state"}},
+	"general": {
+		Attrs: map[string]AttrSpec{
+			"name":      {Required: true},
+			"rate":      {Kind: PosFloat},
+			"devices":   {},
+			"scripts":   {},
+			"anonymous": {Ignored: "attribute \"anonymous\" is for eSEAT's OpenRTM naming; ignored"},
+		},
+		Children: []string{"adaptor", "var", "script", "onexec", "ontimeout", "rule", "onactivated", "ondeactivated", "agent"},
+		Once:     []string{"onexec", "ontimeout"},
+	},
+	"state": {
+		Attrs: map[string]AttrSpec{"name": {Required: true}},
+		Children: append([]string{"onentry", "onexit", "onexec", "ontimeout", "rule"},
+			append(append([]string{}, WidgetNames...), TkWidgetNames...)...),
+		Once: []string{"onentry", "onexit", "onexec", "ontimeout"},
+	},
+	"adaptor": {Attrs: map[string]AttrSpec{"name": {Required: true}, "type": {Required: true}}},
+	"var": {Attrs: map[string]AttrSpec{
+		"name":  {Required: true, Kind: Identifier},
+		"value": {},
+	}},
+	"general>script": {Attrs: map[string]AttrSpec{
+		"execfile": {},
+		"import":   {Ignored: "attribute \"import\" loads Python modules in eSEAT; ignored"},
+	}},
+	"onentry":       {Actions: true},
+	"onexit":        {Actions: true},
+	"onexec":        {Actions: true},
+	"ontimeout":     {Actions: true, Attrs: map[string]AttrSpec{"timeout": {Required: true, Kind: PosFloat}}},
+	"onactivated":   {Ignored: "<onactivated> is an OpenRTM callback in eSEAT; ignored"},
+	"ondeactivated": {Ignored: "<ondeactivated> is an OpenRTM callback in eSEAT; ignored"},
+	"agent":         {Ignored: "<agent> is a legacy eSEAT element; ignored"},
+	"rule": {
+		Attrs:    map[string]AttrSpec{"source": {}, "file": {}},
+		Children: []string{"key", "cond"},
+		Actions:  true,
+		Once:     []string{"cond"},
+	},
+	"key":  {Attrs: map[string]AttrSpec{"source": {}}},
+	"cond": {},
+
+	"message": {Attrs: map[string]AttrSpec{
+		"sendto": sendto, "host": hostSend, "input": {}, "encode": {},
+	}},
+	"statetransition": {Attrs: map[string]AttrSpec{"func": {Kind: Enum, Enum: []string{"push", "pop"}}}},
+	"log":             {Attrs: map[string]AttrSpec{"level": {Kind: Enum, Enum: []string{"debug", "info", "warn", "error"}}}},
+	"shell":           {Attrs: map[string]AttrSpec{"sendto": sendto, "host": hostSend}},
+	"script":          {Attrs: map[string]AttrSpec{"execfile": {}, "sendto": sendto, "host": hostSend}},
+	"motion": {Attrs: map[string]AttrSpec{
+		"script":     {Required: true},
+		"name":       {},
+		"priority":   {Kind: Int},
+		"duration":   {Kind: NonNegInt},
+		"multiplier": {Kind: PosFloat},
+		"start":      {Kind: NonNegInt},
+		"timeout":    {Kind: NonNegInt},
+		"stop":       {},
+	}},
+
+	"label": {Attrs: with(widgetCommon, map[string]AttrSpec{
+		"text": {}, "color": color, "bg_color": color, "colspan": colspan, "rowspan": colspan,
+	})},
+	"brk":   {Attrs: widgetCommon},
+	"space": {Attrs: with(widgetCommon, map[string]AttrSpec{"length": {Kind: PosInt}})},
+	"button": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
+		"label": {Required: true}, "color": color, "bg_color": color, "width": {Kind: PosInt}, "colspan": colspan,
+	})},
+	"input": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
+		"id": {Required: true}, "width": {Kind: PosInt}, "colspan": colspan,
+	})},
+	"text": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
+		"id": {Required: true}, "width": {Kind: PosInt}, "height": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,
+	})},
+}
+
+func init() {
+	for _, w := range TkWidgetNames {
+		Elements[w] = ElementSpec{Ignored: "widget <" + w + "> is Tk-only in eSEAT and is not shown by seat; ignored"}
+	}
+}
+
+// Lookup returns the spec of element name inside parent.
+func Lookup(parent, name string) (ElementSpec, bool) {
+	if s, ok := Elements[parent+">"+name]; ok {
+		return s, true
+	}
+	s, ok := Elements[name]
+	return s, ok
+}
+
+// AdaptorType describes an adaptor type's attributes (SEATML §10).
+type AdaptorType struct {
+	Attrs map[string]AttrSpec
+	// Max is how many adaptors of this type a behavior may declare (0: any).
+	Max int
+	// Ignored, when set, means seat does not run this type: the adaptor
+	// loads with this warning, unopened, its attributes unchecked.
+	Ignored bool
+}
+
+// AdaptorTypes maps a type name to its spec. Types starting with "ros_"
+// are looked up as "ros_*".
+var AdaptorTypes = map[string]AdaptorType{
+	"socket": {Attrs: map[string]AttrSpec{
+		"host":    {},
+		"port":    {Required: true, Kind: Port},
+		"role":    {Kind: Enum, Enum: []string{"client", "server"}},
+		"maxline": {Kind: PosInt},
+	}},
+	"stdio": {Max: 1},
+	"web": {Max: 1, Attrs: map[string]AttrSpec{
+		"host":          {},
+		"port":          {Required: true, Kind: Port},
+		"dir":           {},
+		"allow":         {},
+		"document_root": {Alias: "dir"},
+	}},
+	"rtcin":    {Ignored: true},
+	"rtcout":   {Ignored: true},
+	"provider": {Ignored: true},
+	"consumer": {Ignored: true},
+	"ros_*":    {Ignored: true},
+}
+
+// LookupAdaptorType returns the spec of an adaptor type.
+func LookupAdaptorType(typ string) (AdaptorType, bool) {
+	if len(typ) > 4 && typ[:4] == "ros_" {
+		typ = "ros_*"
+	}
+	t, ok := AdaptorTypes[typ]
+	return t, ok
+}
+
+// AdaptorTypeNames lists the adaptor types seat runs, sorted.
+func AdaptorTypeNames() []string {
+	var out []string
+	for name, t := range AdaptorTypes {
+		if !t.Ignored {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func keys(m map[string]AttrSpec) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		if v.Ignored == "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
