@@ -9,4 +9,8 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require go.uber.org/multierr v1.10.0 // indirect
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+)

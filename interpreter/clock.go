@@ -30,7 +30,7 @@ func (RealClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTime
 
 type realTimer struct{ t *time.Timer }
 
-func (r realTimer) C() <-chan time.Time    { return r.t.C }
+func (r realTimer) C() <-chan time.Time   { return r.t.C }
 func (r realTimer) Reset(d time.Duration) { r.t.Reset(d) }
 func (r realTimer) Stop()                 { r.t.Stop() }
 

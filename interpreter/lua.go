@@ -47,7 +47,8 @@ func newSandbox() *lua.LState {
 			os.RawSet(k, lua.LNil)
 		}
 	}
-	baseLoad := L.GetGlobal("load")
+	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
+	loadString := L.GetGlobal("loadstring")
 	L.SetGlobal("load", L.NewFunction(func(L *lua.LState) int {
 		if L.Get(1).Type() != lua.LTString {
 			L.ArgError(1, "load takes a string in seat")
@@ -57,7 +58,7 @@ func newSandbox() *lua.LState {
 			L.ArgError(1, "binary chunks are not allowed")
 		}
 		top := L.GetTop()
-		L.Push(baseLoad)
+		L.Push(loadString)
 		L.Push(lua.LString(s))
 		if top >= 2 {
 			L.Push(L.Get(2))

@@ -725,9 +725,6 @@ func (m *Machine) runList(list []action, cc *callCtx) *request {
 			m.log.Warn("<motion> needs the device layer, which this build does not have yet; skipped",
 				zap.String("at", a.pos.String()), zap.String("script", a.motion["script"]))
 		}
-		if m.exitCode != nil {
-			break
-		}
 	}
 	return m.takeRequest(true)
 }

@@ -1,0 +1,163 @@
+package interpreter
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/seatml/seat/adaptors"
+	_ "github.com/seatml/seat/adaptors/socket"
+)
+
+// doc wraps general children and states into a behavior with two socket
+// servers on port 0, "chat" and "other".
+func doc(general, states string) string {
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<seatml>
+<general name="t">
+<adaptor name="chat" type="socket" role="server" port="0"/>
+<adaptor name="other" type="socket" role="server" port="0"/>
+` + general + `</general>
+` + states + `</seatml>
+`
+}
+
+// harness runs a machine on a fake clock and records its trace.
+type harness struct {
+	t     *testing.T
+	m     *Machine
+	clock *FakeClock
+	logs  *observer.ObservedLogs
+
+	mu    sync.Mutex
+	trace []string
+
+	cancel context.CancelFunc
+	done   chan error
+}
+
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func start(t *testing.T, src string, tweak ...func(*Options)) *harness {
+	t.Helper()
+	prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{AllowShell: true})
+	if prog == nil {
+		t.Fatalf("load failed:\n%v", diags)
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	h := &harness{t: t, clock: NewFakeClock(epoch), logs: logs, done: make(chan error, 1)}
+	opts := Options{Log: zap.New(core), Clock: h.clock, AllowShell: true, Trace: func(s string) {
+		h.mu.Lock()
+		h.trace = append(h.trace, s)
+		h.mu.Unlock()
+	}}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	m, err := New(prog, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.m = m
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() { h.done <- m.Run(ctx) }()
+	select {
+	case <-m.Ready():
+	case err := <-h.done:
+		t.Fatalf("Run ended before ready: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("machine not ready after 10s")
+	}
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *harness) stop() {
+	h.cancel()
+	select {
+	case <-h.done:
+	case <-time.After(10 * time.Second):
+		h.t.Error("machine did not stop within 10s")
+	}
+}
+
+func (h *harness) sync() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.m.Sync(ctx, nil); err != nil {
+		h.t.Fatalf("sync: %v", err)
+	}
+}
+
+// event delivers an event and waits until it is handled.
+func (h *harness) event(source, text string) {
+	h.t.Helper()
+	if err := h.m.Deliver(context.Background(), adaptors.Event{Source: source, Text: text}); err != nil {
+		h.t.Fatalf("deliver: %v", err)
+	}
+	h.sync()
+}
+
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	h.clock.Advance(d)
+	h.sync()
+}
+
+// take returns the trace recorded since the last take.
+func (h *harness) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.trace
+	h.trace = nil
+	return out
+}
+
+// sends returns the messages of the trace since the last take, as
+// "adaptor:text".
+func (h *harness) sends() []string {
+	var out []string
+	for _, s := range h.take() {
+		if rest, ok := strings.CutPrefix(s, "send:"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+func (h *harness) state() string {
+	var s string
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.m.Sync(ctx, func() { s = h.m.State() }); err != nil {
+		h.t.Fatalf("sync: %v", err)
+	}
+	return s
+}
+
+// logged returns the messages logged at level or above, with their
+// "error" field if any.
+func (h *harness) logged(level zapcore.Level) []string {
+	var out []string
+	for _, e := range h.logs.All() {
+		if e.Level < level {
+			continue
+		}
+		msg := e.Message
+		if v, ok := e.ContextMap()["error"]; ok {
+			msg += ": " + v.(string)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+func eventOf(source, text string) adaptors.Event { return adaptors.Event{Source: source, Text: text} }

@@ -1,0 +1,214 @@
+package interpreter
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap/zapcore"
+)
+
+func TestSandboxHidesDangerousLibraries(t *testing.T) {
+	checks := []string{
+		"io", "require", "dofile", "loadfile", "package", "debug", "coroutine", "module",
+		"os.execute", "os.exit", "os.getenv", "os.remove", "os.rename", "os.tmpname", "string.dump",
+	}
+	var body strings.Builder
+	for _, c := range checks {
+		body.WriteString(`<rule><key>` + c + `$</key><script sendto="chat">return type(` + c + `)</script></rule>` + "\n")
+	}
+	h := start(t, doc("", `<state name="s">`+body.String()+
+		rule("", `<key>allowed</key><script sendto="chat">return type(os.time) .. type(os.clock) .. type(os.date) .. type(string.format) .. type(table.concat) .. type(math.floor)</script>`)+
+		rule("", `<key>load-fn</key><script sendto="chat">return tostring(pcall(load, function() return nil end))</script>`)+
+		rule("", `<key>load-bin</key><script sendto="chat">local ok, err = pcall(load, "\27Lua"); return tostring(ok)</script>`)+
+		rule("", `<key>load-str</key><script sendto="chat">return load("return 1 + 1")()</script>`)+
+		`</state>`))
+	h.take()
+	for _, c := range checks {
+		h.event("chat", c)
+	}
+	for _, e := range []string{"allowed", "load-fn", "load-bin", "load-str"} {
+		h.event("chat", e)
+	}
+	var want []string
+	for range checks {
+		want = append(want, "chat:nil")
+	}
+	want = append(want, "chat:functionfunctionfunctionfunctionfunctionfunction", "chat:false", "chat:false", "chat:2")
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestRunawayScriptIsStopped(t *testing.T) {
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>loop</key><script>while true do end</script>`+msg("never"))+
+		rule("", `<key>ping</key>`+msg("pong"))+
+		`</state>`), func(o *Options) { o.ScriptTimeout = 50 * time.Millisecond })
+	h.take()
+	h.event("chat", "loop")
+	h.event("chat", "ping")
+	if diff := cmp.Diff([]string{"chat:pong"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	want := []string{"script failed: t.seatml:7: script stopped: time limit of 50ms exceeded"}
+	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
+		t.Errorf("logged (-want +got):\n%s", diff)
+	}
+}
+
+func TestScriptErrorAtFileLine(t *testing.T) {
+	h := start(t, doc(`<script><![CDATA[
+    greetings = nil
+    function greet(who)
+      greetings = greetings + 1
+      return who
+    end
+]]></script>`, `<state name="s">
+<rule><key>hi</key>
+  <script>
+    local x = 1
+    greet("me")
+  </script>
+  `+msg("not reached")+`
+</rule>
+</state>`))
+	h.take()
+	h.event("chat", "hi")
+	if got := h.sends(); len(got) != 0 {
+		t.Errorf("the list went on after a script error: %q", got)
+	}
+	want := []string{"script failed: t.seatml:9: attempt to perform arithmetic on nil"}
+	got := h.logged(zapcore.ErrorLevel)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "script failed: t.seatml:9: ") {
+		t.Errorf("logged %q, want one error at line 9 (the arithmetic in greet), like %q", got, want)
+	}
+}
+
+func TestVarsResultsAndGlobals(t *testing.T) {
+	h := start(t, doc(`<var name="n" value=" 42 "/><var name="hex" value="0x10"/><var name="s" value="4 2"/><var name="e" value=""/>
+<script>shared = "from general"</script>`, `<state name="s">
+<onentry><script>entry_data = tostring(rtc_in_data)</script></onentry>`+
+		rule("", `<key>types</key><script sendto="chat">return type(n) .. n + 1 .. type(hex) .. hex .. type(s) .. "[" .. e .. "]"</script>`)+
+		rule("", `<key>shared</key><script sendto="chat">return shared .. "/" .. entry_data</script>`)+
+		rule("", `<key>rtc</key><script sendto="chat">rtc_result = "from rtc_result"; return "from return"</script><script sendto="chat">return rtc_result == nil</script>`)+
+		rule("", `<key>num</key><script sendto="chat">return 1.5</script><script sendto="chat">return 3</script><script sendto="chat">return true</script><script sendto="chat">return nil</script>`)+
+		rule("", `<key>table</key><script sendto="chat">return {}</script>`+msg("not reached"))+
+		rule("", `<key>falsy</key><script>rtc_result = false</script>`+msg("list goes on"))+
+		`</state>`))
+	h.take()
+	for _, e := range []string{"types", "shared", "rtc", "num", "table", "falsy"} {
+		h.event("chat", e)
+	}
+	want := []string{
+		"chat:number43number16string[]",
+		"chat:from general/nil",
+		"chat:from rtc_result", "chat:true",
+		"chat:1.5", "chat:3", "chat:true",
+		"chat:list goes on",
+	}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestEventTableAndReply(t *testing.T) {
+	h := start(t, doc("", `<state name="s">`+
+		rule(`source="chat"`, `<key>hi</key><script sendto="chat">return event.source .. "|" .. event.text .. "|" .. event.key .. "|" .. #event.captures .. "|" .. event.time</script>`)+
+		rule("", `<key>reply</key><script>seat.reply("x")</script>`+msg("not reached"))+
+		`</state>`))
+	h.take()
+	h.event("chat", "hi there")
+	h.event("chat", "reply")
+	want := []string{"chat:chat|hi there|hi|0|1767323045"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	errs := h.logged(zapcore.ErrorLevel)
+	if len(errs) != 1 || !strings.Contains(errs[0], "seat.reply: the current event has no connection to reply to") {
+		t.Errorf("errors %q", errs)
+	}
+}
+
+func TestWidgetsFromLua(t *testing.T) {
+	h := start(t, doc("", `<state name="s">
+<input id="name">  Ann  </input>
+<text id="log">line1</text>
+<button label="OK"/>`+
+		rule("", `<key>read</key><script sendto="chat">return seat.get_entry("s:name") .. "/" .. seat.get_text("s:log")</script>`)+
+		rule("", `<key>write</key><script>seat.setEntry("s:name", "Bob"); seat.append_text("s:log", "+2"); seat.appendText("s:log", "+3")</script><message sendto="chat" input="s:name"/><message sendto="chat" input="s:log"/>`)+
+		rule("", `<key>clear</key><script>seat.clear_text("s:log")</script><message sendto="chat" input="s:log"/>`)+
+		rule("", `<key>bad</key><script>seat.get_entry("s:log")</script>`)+
+		rule("", `<key>unknown</key><script>seat.get_entry("s:nope")</script>`)+
+		`</state>`))
+	h.take()
+	for _, e := range []string{"read", "write", "clear", "bad", "unknown"} {
+		h.event("chat", e)
+	}
+	want := []string{"chat:Ann/line1", "chat:Bob", "chat:line1+2+3", "chat:"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	errs := h.logged(zapcore.ErrorLevel)
+	if len(errs) != 2 || !strings.Contains(errs[0], `widget "s:log" is a text, not an input`) || !strings.Contains(errs[1], `unknown widget "s:nope"`) {
+		t.Errorf("errors %q", errs)
+	}
+}
+
+func TestSeatExit(t *testing.T) {
+	prog, diags := LoadBytes("t.seatml", []byte(doc("", `<state name="s"><onexit>`+msg("bye")+`</onexit>`+
+		rule("", `<key>quit</key><script>seat.exit(3)</script>`+msg("rest of the list"))+`</state>`)), LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	var trace []string
+	m, err := New(prog, Options{Clock: NewFakeClock(epoch), Trace: func(s string) { trace = append(trace, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+	<-m.Ready()
+	if err := m.Deliver(context.Background(), eventOf("chat", "quit")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		ee, ok := err.(*ExitError)
+		if !ok || ee.Code != 3 {
+			t.Fatalf("Run = %v, want exit code 3", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("seat.exit did not end the run")
+	}
+	want := []string{"enter:s", "fire:t.seatml:7", "send:chat:rest of the list", "exit:s", "send:chat:bye"}
+	if diff := cmp.Diff(want, trace); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestOnLoadAndSetupErrors(t *testing.T) {
+	prog, diags := LoadBytes("t.seatml", []byte(doc(`<script>function onLoad() seat.send("chat", "too early"); loaded = true end</script>`,
+		`<state name="s">`+rule("", `<key>q</key><script sendto="chat">return tostring(loaded)</script>`)+`</state>`)), LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	if _, err := New(prog, Options{}); err != nil {
+		t.Fatalf("onLoad sending before adaptors open must be logged, not fail: %v", err)
+	}
+	prog, _ = LoadBytes("t.seatml", []byte(doc(`<script>
+error("boom")</script>`, `<state name="s"/>`)), LoadOptions{})
+	_, err := New(prog, Options{})
+	if err == nil || err.Error() != "t.seatml:7: boom" {
+		t.Errorf("general script error = %v, want t.seatml:7: boom", err)
+	}
+	prog, _ = LoadBytes("t.seatml", []byte(doc(`<script>function onLoad()
+  local x = nil + 1
+end</script>`, `<state name="s"/>`)), LoadOptions{})
+	_, err = New(prog, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "t.seatml:7: onLoad: ") {
+		t.Errorf("onLoad error = %v", err)
+	}
+}
