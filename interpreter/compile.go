@@ -137,10 +137,12 @@ type compiler struct {
 	prog     *Program
 	adaptors map[string]*AdaptorDecl
 	pending  *[]func() // checks that need every state's widgets
+	// via, for rules compiled from an include, says where they were included.
+	via string
 }
 
 func (c *compiler) errorf(pos schema.Pos, format string, args ...any) {
-	c.ld.diags.Errorf(pos, format, args...)
+	c.ld.diags.Errorf(pos, format+c.via, args...)
 }
 
 func (c *compiler) warnf(pos schema.Pos, format string, args ...any) {
@@ -487,7 +489,8 @@ func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
 	}
 	// Rules of the included state compile here, in this behavior, with the
 	// included file's positions; nested includes resolve from that file.
-	sub := &compiler{ld: c.ld, file: full, chain: chain, prog: c.prog, adaptors: c.adaptors, pending: c.pending}
+	sub := &compiler{ld: c.ld, file: full, chain: chain, prog: c.prog, adaptors: c.adaptors, pending: c.pending,
+		via: fmt.Sprintf(" (in rules included by %s)", n.Pos)}
 	var out []ruleNode
 	for _, ch := range target.Children {
 		if ch.Name == "rule" {

@@ -75,6 +75,8 @@ func parseXML(file string, data []byte) (*schema.Node, schema.List) {
 	return build(root, data, li, positions, &i), diags
 }
 
+var errCharset = errors.New("only UTF-8 files are supported; save the file as UTF-8")
+
 type posError struct {
 	off int
 	msg string
@@ -88,7 +90,7 @@ func prepass(data []byte) ([]elemPos, error) {
 		if strings.EqualFold(charset, "utf-8") || strings.EqualFold(charset, "utf8") {
 			return r, nil
 		}
-		return nil, fmt.Errorf("encoding %q is not supported; save the file as UTF-8", charset)
+		return nil, fmt.Errorf("%w (declared %q)", errCharset, charset)
 	}
 	var out []elemPos
 	depth := 0
@@ -107,8 +109,11 @@ func prepass(data []byte) ([]elemPos, error) {
 			if errors.As(err, &se) {
 				msg = se.Msg
 			}
-			msg = strings.TrimPrefix(msg, "xml: ")
-			return nil, &posError{off: int(d.InputOffset()), msg: "malformed XML: " + msg}
+			msg = "malformed XML: " + strings.TrimPrefix(msg, "xml: ")
+			if errors.Is(err, errCharset) {
+				msg = errCharset.Error()
+			}
+			return nil, &posError{off: int(d.InputOffset()), msg: msg}
 		}
 		switch tok.(type) {
 		case xml.StartElement:

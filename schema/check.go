@@ -167,7 +167,13 @@ func checkAttrs(l *List, n *Node, spec ElementSpec) {
 func adaptorAttrs(l *List, n *Node, spec ElementSpec) map[string]AttrSpec {
 	typ, ok := n.Attr("type")
 	if !ok {
-		return spec.Attrs
+		// Without a type the other attributes cannot be checked.
+		for _, req := range []string{"name", "type"} {
+			if !n.Has(req) {
+				l.Errorf(n.Pos, "<adaptor> requires attribute %q", req)
+			}
+		}
+		return nil
 	}
 	t, known := LookupAdaptorType(typ.Value)
 	if !known {

@@ -1,6 +1,9 @@
 package schema
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Suggest returns the candidate closest to name, if it is close enough to be
 // a likely misspelling, else "".
@@ -26,10 +29,10 @@ func Suggest(name string, candidates []string) string {
 }
 
 // DidYouMean formats a suggestion for an error message: "; did you mean X?"
-// with X quoted by format (for example "<%s>" or "%q"), or "".
+// with X formatted by format (for example "<%s>" or "%q"), or "".
 func DidYouMean(name string, candidates []string, format string) string {
 	if s := Suggest(name, candidates); s != "" {
-		return "; did you mean " + strings.Replace(format, "%s", s, 1) + "?"
+		return "; did you mean " + fmt.Sprintf(format, s) + "?"
 	}
 	return ""
 }

@@ -124,7 +124,7 @@ var Elements = map[string]ElementSpec{
 	"cond": {},
 
 	"message": {Attrs: map[string]AttrSpec{
-		"sendto": sendto, "host": hostSend, "input": {}, "encode": {},
+		"sendto": {Required: true}, "host": hostSend, "input": {}, "encode": {},
 	}},
 	"statetransition": {Attrs: map[string]AttrSpec{"func": {Kind: Enum, Enum: []string{"push", "pop"}}}},
 	"log":             {Attrs: map[string]AttrSpec{"level": {Kind: Enum, Enum: []string{"debug", "info", "warn", "error"}}}},
