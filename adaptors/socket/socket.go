@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,6 +43,8 @@ type Adaptor struct {
 	cancel context.CancelFunc
 	sink   adaptors.Sink
 	wg     sync.WaitGroup
+
+	attempts atomic.Int64 // connection attempts of a client
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
@@ -171,6 +174,7 @@ func (a *Adaptor) sleep(d time.Duration) bool {
 }
 
 func (a *Adaptor) dial(timeout time.Duration) *conn {
+	a.attempts.Add(1)
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(a.ctx, "tcp", a.addr)
 	if err != nil {

@@ -1,0 +1,41 @@
+package adaptors
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLineReader(t *testing.T) {
+	type step struct {
+		line string
+		err  error
+	}
+	cases := []struct {
+		name string
+		in   string
+		max  int
+		want []step
+	}{
+		{"lf and crlf", "a\r\nb\n\nc\n", 8, []step{{"a", nil}, {"b", nil}, {"", nil}, {"c", nil}, {"", io.EOF}}},
+		{"partial last line", "a\nhalf", 8, []step{{"a", nil}, {"half", ErrPartialLine}}},
+		{"exactly max", "12345678\r\n", 8, []step{{"12345678", nil}, {"", io.EOF}}},
+		{"over max is skipped", "123456789\nok\n", 8, []step{{"", ErrLineTooLong}, {"ok", nil}, {"", io.EOF}}},
+		{"long over buffer", strings.Repeat("x", 10000) + "\nok\n", 9000, []step{{"", ErrLineTooLong}, {"ok", nil}}},
+		{"long under max", strings.Repeat("x", 10000) + "\n", 20000, []step{{strings.Repeat("x", 10000), nil}}},
+		{"invalid utf-8 and nul", "a\xffb\x00c\n", 16, []step{{"a\uFFFDb\x00c", nil}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			lr := NewLineReader(iotest.OneByteReader(strings.NewReader(c.in)), c.max)
+			for i, w := range c.want {
+				got, err := lr.Next()
+				if got != w.line || !errors.Is(err, w.err) {
+					t.Fatalf("step %d: %q, %v; want %q, %v", i, got, err, w.line, w.err)
+				}
+			}
+		})
+	}
+}
