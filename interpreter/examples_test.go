@@ -1,0 +1,82 @@
+package interpreter
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestKioskExample drives examples/kiosk.seatml over TCP through a whole
+// visit: greeting, a ticket purchase, help entered with push and left with
+// pop, timeouts on the fake clock, and goodbye.
+func TestKioskExample(t *testing.T) {
+	data, err := os.ReadFile("../examples/kiosk.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), `port="5001"`, `port="0"`, 1)
+	h := start(t, src)
+	c, err := net.DialTimeout("tcp", addrOf(t, h, "visitor"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	expect := func(what string, want ...string) {
+		t.Helper()
+		var got []string
+		for range want {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%s: %v after %q", what, err, got)
+			}
+			got = append(got, strings.TrimSuffix(line, "\n"))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s (-want +got):\n%s", what, diff)
+		}
+	}
+	say := func(text string) {
+		t.Helper()
+		if _, err := c.Write([]byte(text + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The welcome of onentry was sent before anyone connected; the attract
+	// timeout repeats it.
+	h.advance(30 * time.Second)
+	expect("attract timeout", "Welcome! Say hello to start.")
+	say("hello there")
+	expect("menu", "Visitor #1: tickets, map, or help?")
+	say("map")
+	expect("map", "You are here: the main hall. Exhibits are upstairs.")
+	say("what?")
+	expect("menu data rule", "Sorry, I did not get that. Say tickets, map, or help.")
+	say("tickets")
+	expect("tickets", "How many tickets? (1 to 9)")
+	say("2")
+	expect("price", "2 ticket(s) cost 25.00 EUR. Confirm? yes/no")
+	say("help")
+	expect("help", "Help: say tickets, map or bye. Say back to return.")
+	say("back")
+	say("yes")
+	expect("after pop, confirm", "Printed. Tickets sold today: 2", "Visitor #1: tickets, map, or help?")
+	if got := h.state(); got != "menu" {
+		t.Fatalf("state %q, want menu", got)
+	}
+	h.advance(20 * time.Second)
+	expect("menu timeout", "Still there? Say tickets or map.")
+	say("help")
+	expect("help again", "Help: say tickets, map or bye. Say back to return.")
+	h.sync()
+	h.advance(10 * time.Second) // help times out and pops back to menu
+	expect("help timeout pops to the menu, whose onentry runs", "Visitor #1: tickets, map, or help?")
+	say("bye")
+	expect("bye", "Goodbye, enjoy the museum!", "Welcome! Say hello to start.")
+}
