@@ -68,6 +68,9 @@ func (p *keyParser) seq(depth int) ([]string, error) {
 					return nil, err
 				}
 				alts = append(alts, alt...)
+				if len(alts) > MaxWords {
+					return nil, &KeyError{Offset: 0, Msg: fmt.Sprintf("expands to more than %d words", MaxWords)}
+				}
 				if p.i >= len(p.s) || p.s[p.i] == ']' {
 					return nil, &KeyError{Offset: open, Msg: `unclosed "("`}
 				}
