@@ -49,7 +49,8 @@ func TestKioskExample(t *testing.T) {
 		}
 	}
 	// The welcome of onentry was sent before anyone connected; the attract
-	// timeout repeats it.
+	// timeout repeats it, once the server has taken the connection.
+	h.waitLog("client connected")
 	h.advance(30 * time.Second)
 	expect("attract timeout", "Welcome! Say hello to start.")
 	say("hello there")

@@ -50,6 +50,11 @@ func start(t *testing.T, src string, tweak ...func(*Options)) *harness {
 	if prog == nil {
 		t.Fatalf("load failed:\n%v", diags)
 	}
+	return startProgram(t, prog, tweak...)
+}
+
+func startProgram(t *testing.T, prog *Program, tweak ...func(*Options)) *harness {
+	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
 	h := &harness{t: t, clock: NewFakeClock(epoch), logs: logs, done: make(chan error, 1)}
 	opts := Options{Log: zap.New(core), Clock: h.clock, AllowShell: true, Trace: func(s string) {
@@ -161,3 +166,15 @@ func (h *harness) logged(level zapcore.Level) []string {
 }
 
 func eventOf(source, text string) adaptors.Event { return adaptors.Event{Source: source, Text: text} }
+
+// waitLog waits until a message has been logged, failing after 10 s.
+func (h *harness) waitLog(msg string) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for h.logs.FilterMessage(msg).Len() == 0 {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%q not logged within 10s", msg)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -466,7 +466,12 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 	moves := m.moves
 	ran := false
 	if ev.Source == "gui" {
-		ran = m.handleWidget(cc)
+		w := m.widgetOf(ev.ID)
+		if w == nil {
+			m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
+			return
+		}
+		ran = m.handleWidget(cc, w)
 	} else {
 		lookup := ev.Text
 		if i := strings.IndexByte(lookup, ','); i >= 0 {
@@ -593,20 +598,19 @@ func (m *Machine) runDataRules(cc *callCtx) bool {
 	return ran
 }
 
-// handleWidget handles a "gui" event (§11).
-func (m *Machine) handleWidget(cc *callCtx) bool {
-	ev := cc.ev
-	var w *Widget
-	for _, x := range m.cur.Widgets {
-		if x.ID != "" && x.ID == ev.ID {
-			w = x
-			break
+// widgetOf finds a widget of the current state by id or button label.
+func (m *Machine) widgetOf(id string) *Widget {
+	for _, w := range m.cur.Widgets {
+		if w.ID != "" && w.ID == id {
+			return w
 		}
 	}
-	if w == nil {
-		m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
-		return false
-	}
+	return nil
+}
+
+// handleWidget handles a "gui" event for widget w (§11).
+func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
+	ev := cc.ev
 	if w.Kind == "input" || w.Kind == "text" {
 		m.values[w.Ref] = ev.Text
 	}

@@ -1,0 +1,143 @@
+package interpreter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+func (h *harness) gui(id, text string) {
+	h.t.Helper()
+	if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "gui", ID: id, Text: text}); err != nil {
+		h.t.Fatal(err)
+	}
+	h.sync()
+}
+
+func TestWidgetEvents(t *testing.T) {
+	h := start(t, doc(rule(`source="gui"`, msg("gui data")),
+		`<state name="s">
+<button label="OK">`+msg("clicked")+`</button>
+<button label="Plain"/>
+<input id="say"><message sendto="chat" input="s:say"/></input>
+<text id="notes"/>`+
+			rule(`source="gui"`, `<key>Plain</key><script sendto="chat">return "plain via rules: " .. event.key .. "/" .. event.text</script>`)+
+			rule(`source="gui"`, `<key>notes</key><script sendto="chat">return "notes: " .. seat.get_text("s:notes")</script>`)+
+			`</state>`))
+	h.take()
+	h.gui("OK", "")
+	h.gui("Plain", "")
+	h.gui("say", "typed text")
+	h.gui("notes", "a\nb")
+	h.gui("missing", "") // a stale page: ignored, data rules included
+	want := []string{
+		"chat:clicked", "chat:gui data",
+		"chat:plain via rules: Plain/Plain", "chat:gui data",
+		"chat:typed text", "chat:gui data",
+		"chat:notes: a\nb", "chat:gui data",
+	}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	warns := h.logged(zapcore.WarnLevel)
+	if len(warns) != 1 || warns[0] != "widget event for a widget the current state does not have" {
+		t.Errorf("warnings %q", warns)
+	}
+}
+
+func TestShell(t *testing.T) {
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>echo</key><shell sendto="chat">printf 'one\ntwo\n'</shell>`+msg("after"))+
+		rule("", `<key>fail</key><shell>echo oops >&amp;2; exit 3</shell>`+msg("list goes on"))+
+		rule("", `<key>slow</key><shell>sleep 30</shell>`+msg("not reached"))+
+		`</state>`), func(o *Options) { o.ScriptTimeout = 200 * time.Millisecond })
+	h.take()
+	h.event("chat", "echo")
+	h.event("chat", "fail")
+	start := time.Now()
+	h.event("chat", "slow")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("overrunning shell took %v; it must be killed at the time limit", d)
+	}
+	want := []string{"chat:one\ntwo", "chat:after", "chat:list goes on"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	want = []string{"shell command wrote to standard error", "shell command failed", "shell command stopped: time limit exceeded"}
+	if diff := cmp.Diff(want, h.logged(zapcore.WarnLevel)); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+}
+
+func TestShellRefusedWithoutFlag(t *testing.T) {
+	src := doc("", `<state name="s">`+rule("", `<key>x</key><shell>true</shell>`)+`</state>`)
+	if prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{}); prog != nil || !strings.Contains(diags.Error(), "<shell> is disabled; start seat with --allow-shell") {
+		t.Fatalf("shell loaded without --allow-shell: %v", diags)
+	}
+}
+
+func TestIncludedRulesRun(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "lib", "more"), 0o755)
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.seatml", doc("", `<state name="s"><rule file="lib/common.seatml:greet"/>`+rule("", "<key>own</key>"+msg("own"))+`</state><state name="t"/>`))
+	write("lib/common.seatml", `<seatml><general name="c"><adaptor name="chat" type="socket" port="1"/></general>
+<state name="first"/><state name="t"/>
+<state name="greet">
+<rule><key>hi</key><message sendto="chat">hello from common</message></rule>
+<rule file="more/deep.seatml"/>
+</state></seatml>`)
+	write("lib/more/deep.seatml", `<seatml><general name="d"><adaptor name="chat" type="socket" port="1"/></general>
+<state name="x">
+<rule><key>deep</key><script execfile="deep.lua"/><statetransition>t</statetransition></rule>
+</state><state name="t"/></seatml>`)
+	write("lib/more/deep.lua", "seat.send('chat', 'from deep.lua')\n")
+	prog, diags := Load(filepath.Join(dir, "main.seatml"), LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	h := startProgram(t, prog)
+	h.take()
+	h.event("chat", "hi")
+	h.event("chat", "own")
+	h.event("chat", "deep")
+	want := []string{"chat:hello from common", "chat:own", "chat:from deep.lua"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := h.state(); got != "t" {
+		t.Errorf("state %q, want t", got)
+	}
+}
+
+func TestEncodeAndIgnoredAdaptors(t *testing.T) {
+	h := start(t, doc(`<adaptor name="rtc" type="rtcout"/>`, `<state name="s">`+
+		rule("", `<key>sjis</key><message sendto="chat" encode="Shift_JIS">こんにちは</message>`)+
+		rule("", `<key>euc</key><message sendto="chat" encode="euc-jp">はい</message>`)+
+		rule("", `<key>rtc</key><message sendto="rtc">dropped</message>`+msg("after"))+
+		rule(`source="rtc"`, msg("never"))+
+		`</state>`))
+	h.take()
+	h.event("chat", "sjis")
+	h.event("chat", "euc")
+	h.event("chat", "rtc")
+	want := []string{"chat:\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd", "chat:\xa4\xcf\xa4\xa4", "rtc:dropped", "chat:after"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if w := h.logged(zapcore.WarnLevel); len(w) != 0 {
+		t.Errorf("a message to an ignored eSEAT adaptor must be dropped quietly; warnings %q", w)
+	}
+}
