@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
 
@@ -132,18 +131,6 @@ func Lookup(typ string) (Factory, bool) {
 	defer mu.RUnlock()
 	f, ok := registry[typ]
 	return f, ok
-}
-
-// Types lists the registered types, sorted.
-func Types() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]string, 0, len(registry))
-	for t := range registry {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // ErrNotConnected is returned when a message cannot be sent because no peer

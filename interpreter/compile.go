@@ -383,6 +383,7 @@ func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
 		return
 	}
 	r := &Rule{id: len(c.prog.rules), Pos: n.Pos}
+
 	if a, ok := n.Attr("source"); ok {
 		r.Source = a.Value
 		c.sourceOK(a.ValuePos, "rule source", a.Value)
@@ -436,7 +437,7 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", w, err)
 			continue
 		}
-		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, re: re})
+		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, re: re, rule: r})
 	}
 }
 
@@ -529,7 +530,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 		case "message":
 			a.kind = actMessage
 			a.text = ch.Text
-			a.sendto = c.sendto(ch, true)
+			a.sendto = c.sendto(ch)
 			if in, ok := ch.Attr("input"); ok {
 				a.input = in.Value
 				if w := c.prog.widgets[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
@@ -576,13 +577,13 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 		case "shell":
 			a.kind = actShell
 			a.text = strings.TrimSpace(ch.Text)
-			a.sendto = c.sendto(ch, false)
+			a.sendto = c.sendto(ch)
 			if !c.ld.opts.AllowShell {
 				c.errorf(ch.Pos, "<shell> is disabled; start seat with --allow-shell to allow it")
 			}
 		case "script":
 			a.kind = actScript
-			a.sendto = c.sendto(ch, false)
+			a.sendto = c.sendto(ch)
 			if f, ok := ch.Attr("execfile"); ok {
 				if chk := c.execfile(f); chk != nil {
 					a.chunks = append(a.chunks, chk)
@@ -640,13 +641,14 @@ func (c *compiler) stateNames() []string {
 	return out
 }
 
-func (c *compiler) sendto(n *schema.Node, required bool) string {
+// sendto checks an action's sendto (or its alias host); a missing one that
+// is required was reported by schema.Check.
+func (c *compiler) sendto(n *schema.Node) string {
 	a, ok := n.Attr("sendto")
 	if !ok {
 		a, ok = n.Attr("host")
 	}
 	if !ok {
-		_ = required // reported by schema.Check
 		return ""
 	}
 	if _, declared := c.adaptors[a.Value]; !declared {
@@ -788,7 +790,7 @@ func (c *compiler) index(sc *Scope) {
 		for _, w := range r.Words {
 			g := sc.groups[w.Source]
 			if g == nil {
-				g = &group{exact: map[string][]*Rule{}, owner: map[*Word]*Rule{}}
+				g = &group{exact: map[string][]*Rule{}}
 				sc.groups[w.Source] = g
 			}
 			if prev := held[[2]string{w.Source, w.Text}]; prev != nil && prev != r {
@@ -802,7 +804,6 @@ func (c *compiler) index(sc *Scope) {
 				}
 			}
 			g.patterns = append(g.patterns, w)
-			g.owner[w] = r
 		}
 	}
 }

@@ -507,7 +507,7 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 				}
 			}
 			for _, w := range g.patterns {
-				r := g.owner[w]
+				r := w.rule
 				if m.tried[r.id] == m.gen {
 					continue
 				}

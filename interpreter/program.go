@@ -85,13 +85,13 @@ type Word struct {
 	Source string // the key's own source, else the rule's
 	Pos    schema.Pos
 	re     *regexp.Regexp // nil for plain words
+	rule   *Rule
 }
 
 // group indexes the keyed rules of a scope for one source.
 type group struct {
 	exact    map[string][]*Rule
 	patterns []*Word
-	owner    map[*Word]*Rule
 }
 
 // Widget is a GUI widget of a state (SEATML §11).

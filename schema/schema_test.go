@@ -1,0 +1,74 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSuggest(t *testing.T) {
+	cands := []string{"state", "general", "role", "rule", "chat", "gui"}
+	for _, c := range []struct{ name, want string }{
+		{"stat", "state"},
+		{"rol", "role"},
+		{"rulle", "rule"},
+		{"caht", "chat"},
+		{"STATE", "state"},
+		{"gu", "gui"},
+		{"xyz", ""},
+		{"state", ""}, // an exact name is no suggestion
+		{"generalities", ""},
+	} {
+		if got := Suggest(c.name, cands); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := DidYouMean("rol", cands, "%q"); got != `; did you mean "role"?` {
+		t.Errorf("DidYouMean = %q", got)
+	}
+}
+
+func TestListSortAndFormat(t *testing.T) {
+	var l List
+	l.Errorf(Pos{File: "b.seatml", Line: 1, Col: 1}, "in b")
+	l.Warnf(Pos{File: "a.seatml", Line: 10, Col: 2}, "late %s", "warning")
+	l.Errorf(Pos{File: "a.seatml", Line: 2, Col: 9}, "second")
+	l.Errorf(Pos{File: "a.seatml", Line: 2, Col: 3}, "first")
+	l.Errorf(Pos{File: "a.seatml", Line: 2, Col: 3}, "first") // a repeat
+	l.Sort()
+	want := "a.seatml:2:3: first\na.seatml:2:9: second\na.seatml:10:2: warning: late warning\nb.seatml:1:1: in b"
+	if diff := cmp.Diff(want, l.Error()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if l.Err() == nil || !l.HasErrors() {
+		t.Error("a list with errors reports none")
+	}
+	warnings := List{{Pos: Pos{File: "x", Line: 1}, Severity: Warning, Msg: "w"}}
+	if warnings.Err() != nil {
+		t.Error("warnings alone are an error")
+	}
+	if got := (Pos{File: "f", Line: 3}).String(); got != "f:3" {
+		t.Errorf("Pos without a column = %q", got)
+	}
+	if got := (Pos{File: "f", Line: 1, Col: 5}).Advance("ab\ncd"); got != (Pos{File: "f", Line: 2, Col: 3}) {
+		t.Errorf("Advance = %v", got)
+	}
+}
+
+func TestCheckValues(t *testing.T) {
+	for _, c := range []struct {
+		kind  Kind
+		value string
+		ok    bool
+	}{
+		{PosFloat, "2.5", true}, {PosFloat, "0", false}, {PosFloat, "Inf", false}, {PosFloat, "1e3", true},
+		{PosInt, "3", true}, {PosInt, "3.0", false}, {NonNegInt, "0", true}, {NonNegInt, "-1", false},
+		{Port, "0", true}, {Port, "65535", true}, {Port, "65536", false},
+		{Color, "red", true}, {Color, "#abc", true}, {Color, "#abcd", false}, {Color, "#00ff00", true},
+		{Identifier, "greeting", true}, {Identifier, "_x1", true}, {Identifier, "end", false}, {Identifier, "a-b", false},
+	} {
+		if got := checkValue(AttrSpec{Kind: c.kind}, c.value) == ""; got != c.ok {
+			t.Errorf("kind %d value %q: ok = %v, want %v", c.kind, c.value, got, c.ok)
+		}
+	}
+}
