@@ -19,15 +19,8 @@ func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
 		fn = m.L.NewFunctionFromProto(ch.proto)
 		m.fns[ch] = fn
 	}
-	m.setGlobals(cc)
-	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
-	defer cancel()
-	m.L.SetContext(ctx)
-	defer m.L.RemoveContext()
-	m.L.Push(fn)
-	if err := m.L.PCall(0, 1, nil); err != nil {
-		m.L.SetTop(0)
-		return lua.LNil, scriptError(ch, err, ctx, m.opts.ScriptTimeout.String())
+	if err := m.pcall(fn, 1, cc, ch); err != nil {
+		return lua.LNil, err
 	}
 	ret := m.L.Get(-1)
 	m.L.Pop(1)
@@ -39,21 +32,31 @@ func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
 
 // callFunc calls a global Lua function (onLoad and the like).
 func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
+	at := &chunk{file: m.prog.File}
+	if fn.Proto != nil {
+		at.file, at.line = fn.Proto.SourceName, fn.Proto.LineDefined
+	}
+	if err := m.pcall(fn, 0, cc, at); err != nil {
+		se := err.(*ScriptError)
+		se.Msg = name + ": " + se.Msg
+		return se
+	}
+	return nil
+}
+
+// pcall calls fn with the event globals set and under the script time
+// limit, leaving nret results on the stack. Errors are *ScriptError, placed
+// at the Lua error's line, else at the start of at.
+func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk) error {
 	m.setGlobals(cc)
 	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
 	defer cancel()
 	m.L.SetContext(ctx)
 	defer m.L.RemoveContext()
 	m.L.Push(fn)
-	if err := m.L.PCall(0, 0, nil); err != nil {
+	if err := m.L.PCall(0, nret, nil); err != nil {
 		m.L.SetTop(0)
-		file, line := m.prog.File, 0
-		if fn.Proto != nil {
-			file, line = fn.Proto.SourceName, fn.Proto.LineDefined
-		}
-		se := scriptError(&chunk{file: file, line: line}, err, ctx, m.opts.ScriptTimeout.String())
-		se.Msg = name + ": " + se.Msg
-		return se
+		return scriptError(at, err, ctx, m.opts.ScriptTimeout.String())
 	}
 	return nil
 }
