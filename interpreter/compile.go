@@ -186,6 +186,23 @@ func (c *compiler) compile(root *schema.Node) {
 		}
 	}
 	c.indexAll()
+	c.warnUnshownWidgets()
+}
+
+// warnUnshownWidgets warns once when states have widgets but no web
+// adaptor shows them (§11); their values still work from Lua.
+func (c *compiler) warnUnshownWidgets() {
+	for _, d := range c.prog.Adaptors {
+		if d.Type == "web" {
+			return
+		}
+	}
+	for _, s := range c.prog.States {
+		if len(s.Widgets) > 0 {
+			c.warnf(s.Widgets[0].Pos, "widgets are not shown: the behavior has no web adaptor (their values still work from Lua and message input=)")
+			return
+		}
+	}
 }
 
 func (c *compiler) declareGeneral(g *schema.Node) {
