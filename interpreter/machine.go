@@ -325,7 +325,9 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 		m.adaptors[d.Name] = a
 		m.adMu.Unlock()
 	}
+	m.adMu.Lock()
 	m.opened = true
+	m.adMu.Unlock()
 	return nil
 }
 
