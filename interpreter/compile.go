@@ -394,9 +394,7 @@ func (c *compiler) sourceNames() []string {
 
 func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
 	if f, ok := n.Attr("file"); ok {
-		for _, rn := range c.includeRules(n, f) {
-			rn.c.rules(scope, rn.node, s)
-		}
+		c.include(scope, s, n, f)
 		return
 	}
 	r := &Rule{id: len(c.prog.rules), Pos: n.Pos}
@@ -458,8 +456,8 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 	}
 }
 
-// includeRules resolves <rule file="path[:state]">.
-func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
+// include compiles the rules named by <rule file="path[:state]"> into scope.
+func (c *compiler) include(scope *Scope, s *State, n *schema.Node, f schema.Attr) {
 	spec := strings.TrimSpace(f.Value)
 	path, stateName := spec, ""
 	if i := strings.LastIndex(spec, ":"); i >= 0 {
@@ -467,7 +465,7 @@ func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
 	}
 	if path == "" {
 		c.errorf(f.ValuePos, "rule file %q: no file named", spec)
-		return nil
+		return
 	}
 	full := filepath.Clean(filepath.Join(filepath.Dir(c.file), path))
 	chain := append(append([]include{}, c.chain...), include{file: c.file, pos: n.Pos, attr: path})
@@ -479,17 +477,17 @@ func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
 			}
 			names = append(names, full)
 			c.errorf(inc.pos, "rule file %q: include cycle: %s", inc.attr, strings.Join(names, " -> "))
-			return nil
+			return
 		}
 	}
 	pf := c.ld.parse(full)
 	if pf.err != nil {
 		c.errorf(f.ValuePos, "rule file %q: %v", path, unwrapPathError(pf.err))
-		return nil
+		return
 	}
 	if pf.root == nil {
 		c.errorf(f.ValuePos, "rule file %q has errors", path)
-		return nil
+		return
 	}
 	if !c.ld.validated[full] {
 		c.ld.load(full, chain)
@@ -503,38 +501,17 @@ func (c *compiler) includeRules(n *schema.Node, f schema.Attr) []ruleNode {
 	}
 	if target == nil {
 		c.warnf(f.ValuePos, "rule file %q: no state %q in %s; nothing included", spec, stateName, full)
-		return nil
+		return
 	}
 	// Rules of the included state compile here, in this behavior, with the
 	// included file's positions; nested includes resolve from that file.
 	sub := &compiler{ld: c.ld, file: full, chain: chain, prog: c.prog, adaptors: c.adaptors, pending: c.pending,
 		via: fmt.Sprintf(" (in rules included by %s)", n.Pos)}
-	var out []ruleNode
 	for _, ch := range target.Children {
 		if ch.Name == "rule" {
-			out = append(out, ruleNode{node: ch, c: sub})
+			sub.rules(scope, ch, s)
 		}
 	}
-	return subRules(sub, out)
-}
-
-type ruleNode struct {
-	node *schema.Node
-	c    *compiler
-}
-
-// subRules returns nodes to compile; nested includes are expanded by the
-// sub-compiler so that their paths resolve from the included file.
-func subRules(sub *compiler, in []ruleNode) []ruleNode {
-	var out []ruleNode
-	for _, rn := range in {
-		if f, ok := rn.node.Attr("file"); ok {
-			out = append(out, subRules(sub, sub.includeRules(rn.node, f))...)
-			continue
-		}
-		out = append(out, rn)
-	}
-	return out
 }
 
 // actions compiles the action children of n. s is the enclosing state (nil
