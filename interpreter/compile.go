@@ -94,7 +94,7 @@ func (ld *loader) parse(path string) *parsedFile {
 		pf.err = err
 		return pf
 	}
-	root, diags := parseXML(path, data)
+	root, diags := schema.ParseXML(path, data)
 	ld.diags.Add(diags)
 	if root != nil {
 		ld.diags.Add(schema.Check(root))

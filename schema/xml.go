@@ -1,4 +1,4 @@
-package interpreter
+package schema
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
-
-	"github.com/seatml/seat/schema"
 )
 
 // MaxDepth bounds how deeply elements may nest in a behavior file.
@@ -40,15 +38,17 @@ func newLineIndex(file string, data []byte) *lineIndex {
 	return li
 }
 
-func (li *lineIndex) pos(off int) schema.Pos {
+func (li *lineIndex) pos(off int) Pos {
 	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off })
-	return schema.Pos{File: li.file, Line: line, Col: off - li.starts[line-1] + 1}
+	return Pos{File: li.file, Line: line, Col: off - li.starts[line-1] + 1}
 }
 
-// parseXML reads a behavior file into a positioned tree. Positions come from
-// an encoding/xml pre-pass (etree keeps none); the tree from etree.
-func parseXML(file string, data []byte) (*schema.Node, schema.List) {
-	var diags schema.List
+// ParseXML reads an XML file into a positioned tree. Positions come from an
+// encoding/xml pre-pass (etree keeps none); the tree from etree. Only UTF-8
+// is accepted (a byte-order mark is skipped); elements may nest MaxDepth
+// levels.
+func ParseXML(file string, data []byte) (*Node, List) {
+	var diags List
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	li := newLineIndex(file, data)
 	positions, err := prepass(data)
@@ -57,18 +57,18 @@ func parseXML(file string, data []byte) (*schema.Node, schema.List) {
 		if errors.As(err, &pe) {
 			diags.Errorf(li.pos(pe.off), "%s", pe.msg)
 		} else {
-			diags.Errorf(schema.Pos{File: file, Line: 1, Col: 1}, "%v", err)
+			diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "%v", err)
 		}
 		return nil, diags
 	}
 	doc := etree.NewDocument()
 	if err := doc.ReadFromBytes(data); err != nil {
-		diags.Errorf(schema.Pos{File: file, Line: 1, Col: 1}, "malformed XML: %v", err)
+		diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "malformed XML: %v", err)
 		return nil, diags
 	}
 	root := doc.Root()
 	if root == nil {
-		diags.Errorf(schema.Pos{File: file, Line: 1, Col: 1}, "no root element")
+		diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "no root element")
 		return nil, diags
 	}
 	i := 0
@@ -172,10 +172,10 @@ func scanAttrs(tag []byte, base int) map[string][2]int {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-func build(el *etree.Element, data []byte, li *lineIndex, ps []elemPos, i *int) *schema.Node {
+func build(el *etree.Element, data []byte, li *lineIndex, ps []elemPos, i *int) *Node {
 	ep := ps[*i]
 	*i++
-	n := &schema.Node{
+	n := &Node{
 		Name:       el.Tag,
 		Pos:        li.pos(ep.start),
 		ContentPos: li.pos(ep.endTag),
@@ -185,7 +185,7 @@ func build(el *etree.Element, data []byte, li *lineIndex, ps []elemPos, i *int) 
 			continue
 		}
 		off := ep.attrs[a.Key]
-		n.Attrs = append(n.Attrs, schema.Attr{Name: a.Key, Value: a.Value, Pos: li.pos(off[0]), ValuePos: li.pos(off[1])})
+		n.Attrs = append(n.Attrs, Attr{Name: a.Key, Value: a.Value, Pos: li.pos(off[0]), ValuePos: li.pos(off[1])})
 	}
 	var text strings.Builder
 	for _, tok := range el.Child {

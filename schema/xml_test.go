@@ -1,21 +1,17 @@
-package interpreter
+package schema
 
-import (
-	"testing"
-
-	"github.com/seatml/seat/schema"
-)
+import "testing"
 
 func TestParseXMLPositions(t *testing.T) {
 	src := "\xef\xbb\xbf<?xml version=\"1.0\"?>\n<seatml>\n  <general name='g'  rate=\"2\">\n" +
 		"    <!-- a comment\n spanning lines -->\n    <script><![CDATA[\n x = 1 ]]><!--\n-->y = 2</script>\n" +
 		"  </general>\n</seatml>\n"
-	root, diags := parseXML("f.seatml", []byte(src))
+	root, diags := ParseXML("f.seatml", []byte(src))
 	if len(diags) != 0 {
 		t.Fatal(diags)
 	}
 	g := root.Children[0]
-	if g.Pos != (schema.Pos{File: "f.seatml", Line: 3, Col: 3}) {
+	if g.Pos != (Pos{File: "f.seatml", Line: 3, Col: 3}) {
 		t.Errorf("general at %v", g.Pos)
 	}
 	name, _ := g.Attr("name")
@@ -24,7 +20,7 @@ func TestParseXMLPositions(t *testing.T) {
 		t.Errorf("attribute positions: name %v/%v rate %v/%v", name.Pos, name.ValuePos, rate.Pos, rate.ValuePos)
 	}
 	script := g.Children[0]
-	if script.Pos.Line != 6 || script.ContentPos != (schema.Pos{File: "f.seatml", Line: 6, Col: 13}) {
+	if script.Pos.Line != 6 || script.ContentPos != (Pos{File: "f.seatml", Line: 6, Col: 13}) {
 		t.Errorf("script at %v, content at %v", script.Pos, script.ContentPos)
 	}
 	// CDATA kept, the comment replaced by its line breaks: Lua lines stay
@@ -32,7 +28,7 @@ func TestParseXMLPositions(t *testing.T) {
 	if script.Text != "\n x = 1 \ny = 2" {
 		t.Errorf("script text %q", script.Text)
 	}
-	if script.TextPos != (schema.Pos{File: "f.seatml", Line: 7, Col: 2}) {
+	if script.TextPos != (Pos{File: "f.seatml", Line: 7, Col: 2}) {
 		t.Errorf("script text at %v", script.TextPos)
 	}
 }
@@ -43,16 +39,16 @@ func TestParseXMLErrors(t *testing.T) {
 		{"<seatml>\n  <general>\n</seatml>", "f.seatml:3:10: malformed XML: element <general> closed by </seatml>"},
 		{"<seatml>\n<a b=1/>", "f.seatml:2:7: malformed XML: unquoted or missing attribute value in element"},
 	} {
-		_, diags := parseXML("f.seatml", []byte(c.src))
+		_, diags := ParseXML("f.seatml", []byte(c.src))
 		if len(diags) != 1 || diags[0].Error() != c.want {
-			t.Errorf("parseXML(%q) = %v, want %s", c.src, diags, c.want)
+			t.Errorf("ParseXML(%q) = %v, want %s", c.src, diags, c.want)
 		}
 	}
 	deep := ""
 	for range MaxDepth + 1 {
 		deep += "<a>"
 	}
-	if _, diags := parseXML("f.seatml", []byte(deep)); len(diags) != 1 || diags[0].Msg != "elements nest deeper than 64 levels" {
+	if _, diags := ParseXML("f.seatml", []byte(deep)); len(diags) != 1 || diags[0].Msg != "elements nest deeper than 64 levels" {
 		t.Errorf("deep nesting: %v", diags)
 	}
 }
