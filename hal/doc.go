@@ -1,6 +1,6 @@
-// Package hal is the device layer: the device tree, memory, timed commands,
-// safety rules, backends and motion scripts of DEVICES.md. It is not built
-// yet; until it is, SEATML's <motion> action and the seat.get, seat.set and
-// seat.motion Lua functions load and validate but report that the device
-// layer is missing when they run.
+// Package hal is the device layer of DEVICES.md: a tree of devices (boards)
+// and subdevices (actuators and sensors), an ALMemory-like key store, timed
+// commands interpolated every control cycle, the safety rules, and the
+// backend interface with a deterministic simulator. Engine.Step(now) runs
+// one cycle, so tests drive time exactly; Engine.Run ticks on the clock.
 package hal
