@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
 )
 
 var update = flag.Bool("update", false, "rewrite examples/devices/nao.xml from the built-in tree")
@@ -59,23 +58,23 @@ func TestSection12Keys(t *testing.T) {
 	e := newEngine(t, NAOTree())
 	m := e.Memory()
 	want := map[string]any{
-		SubPrefix + "HeadYaw/Position/Actuator/Min":             -2.0857,
-		SubPrefix + "LElbowRoll/Position/Actuator/Max":          -0.0349,
-		SubPrefix + "RElbowRoll/Position/Actuator/Min":          0.0349,
-		SubPrefix + "HeadYaw/Position/Sensor/jointZeroPosition": 2048.0,
-		SubPrefix + "HeadYaw/Position/Actuator/Type":            "Joint",
-		SubPrefix + "HeadYaw/Position/Actuator/Device":          "HeadBoard",
+		SubPrefix + "HeadYaw/Position/Actuator/Min":               -2.0857,
+		SubPrefix + "LElbowRoll/Position/Actuator/Max":            -0.0349,
+		SubPrefix + "RElbowRoll/Position/Actuator/Min":            0.0349,
+		SubPrefix + "HeadYaw/Position/Sensor/jointZeroPosition":   2048.0,
+		SubPrefix + "HeadYaw/Position/Actuator/Type":              "Joint",
+		SubPrefix + "HeadYaw/Position/Actuator/Device":            "HeadBoard",
 		SubPrefix + "HeadPitch/Position/Actuator/SubDeviceNumber": int64(2),
-		SubPrefix + "HeadYaw/Position/Actuator/Ack":             int64(0),
-		SubPrefix + "Ears/Led/Left/0Deg/Actuator/Gain":          1.0 / 15,
-		SubPrefix + "US/Left/Sensor/Value9":                     0.0,
-		SubPrefix + "US/Actuator/Interpolate":                   false,
-		SubPrefix + "LKneePitch/Temperature/Sensor/Value":       50.0,
-		SubPrefix + "Battery/Charge/Sensor/Value":               1.0,
-		DevPrefix + "HeadBoard/Type":                            "MotorBoard",
-		DevPrefix + "HeadBoard/Bus":                             "rs485-head",
-		DevPrefix + "HeadBoard/Address":                         int64(1),
-		DevPrefix + "ChestBoard/Nack":                           int64(0),
+		SubPrefix + "HeadYaw/Position/Actuator/Ack":               int64(0),
+		SubPrefix + "Ears/Led/Left/0Deg/Actuator/Gain":            1.0 / 15,
+		SubPrefix + "US/Left/Sensor/Value9":                       0.0,
+		SubPrefix + "US/Actuator/Interpolate":                     false,
+		SubPrefix + "LKneePitch/Temperature/Sensor/Value":         50.0,
+		SubPrefix + "Battery/Charge/Sensor/Value":                 1.0,
+		DevPrefix + "HeadBoard/Type":                              "MotorBoard",
+		DevPrefix + "HeadBoard/Bus":                               "rs485-head",
+		DevPrefix + "HeadBoard/Address":                           int64(1),
+		DevPrefix + "ChestBoard/Nack":                             int64(0),
 	}
 	for k, w := range want {
 		v, _, ok := m.Get(k)
