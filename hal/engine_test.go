@@ -1,0 +1,531 @@
+package hal
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// --- Memory (DEVICES.md §10) ---
+
+func TestMemoryGetSetPrefix(t *testing.T) {
+	now := 5 * ms
+	m := NewMemory(func() time.Duration { return now })
+	if err := m.Set("b/x", 1.5); err != nil {
+		t.Fatal(err)
+	}
+	m.Set("a/y", "hi")
+	m.Set("a/x", true)
+	v, at, ok := m.Get("b/x")
+	if !ok || v != 1.5 || at != 5*ms {
+		t.Errorf("Get = %v %v %v", v, at, ok)
+	}
+	var keys []string
+	for _, kv := range m.GetPrefix("a/") {
+		keys = append(keys, kv.Key)
+	}
+	if diff := cmp.Diff([]string{"a/x", "a/y"}, keys); diff != "" {
+		t.Error(diff)
+	}
+	if err := m.Set("Device/SubDeviceList/X/Sensor/Value", 1.0); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Set on Device/ = %v", err)
+	}
+}
+
+func TestMemoryEvents(t *testing.T) {
+	m := NewMemory(func() time.Duration { return 0 })
+	sub := m.Subscribe("k/", 16)
+	m.Set("k/a", 1.0)
+	m.Set("k/a", 1.0) // Set always raises an event
+	m.write("k/b", 2.0, 0)
+	m.write("k/b", 2.0, 0) // an unchanged reading never does
+	m.Set("other", 3.0)
+	m.Set("k/c", []any{1.0, "x"})
+	var got []string
+	for len(sub.C()) > 0 {
+		e := <-sub.C()
+		got = append(got, e.Key+"="+e.Text())
+	}
+	if diff := cmp.Diff([]string{"k/a=1", "k/a=1", "k/b=2", `k/c=[1,"x"]`}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	sub.Close()
+	if _, open := <-sub.C(); open {
+		t.Error("channel open after Close")
+	}
+	m.Set("k/a", 2.0) // no panic after Close
+}
+
+func TestSlowSubscriberDropsAndNeverSlowsTheCycle(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	sub := e.Memory().Subscribe("Device/SubDeviceList/HeadYaw/", 4) // never read
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	e.Set("HeadYaw/Position/Actuator", []Command{{1, 1000 * ms}}, ClearAll)
+	steps(t, e, 1000*ms)
+	if sub.Dropped() == 0 {
+		t.Fatal("no event dropped")
+	}
+	events := sub.Dropped() + uint64(len(sub.C()))
+	if len(sub.C()) != 4 || sub.Dropped() != events-4 {
+		t.Errorf("buffer %d, dropped %d of %d: Dropped must be events - buffer", len(sub.C()), sub.Dropped(), events)
+	}
+}
+
+// --- Timed commands (§3) ---
+
+func buffer(a *actuator) []Command { return append([]Command(nil), a.buf...) }
+
+func TestModes(t *testing.T) {
+	base := []Command{{1, 100 * ms}, {2, 200 * ms}, {3, 300 * ms}}
+	newer := []Command{{10, 150 * ms}, {20, 250 * ms}}
+	for _, c := range []struct {
+		mode Mode
+		want []float64
+	}{
+		{Merge, []float64{1, 10, 2, 20, 3}},
+		{ClearAll, []float64{10, 20}},
+		{ClearAfter, []float64{1, 10, 20}},
+		{ClearBefore, []float64{10, 20, 3}},
+	} {
+		t.Run(c.mode.String(), func(t *testing.T) {
+			a := &actuator{}
+			a.insert(base, Merge)
+			a.insert(newer, c.mode)
+			var got []float64
+			for _, x := range a.buf {
+				got = append(got, x.Value)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	a := &actuator{}
+	a.insert(base, Merge)
+	a.insert(nil, ClearAfter)
+	a.insert(nil, ClearBefore)
+	if len(a.buf) != 3 {
+		t.Errorf("ClearAfter/ClearBefore without commands changed the buffer: %v", a.buf)
+	}
+	a.insert([]Command{{9, 200 * ms}}, Merge)
+	if a.buf[1].Value != 9 || len(a.buf) != 3 {
+		t.Errorf("a command at a buffered time must replace it: %v", a.buf)
+	}
+}
+
+func TestClearAllWithNothingKeepsHeldValue(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	led := "ChestBoard/Led/Green/Actuator"
+	e.Set(led, []Command{{1, 0}}, ClearAll)
+	steps(t, e, 50*ms)
+	e.Set(led, []Command{{0, 500 * ms}}, ClearAll)
+	e.Set(led, nil, ClearAll)
+	steps(t, e, 600*ms)
+	if v := value(t, e, led); v != 1 {
+		t.Errorf("value %v, want the held 1", v)
+	}
+}
+
+func TestHardnessRamp(t *testing.T) {
+	// Hardness 0 at t = 0, a command 1.0 @ 100 -> 0.1, 0.2 ... 1.0.
+	e := newEngine(t, NAOTree())
+	h := "HeadYaw/Hardness/Actuator"
+	if err := e.Step(0); err != nil {
+		t.Fatal(err)
+	}
+	e.Set(h, []Command{{1, 100 * ms}}, ClearAll)
+	var got []float64
+	for now := 10 * ms; now <= 120*ms; now += 10 * ms {
+		e.Step(now)
+		got = append(got, math.Round(value(t, e, h)*1000)/1000)
+	}
+	want := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1, 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestPastCommandAppliesNextCycle(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	steps(t, e, 100*ms)
+	led := "Ears/Led/Left/0Deg/Actuator"
+	e.Set(led, []Command{{1, 10 * ms}}, ClearAll)
+	if v := value(t, e, led); v != 0 {
+		t.Fatalf("applied before a cycle: %v", v)
+	}
+	e.Step(110 * ms)
+	if v := value(t, e, led); v != 1 {
+		t.Errorf("value %v after the next cycle, want 1", v)
+	}
+}
+
+func TestInterpolationModesOnATimeline(t *testing.T) {
+	// A timeline on one LED (gain 1/254): Merge adds a mid point, ClearAfter
+	// replaces the end, ClearBefore keeps only the end; a non-interpolating
+	// actuator jumps.
+	e := newEngine(t, NAOTree())
+	led := "ChestBoard/Led/Red/Actuator"
+	read := func(at time.Duration) float64 { steps(t, e, at); return math.Round(value(t, e, led)*100) / 100 }
+	e.Step(0)
+	e.Set(led, []Command{{1, 100 * ms}}, ClearAll)
+	e.Set(led, []Command{{0, 50 * ms}}, Merge) // 0 -> 0 over 50 ms, then to 1 at 100
+	if got := []float64{read(20 * ms), read(50 * ms), read(80 * ms), read(100 * ms)}; !cmp.Equal(got, []float64{0, 0, 0.6, 1}) {
+		t.Errorf("Merge timeline %v", got)
+	}
+	e.Set(led, []Command{{0, 200 * ms}, {1, 300 * ms}}, ClearAll)
+	e.Set(led, []Command{{0.5, 250 * ms}}, ClearAfter) // drops 300
+	if got := []float64{read(200 * ms), read(230 * ms), read(250 * ms), read(300 * ms)}; !cmp.Equal(got, []float64{0, 0.3, 0.5, 0.5}) {
+		t.Errorf("ClearAfter timeline %v", got)
+	}
+	e.Set(led, []Command{{1, 400 * ms}, {0, 500 * ms}}, ClearAll)
+	e.Set(led, []Command{{0, 450 * ms}}, ClearBefore) // drops 400
+	if got := []float64{read(350 * ms), read(450 * ms), read(500 * ms)}; !cmp.Equal(got, []float64{0.33, 0, 0}) {
+		t.Errorf("ClearBefore timeline %v", got)
+	}
+	us := "US/Actuator"
+	e.Set(us, []Command{{40, 600 * ms}}, ClearAll)
+	if got := []float64{read(590 * ms), read(600 * ms)}; got[0] != 0 || value(t, e, us) != 40 {
+		t.Errorf("non-interpolating actuator %v, %v", got, value(t, e, us))
+	}
+}
+
+func TestSetRejects(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	if err := e.Set("HeadYaw/Position/Sensor", []Command{{1, 0}}, ClearAll); !errors.Is(err, ErrNotActuator) {
+		t.Errorf("sensor: %v", err)
+	}
+	if err := e.Set("HeadYaw/Position/Actuator", []Command{{math.NaN(), 0}}, ClearAll); !errors.Is(err, ErrNaN) {
+		t.Errorf("NaN: %v", err)
+	}
+	if err := e.Set("HeadYaw/Position/Actuator", []Command{{1, 5 * ms}, {2, 5 * ms}}, ClearAll); !errors.Is(err, ErrDuplicateTime) {
+		t.Errorf("duplicate: %v", err)
+	}
+	cmds := make([]Command, 512)
+	for i := range cmds {
+		cmds[i] = Command{0.1, time.Duration(i+1) * ms}
+	}
+	key := SubPrefix + "HeadYaw/Position/Actuator/Value"
+	if err := e.Set(key, cmds, ClearAll); err != nil {
+		t.Fatalf("512 commands: %v", err)
+	}
+	if err := e.Set(key, []Command{{0.2, time.Hour}}, Merge); !errors.Is(err, ErrBufferFull) {
+		t.Errorf("513th: %v", err)
+	}
+	if n := len(e.Buffered(e.Tree().Sub("HeadYaw/Position/Actuator"))); n != 512 {
+		t.Errorf("a rejected call changed the buffer: %d", n)
+	}
+}
+
+func TestClampingAndQuantization(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	e.Set("HeadYaw/Position/Actuator", []Command{{3.0, 0}}, ClearAll)
+	steps(t, e, 20*ms)
+	v := value(t, e, "HeadYaw/Position/Actuator")
+	g := 2 * math.Pi / 65536
+	if v > 2.0857 || v < 2.0857-g {
+		t.Errorf("HeadYaw asked 3.0 stores %v, want the last step at or below 2.0857", v)
+	}
+	if c, _, _ := e.Memory().Get(SubPrefix + "HeadYaw/Position/Actuator/Clamped"); c != int64(1) {
+		t.Errorf("Clamped = %v, want 1", c)
+	}
+	e.Set("HeadYaw/Position/Actuator", []Command{{0.5, 0}}, ClearAll)
+	steps(t, e, 30*ms)
+	if v := value(t, e, "HeadYaw/Position/Actuator"); math.Abs(v-5215*g) > 1e-12 || math.Abs(v-0.499982) > 1e-6 {
+		t.Errorf("HeadYaw asked 0.5 stores %v, want 5215 x gain = 0.499982", v)
+	}
+	for _, c := range []struct {
+		path string
+		want float64
+	}{
+		{"Ears/Led/Left/0Deg/Actuator", 0.4},
+		{"Face/Led/Red/Left/0Deg/Actuator", 25.0 / 63}, // 64 levels: 0.396825
+		{"ChestBoard/Led/Red/Actuator", 102.0 / 254},   // 0.401575
+	} {
+		e.Set(c.path, []Command{{0.4, 0}}, ClearAll)
+		steps(t, e, e.Now()+10*ms)
+		if v := value(t, e, c.path); math.Abs(v-c.want) > 1e-12 {
+			t.Errorf("%s asked 0.4 stores %v, want %v", c.path, v, c.want)
+		}
+	}
+}
+
+// --- Safety (§4), one test per rule ---
+
+func TestS1HardnessZeroFollowsSensor(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	if err := e.Inject("HeadYaw/Position/Sensor", 0.3); err != nil {
+		t.Fatal(err)
+	}
+	e.Set("HeadYaw/Position/Actuator", []Command{{-1, 0}}, ClearAll)
+	steps(t, e, 50*ms)
+	if v := value(t, e, "HeadYaw/Position/Actuator"); math.Abs(v-0.3) > 0.002 {
+		t.Fatalf("hardness 0: actuator %v, want the sensor's 0.3", v)
+	}
+	// Re-stiffening starts where the joint is: the dropped command does not return.
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	steps(t, e, 100*ms)
+	if v := value(t, e, "HeadYaw/Position/Actuator"); math.Abs(v-0.3) > 0.002 {
+		t.Errorf("after re-stiffening: actuator %v, want 0.3", v)
+	}
+}
+
+func TestS2UncalibratedJointHasNoHardness(t *testing.T) {
+	tree := NAOTree()
+	tree.Joint("HeadYaw").Sensor.Extra["jointZeroPosition"] = "0"
+	e := newEngine(t, tree)
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	steps(t, e, 50*ms)
+	if v := value(t, e, "HeadYaw/Hardness/Actuator"); v != 0 {
+		t.Errorf("hardness %v, want 0", v)
+	}
+	if c, _, _ := e.Memory().Get(SubPrefix + "HeadYaw/Hardness/Actuator/Clamped"); c != int64(1) {
+		t.Errorf("Clamped %v", c)
+	}
+	errs := e.Errors("HeadYaw/Hardness/Actuator")
+	if len(errs) != 1 || errs[0].Level != 4 {
+		t.Errorf("errors %v, want one level-4 entry", errs)
+	}
+	if v := value(t, e, "HeadPitch/Hardness/Actuator"); v != 0 {
+		t.Errorf("other joints unaffected: %v", v)
+	}
+}
+
+func TestS3LateLoopCutsHardnessThenRamps(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	h := "LKneePitch/Hardness/Actuator"
+	e.Set(h, []Command{{1, 0}}, ClearAll)
+	steps(t, e, 100*ms)
+	e.Step(610 * ms) // a 510 ms gap
+	if v := value(t, e, h); v != 0 {
+		t.Fatalf("after a 510 ms gap hardness %v, want 0", v)
+	}
+	if s := e.Stats(); s.HardnessCuts != 1 || s.LateCycles != 1 {
+		t.Errorf("stats %+v", s)
+	}
+	steps(t, e, 1610*ms)
+	if v := value(t, e, h); math.Abs(v-0.5) > 0.001 {
+		t.Errorf("1 s after recovery hardness %v, want 0.5", v)
+	}
+	steps(t, e, 2610*ms)
+	if v := value(t, e, h); v != 1 {
+		t.Errorf("2 s after recovery hardness %v, want 1", v)
+	}
+}
+
+func TestS3ShortGapChangesNothing(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	h := "LKneePitch/Hardness/Actuator"
+	e.Set(h, []Command{{1, 0}}, ClearAll)
+	steps(t, e, 100*ms)
+	e.Step(590 * ms) // a 490 ms gap
+	if v := value(t, e, h); v != 1 {
+		t.Errorf("after a 490 ms gap hardness %v, want 1", v)
+	}
+	if s := e.Stats(); s.HardnessCuts != 0 || s.LateCycles != 1 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestS4BoardWithoutFramesStopsDriving(t *testing.T) {
+	sim := NewSim()
+	sim.Speed = 1 // rad/s: a long move
+	e, err := NewEngine(NAOTree(), sim, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	e.Set("HeadYaw/Position/Actuator", []Command{{2, 0}}, ClearAll)
+	steps(t, e, 200*ms)
+	sim.DropDevice("HeadBoard", true)
+	dropAt := e.Now()
+	var stoppedAt time.Duration
+	last := sim.State("HeadYaw/Position/Sensor")
+	for now := dropAt + 10*ms; now <= dropAt+1000*ms; now += 10 * ms {
+		e.Step(now)
+		cur := sim.State("HeadYaw/Position/Sensor")
+		if cur == last && stoppedAt == 0 {
+			stoppedAt = now
+		}
+		if cur != last && stoppedAt != 0 {
+			t.Fatalf("moved again at %v", now)
+		}
+		last = cur
+	}
+	if d := stoppedAt - dropAt; d < S4Timeout || d > S4Timeout+20*ms {
+		t.Errorf("joint stopped %v after the drop, want 500 ms (+ 1 cycle)", d)
+	}
+	var level5 int
+	for _, x := range e.Errors("HeadBoard") {
+		if x.Level == 5 {
+			level5++
+		}
+	}
+	if level5 != 1 {
+		t.Errorf("%d level-5 entries, want 1: %v", level5, e.Errors("HeadBoard"))
+	}
+}
+
+// --- Backends (§5) ---
+
+func TestIdealSimulatorTrailsOneCycle(t *testing.T) {
+	sim := NewSim()
+	sim.Speed = math.Inf(1)
+	e, _ := NewEngine(NAOTree(), sim, Options{})
+	e.Set("HeadPitch/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	e.Set("HeadPitch/Position/Actuator", []Command{{0.5, 200 * ms}}, ClearAll)
+	prevAct := 0.0
+	step := 2 * math.Pi / 4096
+	for now := time.Duration(0); now <= 300*ms; now += 10 * ms {
+		e.Step(now)
+		sens := value(t, e, "HeadPitch/Position/Sensor")
+		if now > 10*ms && math.Abs(sens-prevAct) > step {
+			t.Fatalf("at %v sensor %v, previous actuator %v", now, sens, prevAct)
+		}
+		prevAct = value(t, e, "HeadPitch/Position/Actuator")
+	}
+}
+
+func TestSlewLimitAndHardnessZero(t *testing.T) {
+	e := newEngine(t, NAOTree()) // 5 rad/s: 0.05 rad per cycle
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+	e.Set("HeadYaw/Position/Actuator", []Command{{2, 0}}, ClearAll)
+	sim := e.Backend().(*Sim)
+	prev := sim.State("HeadYaw/Position/Sensor")
+	for now := time.Duration(0); now < 300*ms; now += 10 * ms {
+		e.Step(now)
+		cur := sim.State("HeadYaw/Position/Sensor")
+		if cur-prev > 0.05+1e-9 {
+			t.Fatalf("moved %v in one cycle", cur-prev)
+		}
+		prev = cur
+	}
+	// The joints reach their targets within the sensor's resolution.
+	steps(t, e, 1000*ms)
+	if v := value(t, e, "HeadYaw/Position/Sensor"); math.Abs(v-2) > 2*math.Pi/4096 {
+		t.Errorf("sensor %v, want 2 within one sensor step", v)
+	}
+	e2 := newEngine(t, NAOTree())
+	e2.Set("HeadYaw/Position/Actuator", []Command{{2, 0}}, ClearAll)
+	steps(t, e2, 300*ms)
+	if v := e2.Backend().(*Sim).State("HeadYaw/Position/Sensor"); v != 0 {
+		t.Errorf("hardness 0 moved the joint to %v", v)
+	}
+}
+
+func TestInjectAndStuckSensor(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	sim := e.Backend().(*Sim)
+	touch := "Head/Touch/Front/Sensor"
+	steps(t, e, 10*ms)
+	e.Inject(touch, 1)
+	if v := value(t, e, touch); v != 0 {
+		t.Errorf("injection visible before a cycle: %v", v)
+	}
+	steps(t, e, 20*ms)
+	if v := value(t, e, touch); v != 1 {
+		t.Errorf("after a cycle %v, want 1", v)
+	}
+	sim.StickSensor(touch, true)
+	e.Inject(touch, 0)
+	ack0, _, _ := e.Memory().Get(DevPrefix + "HeadTouchBoard/Ack")
+	steps(t, e, 100*ms)
+	ack1, _, _ := e.Memory().Get(DevPrefix + "HeadTouchBoard/Ack")
+	if v := value(t, e, touch); v != 1 {
+		t.Errorf("stuck sensor reads %v, want 1", v)
+	}
+	if ack1.(int64) <= ack0.(int64) {
+		t.Errorf("Ack did not grow while stuck: %v -> %v", ack0, ack1)
+	}
+}
+
+func TestDroppedDeviceNackAndErrors(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	sim := e.Backend().(*Sim)
+	steps(t, e, 50*ms)
+	sim.DropDevice("ChestBoard", true)
+	steps(t, e, 100*ms)
+	nack, _, _ := e.Memory().Get(DevPrefix + "ChestBoard/Nack")
+	if nack != int64(5) {
+		t.Errorf("Nack %v, want 5", nack)
+	}
+	errs := e.Errors("ChestBoard")
+	if len(errs) != 1 || errs[0].Level != 7 {
+		t.Fatalf("errors %v, want one level-7 entry", errs)
+	}
+	sim.DropDevice("ChestBoard", false)
+	steps(t, e, 200*ms)
+	if errs := e.Errors("ChestBoard"); len(errs) != 2 || errs[1].Level != 0 {
+		t.Errorf("errors %v, want level 0 when back", errs)
+	}
+	steps(t, e, 100*ms+ErrorKeep+10*ms)
+	if errs := e.Errors("ChestBoard"); len(errs) != 1 {
+		t.Errorf("after 30 s: %v", errs)
+	}
+	steps(t, e, 200*ms+ErrorKeep+10*ms)
+	if errs := e.Errors("ChestBoard"); len(errs) != 0 {
+		t.Errorf("after 30 s: %v", errs)
+	}
+}
+
+func TestStepMustIncreaseAndRunsAreIdentical(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	e.Step(10 * ms)
+	if err := e.Step(10 * ms); !errors.Is(err, ErrTimeNotIncreasing) {
+		t.Errorf("repeated Step: %v", err)
+	}
+	trace := func() []float64 {
+		e := newEngine(t, NAOTree())
+		e.Set("LShoulderPitch/Hardness/Actuator", []Command{{1, 0}}, ClearAll)
+		e.Set("LShoulderPitch/Position/Actuator", []Command{{1, 300 * ms}, {-1, 700 * ms}}, ClearAll)
+		var out []float64
+		for now := time.Duration(0); now <= time.Second; now += 10 * ms {
+			e.Step(now)
+			out = append(out, value(t, e, "LShoulderPitch/Position/Sensor"))
+		}
+		return out
+	}
+	if diff := cmp.Diff(trace(), trace()); diff != "" {
+		t.Errorf("two runs differ:\n%s", diff)
+	}
+}
+
+// slowBackend overruns every call until released.
+type slowBackend struct {
+	*Sim
+	release chan struct{}
+}
+
+func (b *slowBackend) Read(ctx context.Context, now time.Duration, f *SensorFrame) error {
+	<-b.release
+	return b.Sim.Read(ctx, now, f)
+}
+
+func TestOverrunningBackendIsNoAnswerWithoutStall(t *testing.T) {
+	b := &slowBackend{Sim: NewSim(), release: make(chan struct{})}
+	e, err := NewEngine(NAOTree(), b, Options{CallTimeout: 5 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for now := time.Duration(0); now <= 50*ms; now += 10 * ms {
+			e.Step(now)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the engine stalled on a backend that does not return")
+	}
+	close(b.release)
+	nack, _, _ := e.Memory().Get(DevPrefix + "ChestBoard/Nack")
+	if nack != int64(6) {
+		t.Errorf("Nack %v, want 6 (every cycle)", nack)
+	}
+}
