@@ -4,14 +4,12 @@ go 1.26.8
 
 require (
 	github.com/beevik/etree v1.8.1
+	github.com/google/go-cmp v0.7.0
 	github.com/yuin/gopher-lua v1.1.2
+	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.43.0
 )
 
-require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	go.uber.org/multierr v1.10.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-)
+require go.uber.org/multierr v1.10.0 // indirect

@@ -578,3 +578,12 @@ func (e *Engine) Run(ctx context.Context) error {
 
 // Close closes the backend.
 func (e *Engine) Close() error { return e.backend.Close() }
+
+// Truncate drops an actuator's buffered commands later than after.
+func (e *Engine) Truncate(s *SubDevice, after time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if a := e.acts[s.Handle]; a != nil {
+		a.truncate(after)
+	}
+}

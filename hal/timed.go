@@ -166,3 +166,14 @@ func quantize(s *SubDevice, v float64) (int32, float64) {
 	}
 	return int32(r), r*s.Gain + s.Offset
 }
+
+// truncate drops the buffered commands later than after.
+func (a *actuator) truncate(after time.Duration) {
+	keep := a.buf[:0]
+	for _, c := range a.buf {
+		if c.At <= after {
+			keep = append(keep, c)
+		}
+	}
+	a.buf = keep
+}
