@@ -23,6 +23,9 @@ type Event struct {
 	Text string
 	// ID names the widget of a "gui" event (an input's id or a button's label).
 	ID string
+	// Key is what rules match for device-layer events (sources "memory" and
+	// "motion"): a memory key, or "done:<motion>"; Text carries the data.
+	Key string
 	// From is the connection the event came from, for seat.reply; may be nil.
 	From Conn
 	// Time is when the event arrived.

@@ -139,12 +139,12 @@ func (m *Machine) installAPI() {
 		"set_text":    m.widgetSet("text", "set"),
 		"append_text": m.widgetSet("text", "append"),
 		"clear_text":  m.widgetSet("text", "clear"),
-		"get":         m.luaNoDevices("get"),
-		"set":         m.luaNoDevices("set"),
-		"set_timed":   m.luaNoDevices("set_timed"),
-		"motion":      m.luaNoDevices("motion"),
-		"subscribe":   m.luaNoDevices("subscribe"),
-		"unsubscribe": m.luaNoDevices("unsubscribe"),
+		"get":         m.luaGet,
+		"set":         m.luaSet,
+		"set_timed":   m.luaSetTimed,
+		"motion":      m.luaMotion,
+		"subscribe":   m.luaSubscribe,
+		"unsubscribe": m.luaUnsubscribe,
 	}
 	for name, fn := range fns {
 		api.RawSetString(name, L.NewFunction(fn))
@@ -297,13 +297,6 @@ func (m *Machine) widgetSet(kind, op string) lua.LGFunction {
 			m.values[w.Ref] = ""
 		}
 		m.notifyGUI(w.Ref, op, v)
-		return 0
-	}
-}
-
-func (m *Machine) luaNoDevices(name string) lua.LGFunction {
-	return func(L *lua.LState) int {
-		L.RaiseError("seat.%s needs the device layer, which this build does not have yet", name)
 		return 0
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/schema"
 )
 
@@ -22,6 +24,10 @@ type LoadOptions struct {
 	AllowShell bool
 	// ReadFile reads behavior, include and execfile files; os.ReadFile if nil.
 	ReadFile func(path string) ([]byte, error)
+	// ScriptsDir overrides where motion scripts are found (--scripts).
+	ScriptsDir string
+	// Tree overrides the device tree (--devices, already loaded).
+	Tree *hal.Tree
 }
 
 // Reserved names: globals seat defines, and event sources adaptors may not use.
@@ -37,7 +43,7 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 	if opts.ReadFile == nil {
 		opts.ReadFile = os.ReadFile
 	}
-	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}}
+	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}, scripts: map[string]*motion.Script{}}
 	prog := ld.load(filepath.Clean(path), nil)
 	ld.diags.Sort()
 	if ld.diags.HasErrors() || prog == nil {
@@ -69,6 +75,7 @@ type loader struct {
 	diags     schema.List
 	files     map[string]*parsedFile
 	validated map[string]bool
+	scripts   map[string]*motion.Script // parsed motion scripts by path; nil = failed
 }
 
 type parsedFile struct {
@@ -166,6 +173,7 @@ func (c *compiler) compile(root *schema.Node) {
 	c.adaptors = map[string]*AdaptorDecl{}
 	if general != nil {
 		c.declareGeneral(general)
+		c.setupDevices(general)
 	}
 	for _, n := range states {
 		c.declareState(n)
@@ -588,11 +596,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 			}
 		case "motion":
 			a.kind = actMotion
-			a.motion = map[string]string{}
-			for _, at := range ch.Attrs {
-				a.motion[at.Name] = at.Value
-			}
-			c.checkMotion(ch)
+			a.motion = c.motion(ch)
 		default:
 			continue
 		}
@@ -657,39 +661,6 @@ func (c *compiler) adaptorNames() []string {
 		out = append(out, n)
 	}
 	return out
-}
-
-func (c *compiler) checkMotion(n *schema.Node) {
-	if n.Has("duration") && n.Has("multiplier") {
-		a, _ := n.Attr("multiplier")
-		c.errorf(a.Pos, "<motion> takes duration or multiplier, not both")
-	}
-	for _, attr := range []string{"script", "stop"} {
-		a, ok := n.Attr(attr)
-		if !ok {
-			continue
-		}
-		for _, name := range strings.Split(a.Value, ",") {
-			name = strings.TrimSpace(name)
-			switch {
-			case name == "" && attr == "script":
-				c.errorf(a.ValuePos, "<motion> %s %q names an empty script", attr, a.Value)
-			case filepath.IsAbs(name) || strings.HasPrefix(name, "/"):
-				c.errorf(a.ValuePos, "<motion> %s %q: absolute paths are not allowed; name scripts in the scripts directory", attr, name)
-			case hasDotDot(name):
-				c.errorf(a.ValuePos, "<motion> %s %q: \"..\" is not allowed; name scripts in the scripts directory", attr, name)
-			}
-		}
-	}
-}
-
-func hasDotDot(p string) bool {
-	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if part == ".." {
-			return true
-		}
-	}
-	return false
 }
 
 // execfile reads and compiles a Lua file named relative to the behavior.

@@ -40,6 +40,9 @@ type Options struct {
 	AllowShell bool
 	// Tuning is passed to every adaptor.
 	Tuning adaptors.Tuning
+	// Devices is the device layer; without it <motion> and the device
+	// functions of the seat table fail with a logged error.
+	Devices *Devices
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
@@ -70,6 +73,8 @@ type Machine struct {
 	adMu     sync.RWMutex
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
+
+	dev *devLink
 
 	cur       *State
 	stack     []*State
@@ -259,6 +264,7 @@ func (m *Machine) Run(ctx context.Context) error {
 		m.closeAdaptors()
 		return err
 	}
+	m.startDevices()
 	m.enterInitial()
 	close(m.ready)
 	timer := m.clock.NewTimer(time.Hour)
@@ -354,6 +360,7 @@ func (m *Machine) shutdown() {
 		m.inExit = false
 		m.req = nil
 	}
+	m.stopDevices()
 	m.closeAdaptors()
 	m.log.Info("stopped", zap.String("state", m.State()))
 }
@@ -476,7 +483,9 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		ran = m.handleWidget(cc, w)
 	} else {
 		lookup := ev.Text
-		if i := strings.IndexByte(lookup, ','); i >= 0 {
+		if ev.Source == "memory" || ev.Source == "motion" {
+			lookup = ev.Key
+		} else if i := strings.IndexByte(lookup, ','); i >= 0 {
 			lookup = lookup[:i]
 		}
 		ran = m.matchKeyed(cc, ev.Source, lookup)
@@ -728,8 +737,7 @@ func (m *Machine) runList(list []action, cc *callCtx) *request {
 				return m.takeRequest(false)
 			}
 		case actMotion:
-			m.log.Warn("<motion> needs the device layer, which this build does not have yet; skipped",
-				zap.String("at", a.pos.String()), zap.String("script", a.motion["script"]))
+			m.runMotion(a)
 		}
 	}
 	return m.takeRequest(true)

@@ -7,22 +7,43 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/schema"
 )
+
+// motionDecl is a compiled <motion> action.
+type motionDecl struct {
+	name       string
+	scripts    []*motion.Script
+	stop       []*motion.Script
+	priority   int
+	duration   time.Duration
+	multiplier float64
+	start      time.Duration
+	timeout    time.Duration
+}
 
 // Program is a compiled behavior: immutable once Load returns, so one
 // Program may back several machines.
 type Program struct {
-	File     string
-	Name     string
-	Rate     float64
-	Devices  string
-	Scripts  string
-	Adaptors []AdaptorDecl
-	Setup    []setupItem
-	General  *Scope
-	States   []*State
-	Initial  *State
+	File    string
+	Name    string
+	Rate    float64
+	Devices string // general@devices, as written
+	Scripts string // general@scripts, as written
+	// Tree is the device tree: LoadOptions.Tree, else general@devices, else
+	// the built-in NAO tree.
+	Tree *hal.Tree
+	// ScriptsDir is where motion script names resolve; Servos maps servo
+	// ids to joints (defaults, overridden by servos.yaml in ScriptsDir).
+	ScriptsDir string
+	Servos     map[int]motion.Mapping
+	Adaptors   []AdaptorDecl
+	Setup      []setupItem
+	General    *Scope
+	States     []*State
+	Initial    *State
 	// Diagnostics holds the warnings of a successful load.
 	Diagnostics schema.List
 
@@ -152,7 +173,7 @@ type action struct {
 	fn     transFunc
 	target *State
 	chunks []*chunk // script: execfile, then text
-	motion map[string]string
+	motion *motionDecl
 	// inExit marks a statetransition written in onexit: refused at run time.
 	inExit bool
 }

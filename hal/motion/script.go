@@ -219,10 +219,16 @@ func Resolve(dir, name string) (string, error) {
 	return filepath.Join(dir, name), nil
 }
 
-// CheckRanges reports targets whose joint value falls outside the joint's
-// Min and Max in tree (a warning: the engine clamps).
+// CheckRanges reports, once per servo, targets whose joint value falls
+// outside the joint's Min and Max (a warning: the engine clamps).
 func CheckRanges(s *Script, servos map[int]Mapping, limits func(joint string) (min, max float64, ok bool)) schema.List {
-	var diags schema.List
+	type out struct {
+		first         Target
+		lo, hi, worst float64
+		n             int
+	}
+	found := map[int]*out{}
+	var order []int
 	for _, f := range s.Frames {
 		for _, t := range f.Targets {
 			m, ok := servos[t.Servo]
@@ -231,10 +237,27 @@ func CheckRanges(s *Script, servos map[int]Mapping, limits func(joint string) (m
 			}
 			v := m.Scale*t.Position + m.Offset
 			lo, hi, ok := limits(m.Joint)
-			if ok && (v < lo-1e-9 || v > hi+1e-9) {
-				diags.Warnf(t.Pos, "%s position %g maps to %s %g, outside %g..%g: it will be clamped", t.ID, t.Position, m.Joint, v, lo, hi)
+			if !ok || (v >= lo-1e-9 && v <= hi+1e-9) {
+				continue
+			}
+			o := found[t.Servo]
+			if o == nil {
+				o = &out{first: t, lo: lo, hi: hi, worst: v}
+				found[t.Servo] = o
+				order = append(order, t.Servo)
+			}
+			o.n++
+			if math.Abs(v-(lo+hi)/2) > math.Abs(o.worst-(lo+hi)/2) {
+				o.worst = v
 			}
 		}
+	}
+	var diags schema.List
+	for _, id := range order {
+		o := found[id]
+		m := servos[id]
+		diags.Warnf(o.first.Pos, "%s reaches %s %.4g (%d target(s)), outside its range %g..%g: the engine clamps it",
+			o.first.ID, m.Joint, o.worst, o.n, o.lo, o.hi)
 	}
 	return diags
 }

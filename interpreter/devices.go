@@ -1,0 +1,511 @@
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
+)
+
+// Devices is the device layer a machine drives: the engine and the motion
+// player over it. Several machines may share one.
+type Devices struct {
+	Engine *hal.Engine
+	Player *motion.Player
+}
+
+// memoryBuffer is the event buffer of each memory subscription.
+const memoryBuffer = 256
+
+// devLink is a running machine's connection to the device layer.
+type devLink struct {
+	dev     *Devices
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	subs    map[string]*hal.Subscription
+	events  chan motion.Event
+	motions []*motion.Motion
+	scripts map[string]*motion.Script
+}
+
+// startDevices subscribes to the memory keys of source="memory" rules and
+// forwards memory and motion events to the machine's queue.
+func (m *Machine) startDevices() {
+	if m.opts.Devices == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.dev = &devLink{dev: m.opts.Devices, ctx: ctx, cancel: cancel, subs: map[string]*hal.Subscription{},
+		events: make(chan motion.Event, 256), scripts: map[string]*motion.Script{}}
+	for _, p := range memoryPrefixes(m.prog) {
+		m.subscribe(p)
+	}
+	m.dev.wg.Add(1)
+	go func() {
+		defer m.dev.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e := <-m.dev.events:
+				if err := m.Deliver(ctx, adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text}); err != nil {
+					return
+				}
+			}
+		}
+	}()
+}
+
+// stopDevices stops this behavior's motions and its event forwarding.
+func (m *Machine) stopDevices() {
+	if m.dev == nil {
+		return
+	}
+	m.dev.mu.Lock()
+	for _, mo := range m.dev.motions {
+		mo.Stop(false)
+	}
+	for _, s := range m.dev.subs {
+		s.Close()
+	}
+	m.dev.subs = map[string]*hal.Subscription{}
+	m.dev.mu.Unlock()
+	m.dev.cancel()
+	m.dev.wg.Wait()
+}
+
+// memoryPrefixes returns the literal leading parts of the keys of
+// source="memory" rules, without prefixes covered by shorter ones.
+func memoryPrefixes(p *Program) []string {
+	var all []string
+	for _, r := range p.rules {
+		for _, w := range r.Words {
+			if w.Source != "memory" {
+				continue
+			}
+			lit := w.Text
+			if i := strings.IndexAny(lit, `\.+*?{}^$`); i >= 0 {
+				lit = lit[:i]
+			}
+			all = append(all, lit)
+		}
+	}
+	var out []string
+	for _, a := range all {
+		covered := false
+		for _, b := range all {
+			if b != a && strings.HasPrefix(a, b) || b == a && contains(out, a) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Machine) subscribe(prefix string) {
+	d := m.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.subs[prefix]; ok {
+		return
+	}
+	sub := d.dev.Engine.Memory().Subscribe(prefix, memoryBuffer)
+	d.subs[prefix] = sub
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		for e := range sub.C() {
+			if err := m.Deliver(d.ctx, adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text()}); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+func (m *Machine) unsubscribe(prefix string) bool {
+	d := m.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sub, ok := d.subs[prefix]
+	if ok {
+		sub.Close()
+		delete(d.subs, prefix)
+	}
+	return ok
+}
+
+// notifyMotion is the player's callback: it must not block.
+func (m *Machine) notifyMotion(e motion.Event) {
+	select {
+	case m.dev.events <- e:
+	default:
+		m.log.Error("motion event dropped: the behavior is not keeping up", zap.String("key", e.Key()))
+	}
+}
+
+// play starts a motion for this behavior.
+func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
+	if m.dev == nil {
+		return nil, fmt.Errorf("no device layer")
+	}
+	req.Owner = m.prog.Name
+	req.Notify = m.notifyMotion
+	req.Start += m.dev.dev.Engine.Now()
+	mo, err := m.dev.dev.Player.Play(req)
+	if err != nil {
+		return nil, err
+	}
+	m.dev.mu.Lock()
+	m.dev.motions = append(m.dev.motions, mo)
+	m.dev.mu.Unlock()
+	m.log.Info("motion", zap.String("name", mo.Name()), zap.Int("priority", req.Priority))
+	return mo, nil
+}
+
+// runMotion runs a <motion> action.
+func (m *Machine) runMotion(a *action) {
+	d := a.motion
+	_, err := m.play(motion.Request{Name: d.name, Priority: d.priority, Scripts: d.scripts, Duration: d.duration,
+		Multiplier: d.multiplier, Start: d.start, Timeout: d.timeout, StopPose: d.stop})
+	if err != nil {
+		m.log.Error("motion failed", zap.String("at", a.pos.String()), zap.Error(err))
+	}
+}
+
+func (m *Machine) devicesOrError(L *lua.LState, fn string) *Devices {
+	if m.dev == nil {
+		L.RaiseError("seat.%s: no device layer in this run", fn)
+	}
+	return m.dev.dev
+}
+
+// luaGet is seat.get(key): value and age in ms, nil if unknown.
+func (m *Machine) luaGet(L *lua.LState) int {
+	dev := m.devicesOrError(L, "get")
+	key := L.CheckString(1)
+	if s, ok := dev.Engine.Tree().Resolve(key); ok && isValueKey(key) {
+		key = s.Key("Value")
+	}
+	v, at, ok := dev.Engine.Memory().Get(key)
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(toLua(L, v))
+	L.Push(lua.LNumber(float64(dev.Engine.Now()-at) / float64(time.Millisecond)))
+	return 2
+}
+
+// isValueKey reports whether a key names a subdevice's Value: its path,
+// with or without the prefix and "/Value".
+func isValueKey(key string) bool {
+	return !strings.HasPrefix(key, "Device/") || strings.HasPrefix(key, hal.SubPrefix)
+}
+
+// luaSet is seat.set(key, v [, ms]).
+func (m *Machine) luaSet(L *lua.LState) int {
+	dev := m.devicesOrError(L, "set")
+	key := L.CheckString(1)
+	if s, ok := dev.Engine.Tree().Resolve(key); ok && isValueKey(key) {
+		v := float64(L.CheckNumber(2))
+		if !s.IsActuator() {
+			if err := dev.Engine.Inject(s.Name, v); err != nil {
+				L.RaiseError("seat.set: %v", err)
+			}
+			return 0
+		}
+		m.checkJointFree(L, s)
+		at := dev.Engine.Now() + time.Duration(float64(L.OptNumber(3, 0))*float64(time.Millisecond))
+		if err := dev.Engine.SetSub(s, []hal.Command{{Value: v, At: at}}, hal.ClearAll); err != nil {
+			L.RaiseError("seat.set: %v", err)
+		}
+		return 0
+	}
+	if strings.HasPrefix(key, "Device/") {
+		L.RaiseError("seat.set: %q is device configuration and cannot be set", key)
+	}
+	if err := dev.Engine.Memory().Set(key, fromLua(L.Get(2))); err != nil {
+		L.RaiseError("seat.set: %v", err)
+	}
+	return 0
+}
+
+// checkJointFree refuses writes to a joint another behavior's motion holds.
+func (m *Machine) checkJointFree(L *lua.LState, s *hal.SubDevice) {
+	p := m.dev.dev.Player
+	if p == nil {
+		return
+	}
+	if j := p.JointOf(s); j != "" {
+		if owner, held := p.Owner(j); held && owner != m.prog.Name {
+			L.RaiseError("seat.set: joint %s is held by a motion of %q", j, owner)
+		}
+	}
+}
+
+// luaSetTimed is seat.set_timed(key, {{v, ms}, ...} [, mode]).
+func (m *Machine) luaSetTimed(L *lua.LState) int {
+	dev := m.devicesOrError(L, "set_timed")
+	key := L.CheckString(1)
+	tbl := L.CheckTable(2)
+	mode := hal.ClearAll
+	if L.GetTop() >= 3 {
+		var err error
+		if mode, err = hal.ParseMode(L.CheckString(3)); err != nil {
+			L.ArgError(3, err.Error())
+		}
+	}
+	s, ok := dev.Engine.Tree().Resolve(key)
+	if !ok || !s.IsActuator() {
+		L.RaiseError("seat.set_timed: %q is not an actuator", key)
+	}
+	m.checkJointFree(L, s)
+	now := dev.Engine.Now()
+	var cmds []hal.Command
+	tbl.ForEach(func(_, v lua.LValue) {
+		pair, ok := v.(*lua.LTable)
+		if !ok {
+			L.ArgError(2, "want a list of {value, ms} pairs")
+		}
+		val, okv := pair.RawGetInt(1).(lua.LNumber)
+		ms, okm := pair.RawGetInt(2).(lua.LNumber)
+		if !okv || !okm {
+			L.ArgError(2, "want a list of {value, ms} pairs")
+		}
+		cmds = append(cmds, hal.Command{Value: float64(val), At: now + time.Duration(float64(ms)*float64(time.Millisecond))})
+	})
+	if err := dev.Engine.SetSub(s, cmds, mode); err != nil {
+		L.RaiseError("seat.set_timed: %v", err)
+	}
+	return 0
+}
+
+func (m *Machine) luaSubscribe(L *lua.LState) int {
+	m.devicesOrError(L, "subscribe")
+	m.subscribe(L.CheckString(1))
+	return 0
+}
+
+func (m *Machine) luaUnsubscribe(L *lua.LState) int {
+	m.devicesOrError(L, "unsubscribe")
+	L.Push(lua.LBool(m.unsubscribe(L.CheckString(1))))
+	return 1
+}
+
+// luaMotion is seat.motion{scripts=..., name=..., priority=..., ...}: it
+// returns a handle with stop, cursor, commands and name.
+func (m *Machine) luaMotion(L *lua.LState) int {
+	m.devicesOrError(L, "motion")
+	opts := L.CheckTable(1)
+	num := func(k string, def float64) float64 {
+		switch v := opts.RawGetString(k).(type) {
+		case lua.LNumber:
+			return float64(v)
+		case *lua.LNilType:
+			return def
+		default:
+			L.ArgError(1, k+" must be a number")
+		}
+		return def
+	}
+	msec := func(k string, def float64) time.Duration {
+		return time.Duration(num(k, def) * float64(time.Millisecond))
+	}
+	req := motion.Request{
+		Priority:   int(num("priority", 0)),
+		Duration:   msec("duration", 0),
+		Multiplier: num("multiplier", 0),
+		Start:      msec("start", 0),
+		Timeout:    msec("timeout", float64(motion.DefaultTimeout/time.Millisecond)),
+	}
+	if n, ok := opts.RawGetString("name").(lua.LString); ok {
+		req.Name = string(n)
+	}
+	req.Scripts = m.luaScripts(L, opts.RawGetString("scripts"), "scripts")
+	if len(req.Scripts) == 0 {
+		L.ArgError(1, "scripts is required")
+	}
+	if stop := opts.RawGetString("stop"); stop != lua.LNil {
+		req.StopPose = m.luaScripts(L, stop, "stop")
+	}
+	mo, err := m.play(req)
+	if err != nil {
+		L.RaiseError("seat.motion: %v", err)
+	}
+	L.Push(m.motionHandle(L, mo))
+	return 1
+}
+
+// luaScripts reads script names or inline scripts (tables of frames).
+func (m *Machine) luaScripts(L *lua.LState, v lua.LValue, field string) []*motion.Script {
+	var items []lua.LValue
+	switch x := v.(type) {
+	case lua.LString:
+		for _, n := range strings.Split(string(x), ",") {
+			items = append(items, lua.LString(strings.TrimSpace(n)))
+		}
+	case *lua.LTable:
+		x.ForEach(func(_, item lua.LValue) { items = append(items, item) })
+	default:
+		L.ArgError(1, field+" must be a name, a list of names or a list of inline scripts")
+	}
+	var out []*motion.Script
+	for i, item := range items {
+		switch x := item.(type) {
+		case lua.LString:
+			s, err := m.namedScript(string(x))
+			if err != nil {
+				L.RaiseError("seat.motion: %v", err)
+			}
+			out = append(out, s)
+		case *lua.LTable:
+			data, err := json.Marshal(fromLua(x))
+			if err != nil {
+				L.RaiseError("seat.motion: inline script %d: %v", i+1, err)
+			}
+			s, diags := motion.Parse(fmt.Sprintf("inline script %d", i+1), data)
+			if s == nil {
+				L.RaiseError("seat.motion: %v", diags)
+			}
+			s.Name = fmt.Sprintf("inline%d", i+1)
+			out = append(out, s)
+		default:
+			L.ArgError(1, field+" entries must be names or tables")
+		}
+	}
+	return out
+}
+
+// namedScript loads a script by name from the scripts directory, once.
+func (m *Machine) namedScript(name string) (*motion.Script, error) {
+	path, err := motion.Resolve(m.prog.ScriptsDir, name)
+	if err != nil {
+		return nil, err
+	}
+	m.dev.mu.Lock()
+	s := m.dev.scripts[path]
+	m.dev.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("script %q: %w", name, err)
+	}
+	s, diags := motion.Parse(path, data)
+	if s == nil {
+		return nil, diags
+	}
+	m.dev.mu.Lock()
+	m.dev.scripts[path] = s
+	m.dev.mu.Unlock()
+	return s, nil
+}
+
+func (m *Machine) motionHandle(L *lua.LState, mo *motion.Motion) *lua.LTable {
+	h := L.NewTable()
+	h.RawSetString("name", lua.LString(mo.Name()))
+	h.RawSetString("stop", L.NewFunction(func(L *lua.LState) int {
+		mo.Stop(lua.LVAsBool(L.Get(2)))
+		return 0
+	}))
+	h.RawSetString("cursor", L.NewFunction(func(L *lua.LState) int {
+		k, since := mo.Cursor()
+		L.Push(lua.LNumber(k))
+		L.Push(lua.LNumber(float64(since) / float64(time.Millisecond)))
+		return 2
+	}))
+	h.RawSetString("commands", L.NewFunction(func(L *lua.LState) int {
+		list := L.NewTable()
+		for _, c := range mo.Commands() {
+			t := L.NewTable()
+			t.RawSetString("motion", lua.LString(c.Motion))
+			t.RawSetString("servo", lua.LString(c.Servo))
+			t.RawSetString("joint", lua.LString(c.Joint))
+			t.RawSetString("position", lua.LNumber(c.Position))
+			t.RawSetString("gain", lua.LNumber(c.Gain))
+			t.RawSetString("torque", lua.LNumber(c.Torque))
+			t.RawSetString("time", lua.LNumber(float64(c.Time)/float64(time.Millisecond)))
+			list.Append(t)
+		}
+		L.Push(list)
+		return 1
+	}))
+	return h
+}
+
+// toLua converts a memory value for Lua.
+func toLua(L *lua.LState, v any) lua.LValue {
+	switch x := v.(type) {
+	case float64:
+		return lua.LNumber(x)
+	case int64:
+		return lua.LNumber(x)
+	case int:
+		return lua.LNumber(x)
+	case bool:
+		return lua.LBool(x)
+	case string:
+		return lua.LString(x)
+	case []any:
+		t := L.NewTable()
+		for _, e := range x {
+			t.Append(toLua(L, e))
+		}
+		return t
+	}
+	return lua.LString(fmt.Sprint(v))
+}
+
+// fromLua converts a Lua value to a memory value: numbers, booleans,
+// strings, and tables as lists (a table with keys as a map).
+func fromLua(v lua.LValue) any {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return float64(x)
+	case lua.LBool:
+		return bool(x)
+	case lua.LString:
+		return string(x)
+	case *lua.LTable:
+		if n := x.Len(); n > 0 {
+			out := make([]any, 0, n)
+			for i := 1; i <= n; i++ {
+				out = append(out, fromLua(x.RawGetInt(i)))
+			}
+			return out
+		}
+		out := map[string]any{}
+		x.ForEach(func(k, v lua.LValue) { out[k.String()] = fromLua(v) })
+		if len(out) == 0 {
+			return []any{} // an empty table is an empty list
+		}
+		return out
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package interpreter
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/schema"
+)
+
+// DefaultScriptsDir is where motion scripts are found when neither
+// --scripts, general@scripts nor a scripts/ directory beside the behavior
+// says otherwise.
+const DefaultScriptsDir = "examples/scripts"
+
+// setupDevices resolves the device tree, the scripts directory and the
+// servo mapping of a behavior (DEVICES.md §1.1, §6).
+func (c *compiler) setupDevices(g *schema.Node) {
+	p := c.prog
+	dir := filepath.Dir(c.file)
+	switch {
+	case c.ld.opts.Tree != nil:
+		p.Tree = c.ld.opts.Tree
+	case p.Devices != "":
+		a, _ := g.Attr("devices")
+		path := filepath.Join(dir, p.Devices)
+		data, err := c.ld.opts.ReadFile(path)
+		if err != nil {
+			c.errorf(a.ValuePos, "devices %q: %v", p.Devices, unwrapPathError(err))
+			break
+		}
+		tree, diags := hal.LoadTree(path, data)
+		c.ld.diags.Add(diags)
+		p.Tree = tree
+	}
+	if p.Tree == nil {
+		p.Tree = hal.NAOTree()
+	}
+	switch {
+	case c.ld.opts.ScriptsDir != "":
+		p.ScriptsDir = c.ld.opts.ScriptsDir
+	case p.Scripts != "":
+		p.ScriptsDir = filepath.Join(dir, p.Scripts)
+	default:
+		p.ScriptsDir = filepath.Join(dir, "scripts")
+		if fi, err := os.Stat(p.ScriptsDir); err != nil || !fi.IsDir() {
+			p.ScriptsDir = DefaultScriptsDir
+		}
+	}
+	p.Servos = motion.DefaultServos()
+	servosFile := filepath.Join(p.ScriptsDir, "servos.yaml")
+	if data, err := c.ld.opts.ReadFile(servosFile); err == nil {
+		m, diags := motion.LoadServos(servosFile, data, p.Tree)
+		c.ld.diags.Add(diags)
+		if m != nil {
+			p.Servos = m
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		c.errorf(g.Pos, "%s: %v", servosFile, err)
+	}
+	if err := motion.CheckMapping(p.Servos, p.Tree); err != nil {
+		c.errorf(g.Pos, "%v", err)
+	}
+}
+
+// motion compiles a <motion> action: its scripts are found, parsed and
+// checked (mapping and joint ranges) now.
+func (c *compiler) motion(n *schema.Node) *motionDecl {
+	d := &motionDecl{name: n.AttrValue("name"), multiplier: 0, timeout: motion.DefaultTimeout}
+	ms := func(attr string) time.Duration {
+		v, err := strconv.Atoi(strings.TrimSpace(n.AttrValue(attr)))
+		if err != nil {
+			return 0 // reported by schema.Check
+		}
+		return time.Duration(v) * time.Millisecond
+	}
+	d.priority, _ = strconv.Atoi(strings.TrimSpace(n.AttrValue("priority")))
+	d.duration, d.start = ms("duration"), ms("start")
+	if n.Has("timeout") {
+		d.timeout = ms("timeout")
+	}
+	if v, ok := schema.ParseNumber(n.AttrValue("multiplier")); ok {
+		d.multiplier = v
+	}
+	if n.Has("duration") && n.Has("multiplier") {
+		a, _ := n.Attr("multiplier")
+		c.errorf(a.Pos, "<motion> takes duration or multiplier, not both")
+	}
+	if a, ok := n.Attr("script"); ok {
+		d.scripts = c.scripts(a)
+	}
+	if a, ok := n.Attr("stop"); ok {
+		d.stop = c.scripts(a)
+	}
+	if d.name == "" {
+		names := make([]string, 0, len(d.scripts))
+		for _, s := range d.scripts {
+			names = append(names, s.Name)
+		}
+		d.name = strings.Join(names, "-")
+	}
+	return d
+}
+
+// scripts resolves and parses a comma-separated list of script names.
+func (c *compiler) scripts(a schema.Attr) []*motion.Script {
+	var out []*motion.Script
+	for _, name := range strings.Split(a.Value, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			c.errorf(a.ValuePos, "<motion> %s %q names an empty script", a.Name, a.Value)
+			continue
+		}
+		path, err := motion.Resolve(c.prog.ScriptsDir, name)
+		if err != nil {
+			c.errorf(a.ValuePos, "<motion> %s %v", a.Name, err)
+			continue
+		}
+		s, seen := c.ld.scripts[path]
+		if !seen {
+			s = c.parseScript(a, name, path)
+			c.ld.scripts[path] = s
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *compiler) parseScript(a schema.Attr, name, path string) *motion.Script {
+	data, err := c.ld.opts.ReadFile(path)
+	if err != nil {
+		c.errorf(a.ValuePos, "<motion> %s %q: %v (scripts directory %s)", a.Name, name, unwrapPathError(err), c.prog.ScriptsDir)
+		return nil
+	}
+	s, diags := motion.Parse(path, data)
+	c.ld.diags.Add(diags)
+	if s == nil {
+		c.errorf(a.ValuePos, "<motion> %s %q has errors", a.Name, name)
+		return nil
+	}
+	tree := c.prog.Tree
+	c.ld.diags.Add(motion.CheckRanges(s, c.prog.Servos, func(j string) (float64, float64, bool) {
+		if jt := tree.Joint(j); jt != nil {
+			return jt.Position.Min, jt.Position.Max, true
+		}
+		return 0, 0, false
+	}))
+	return s
+}
