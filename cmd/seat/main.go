@@ -57,11 +57,13 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `seat checks and runs SEATML behavior files.
 
 Usage:
-  seat check [--allow-shell] FILE...   validate files; exit 1 on any error
-  seat run [flags] FILE                run a behavior
+  seat check [flags] FILE...     validate behavior files; exit 1 on any error
+  seat run [flags] FILE          run a behavior on the simulated robot
+  seat motion check FILE...      validate motion scripts
+  seat motion play FILE          play a motion script, print the trajectory as CSV
   seat version
 
-Run "seat run -h" for the flags of run.
+Run "seat COMMAND -h" for the flags of a command.
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return check(args[1:], stdout, stderr)
 	case "run":
 		return runBehavior(ctx, args[1:], stdin, stdout, stderr)
+	case "motion":
+		return motionCmd(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "seat", version)
 		return nil
@@ -91,6 +95,8 @@ func check(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	allowShell := fs.Bool("allow-shell", false, "accept <shell> actions")
+	var dev deviceFlags
+	dev.register(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return exitStatus(2)
 	}
@@ -98,9 +104,13 @@ func check(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "seat check: no files given")
 		return exitStatus(2)
 	}
+	opts, ok := dev.loadOptions(*allowShell, stderr)
+	if !ok {
+		return exitStatus(1)
+	}
 	failed := false
 	for _, file := range fs.Args() {
-		_, diags := interpreter.Load(file, interpreter.LoadOptions{AllowShell: *allowShell})
+		_, diags := interpreter.Load(file, opts)
 		printDiags(stderr, diags)
 		if diags.HasErrors() {
 			failed = true
@@ -126,6 +136,8 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	logFormat := fs.String("log-format", "console", "log format: console or json")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
+	var dev deviceFlags
+	dev.register(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: seat run [flags] FILE")
 		fs.PrintDefaults()
@@ -147,13 +159,33 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	defer func() { _ = log.Sync() }()
 
 	file := fs.Arg(0)
-	prog, diags := interpreter.Load(file, interpreter.LoadOptions{AllowShell: *allowShell})
+	opts, ok := dev.loadOptions(*allowShell, stderr)
+	if !ok {
+		return exitStatus(1)
+	}
+	prog, diags := interpreter.Load(file, opts)
 	printDiags(stderr, diags)
 	if prog == nil {
 		return exitStatus(1)
 	}
+	devices, err := dev.startDevices(prog)
+	if err != nil {
+		fmt.Fprintln(stderr, "seat run:", err)
+		return exitStatus(2)
+	}
+	engineCtx, stopEngine := context.WithCancel(context.Background())
+	engineDone := make(chan error, 1)
+	go func() { engineDone <- devices.Engine.Run(engineCtx) }()
+	defer func() {
+		stopEngine()
+		if err := <-engineDone; err != nil {
+			log.Error("device layer", zap.Error(err))
+		}
+		_ = devices.Engine.Close()
+	}()
 	m, err := interpreter.New(prog, interpreter.Options{
 		Log: log, ScriptTimeout: *scriptTimeout, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell,
+		Devices: devices,
 	})
 	if err != nil {
 		log.Error("start-up failed", zap.String("error", err.Error()))

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter"
+)
+
+// deviceFlags are the device-layer flags of run and check.
+type deviceFlags struct {
+	devices  string
+	scripts  string
+	period   time.Duration
+	simSpeed string
+	hardness float64
+}
+
+func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
+	fs.StringVar(&d.devices, "devices", "", "device file (default: general@devices, else the built-in NAO tree)")
+	fs.StringVar(&d.scripts, "scripts", "", "motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+interpreter.DefaultScriptsDir+")")
+	if running {
+		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "control period of the device layer")
+		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "simulated joint speed in rad/s, or inf")
+		fs.Float64Var(&d.hardness, "motion-hardness", 1, "hardness of a motion target with torque 100")
+	}
+}
+
+// loadOptions turns the flags into load options, reading --devices.
+func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (interpreter.LoadOptions, bool) {
+	opts := interpreter.LoadOptions{AllowShell: allowShell, ScriptsDir: d.scripts}
+	if d.devices == "" {
+		return opts, true
+	}
+	data, err := os.ReadFile(d.devices)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: cannot read device file: %v\n", d.devices, unwrap(err))
+		return opts, false
+	}
+	tree, diags := hal.LoadTree(d.devices, data)
+	printDiags(stderr, diags)
+	opts.Tree = tree
+	return opts, tree != nil
+}
+
+func unwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (d *deviceFlags) speed() (float64, error) {
+	if strings.EqualFold(d.simSpeed, "inf") {
+		return math.Inf(1), nil
+	}
+	v, err := strconv.ParseFloat(d.simSpeed, 64)
+	if err != nil || !(v > 0) {
+		return 0, fmt.Errorf("--sim-speed %q: want a number of rad/s greater than 0, or inf", d.simSpeed)
+	}
+	return v, nil
+}
+
+// startDevices builds the simulated device layer for a program.
+func (d *deviceFlags) startDevices(prog *interpreter.Program) (*interpreter.Devices, error) {
+	speed, err := d.speed()
+	if err != nil {
+		return nil, err
+	}
+	sim := hal.NewSim()
+	sim.Speed = speed
+	e, err := hal.NewEngine(prog.Tree, sim, hal.Options{Period: d.period})
+	if err != nil {
+		return nil, err
+	}
+	p, err := motion.NewPlayer(e, prog.Servos, d.hardness)
+	if err != nil {
+		return nil, err
+	}
+	return &interpreter.Devices{Engine: e, Player: p}, nil
+}
+
+const motionUsage = `Usage:
+  seat motion check [--devices FILE] [--scripts DIR] FILE...
+      validate motion scripts; exit 1 on any error
+  seat motion play [flags] FILE
+      play a script on the simulator and print the joint trajectory as CSV
+`
+
+func motionCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, motionUsage)
+		return exitStatus(2)
+	}
+	switch args[0] {
+	case "check":
+		return motionCheck(args[1:], stderr)
+	case "play":
+		return motionPlay(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "seat motion: unknown command %q\n\n%s", args[0], motionUsage)
+	return exitStatus(2)
+}
+
+// motionSetup reads --devices and the servo mapping of --scripts (or of
+// each script's own directory).
+func motionSetup(fs *flag.FlagSet, args []string, stderr io.Writer) (*hal.Tree, *deviceFlags, bool) {
+	var d deviceFlags
+	d.register(fs, false)
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, false
+	}
+	opts, ok := d.loadOptions(false, stderr)
+	if !ok {
+		return nil, nil, false
+	}
+	tree := opts.Tree
+	if tree == nil {
+		tree = hal.NAOTree()
+	}
+	return tree, &d, true
+}
+
+func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Mapping, bool) {
+	path := filepath.Join(dir, "servos.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return motion.DefaultServos(), true
+	}
+	m, diags := motion.LoadServos(path, data, tree)
+	printDiags(stderr, diags)
+	return m, m != nil
+}
+
+func motionCheck(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("motion check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tree, d, ok := motionSetup(fs, args, stderr)
+	if !ok {
+		return exitStatus(2)
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "seat motion check: no files given")
+		return exitStatus(2)
+	}
+	failed := false
+	for _, file := range fs.Args() {
+		dir := d.scripts
+		if dir == "" {
+			dir = filepath.Dir(file)
+		}
+		servos, ok := servosFor(dir, tree, stderr)
+		if !ok {
+			failed = true
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, unwrap(err))
+			failed = true
+			continue
+		}
+		s, diags := motion.Parse(file, data)
+		if s != nil {
+			diags.Add(motion.CheckRanges(s, servos, limitsOf(tree)))
+			diags.Sort()
+		}
+		printDiags(stderr, diags)
+		failed = failed || s == nil
+	}
+	if failed {
+		return exitStatus(1)
+	}
+	return nil
+}
+
+func limitsOf(tree *hal.Tree) func(string) (float64, float64, bool) {
+	return func(j string) (float64, float64, bool) {
+		if jt := tree.Joint(j); jt != nil {
+			return jt.Position.Min, jt.Position.Max, true
+		}
+		return 0, 0, false
+	}
+}
+
+func motionPlay(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("motion play", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	period := fs.Duration("period", hal.DefaultPeriod, "control period, and the time between rows")
+	speed := fs.String("sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "simulated joint speed in rad/s, or inf")
+	duration := fs.Duration("duration", 0, "scale the script to this total duration")
+	multiplier := fs.Float64("multiplier", 0, "scale the script by this factor (not with --duration)")
+	hardness := fs.Float64("motion-hardness", 1, "hardness of a target with torque 100")
+	tree, d, ok := motionSetup(fs, args, stderr)
+	if !ok {
+		return exitStatus(2)
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "seat motion play: give one script file")
+		return exitStatus(2)
+	}
+	file := fs.Arg(0)
+	dir := d.scripts
+	if dir == "" {
+		dir = filepath.Dir(file)
+	}
+	servos, ok := servosFor(dir, tree, stderr)
+	if !ok {
+		return exitStatus(1)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, unwrap(err))
+		return exitStatus(1)
+	}
+	s, diags := motion.Parse(file, data)
+	printDiags(stderr, diags)
+	if s == nil {
+		return exitStatus(1)
+	}
+	df := deviceFlags{simSpeed: *speed}
+	v, err := df.speed()
+	if err != nil {
+		return err
+	}
+	sim := hal.NewSim()
+	sim.Speed = v
+	e, err := hal.NewEngine(tree, sim, hal.Options{Period: *period})
+	if err != nil {
+		return err
+	}
+	p, err := motion.NewPlayer(e, servos, *hardness)
+	if err != nil {
+		return err
+	}
+	done := false
+	if err := e.Step(0); err != nil {
+		return err
+	}
+	m, err := p.Play(motion.Request{Owner: "seat motion play", Scripts: []*motion.Script{s}, Duration: *duration,
+		Multiplier: *multiplier, Notify: func(ev motion.Event) { done = done || ev.Kind == "done" }})
+	if err != nil {
+		return err
+	}
+	var joints []*hal.Joint
+	seen := map[string]bool{}
+	for _, c := range m.Commands() {
+		if !seen[c.Joint] {
+			seen[c.Joint] = true
+			joints = append(joints, tree.Joint(c.Joint))
+		}
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	w.WriteString("time_ms")
+	for _, j := range joints {
+		fmt.Fprintf(w, ",%s,%s_sensor", j.Name, j.Name)
+	}
+	w.WriteString("\n")
+	row := func(now time.Duration) {
+		fmt.Fprintf(w, "%g", float64(now)/float64(time.Millisecond))
+		for _, j := range joints {
+			fmt.Fprintf(w, ",%.6f,%.6f", e.Value(j.Position), e.Value(j.Sensor))
+		}
+		w.WriteString("\n")
+	}
+	row(0)
+	// Play to the end, then one more period for the sensors to settle.
+	end := m.Timing().End() + *period
+	for now := *period; now <= end || !done; now += *period {
+		if err := e.Step(now); err != nil {
+			return err
+		}
+		row(now)
+	}
+	return nil
+}
