@@ -102,8 +102,13 @@ func (m *Machine) eventTable(cc *callCtx) *lua.LTable {
 	return t
 }
 
-// setEventKey records the word that fired and its submatches.
+// setEventKey records the word that fired and its submatches. For
+// device-layer events it is the event's own key (a memory path or
+// "done:<motion>"): the word may be a pattern, which tells a script little.
 func (m *Machine) setEventKey(cc *callCtx, key string, caps []string) {
+	if cc.ev != nil && cc.ev.Key != "" {
+		key = cc.ev.Key
+	}
 	t := m.eventTable(cc)
 	if key == "" {
 		t.RawSetString("key", lua.LNil)

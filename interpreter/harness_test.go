@@ -13,6 +13,8 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/socket"
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
 )
 
 // doc wraps general children and states into a behavior with two socket
@@ -174,6 +176,57 @@ func (h *harness) waitLog(msg string) {
 	for h.logs.FilterMessage(msg).Len() == 0 {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("%q not logged within 10s", msg)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// withDevices gives the machine a simulated device layer that the test
+// steps by hand.
+func withDevices(t *testing.T, prog *Program) (*Devices, func(*Options)) {
+	t.Helper()
+	e, err := hal.NewEngine(prog.Tree, hal.NewSim(), hal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := motion.NewPlayer(e, prog.Servos, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Step(0); err != nil {
+		t.Fatal(err)
+	}
+	d := &Devices{Engine: e, Player: p}
+	return d, func(o *Options) { o.Devices = d }
+}
+
+// stepUntil steps the engine every 10 ms up to until.
+func stepUntil(t *testing.T, e *hal.Engine, until time.Duration) {
+	t.Helper()
+	for now := e.Now() + 10*time.Millisecond; now <= until; now += 10 * time.Millisecond {
+		if err := e.Step(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// eventually polls cond (on the machine's goroutine) until it holds.
+func (h *harness) eventually(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok := false
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := h.m.Sync(ctx, func() { ok = cond() })
+		cancel()
+		if err != nil {
+			h.t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: not within 10s", what)
 		}
 		time.Sleep(time.Millisecond)
 	}
