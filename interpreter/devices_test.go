@@ -63,7 +63,10 @@ func TestTouchWaveExample(t *testing.T) {
 	tap := func() {
 		t.Helper()
 		c.Write([]byte("touch\n"))
-		h.eventually("pressed", func() bool { v, _ := h.m.L.GetGlobal("pressed").(interface{ String() string }); return v != nil && v.String() == "true" })
+		h.eventually("pressed", func() bool {
+			v, _ := h.m.L.GetGlobal("pressed").(interface{ String() string })
+			return v != nil && v.String() == "true"
+		})
 		stepUntil(t, d.Engine, d.Engine.Now()+10*msec) // the engine reads 1
 		h.advance(100 * msec)                          // the next tick releases it
 		stepUntil(t, d.Engine, d.Engine.Now()+10*msec)
