@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func runSeat(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestMotionCheck(t *testing.T) {
+	if _, stderr, code := runSeat("motion", "check", "../../examples/scripts/Stand.yaml", "../../examples/scripts/NaoWave.yaml", "../../examples/scripts/Nod.yaml"); code != 0 || stderr != "" {
+		t.Errorf("clean scripts: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code := runSeat("motion", "check", "../../hal/motion/testdata/bad.yaml")
+	if code != 1 || !strings.Contains(stderr, `bad.yaml:3:11: unknown servo id "HEAD_YAWW"; did you mean "HEAD_YAW"?`) {
+		t.Errorf("bad script: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runSeat("motion", "check", "../../examples/scripts/Wave.yaml")
+	if code != 0 || !strings.Contains(stderr, "warning: R_ELBOW reaches RElbowRoll") {
+		t.Errorf("range warnings: exit %d\n%s", code, stderr)
+	}
+	if _, _, code := runSeat("motion", "chek"); code != 2 {
+		t.Errorf("unknown subcommand: exit %d", code)
+	}
+}
+
+func TestMotionPlayCSV(t *testing.T) {
+	stdout, stderr, code := runSeat("motion", "play", "--sim-speed", "inf", "../../examples/scripts/Nod.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "time_ms,HeadPitch,HeadPitch_sensor" {
+		t.Fatalf("header %v", rows[0])
+	}
+	at := func(ms int) (float64, float64) {
+		for _, r := range rows[1:] {
+			if r[0] == strconv.Itoa(ms) {
+				a, _ := strconv.ParseFloat(r[1], 64)
+				s, _ := strconv.ParseFloat(r[2], 64)
+				return a, s
+			}
+		}
+		t.Fatalf("no row at %d ms", ms)
+		return 0, 0
+	}
+	// Nod: 0.3 at 300 ms, -0.2 at 600, 0 at 900; the sensor one cycle behind.
+	for _, c := range []struct {
+		ms   int
+		want float64
+	}{{300, 0.3}, {600, -0.2}, {900, 0}} {
+		a, _ := at(c.ms)
+		_, s := at(c.ms + 10)
+		if math.Abs(a-c.want) > 0.001 || math.Abs(s-c.want) > 0.002 {
+			t.Errorf("at %d ms actuator %v, sensor (next row) %v, want %v", c.ms, a, s, c.want)
+		}
+	}
+	if last := rows[len(rows)-1][0]; last != "910" {
+		t.Errorf("last row at %s ms, want 910", last)
+	}
+	stdout, _, _ = runSeat("motion", "play", "--duration", "450ms", "../../examples/scripts/Nod.yaml")
+	if !strings.Contains(stdout, "\n450,0.000000,") {
+		t.Errorf("--duration 450ms does not end at 450:\n%s", stdout[len(stdout)-200:])
+	}
+}
+
+func TestDevicesFlag(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.xml")
+	os.WriteFile(bad, []byte("<devices><device name=\"x\"/></devices>"), 0o644)
+	_, stderr, code := runSeat("check", "--devices", bad, "../../examples/touch-wave.seatml")
+	if code != 1 || !strings.Contains(stderr, `bad.xml:1:10: <device> requires attribute "type"`) {
+		t.Errorf("bad --devices: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("check", "--devices", "../../examples/devices/nao.xml", "../../examples/touch-wave.seatml"); code != 0 || stderr != "" {
+		t.Errorf("nao.xml: exit %d\n%s", code, stderr)
+	}
+	// --devices beats general@devices.
+	beh := filepath.Join(dir, "b.seatml")
+	os.WriteFile(beh, []byte(`<seatml><general name="b" devices="missing.xml"/><state name="s"/></seatml>`), 0o644)
+	if _, stderr, code := runSeat("check", beh); code != 1 || !strings.Contains(stderr, `devices "missing.xml": no such file or directory`) {
+		t.Errorf("general@devices: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("check", "--devices", "../../examples/devices/nao.xml", beh); code != 0 {
+		t.Errorf("--devices must win over general@devices: exit %d\n%s", code, stderr)
+	}
+}
