@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func require(n *schema.Node, l *schema.List, names ...string) bool {
 func readDevice(n *schema.Node, l *schema.List) *Device {
 	known := []string{"name", "type", "bus", "address"}
 	for _, a := range n.Attrs {
-		if !contains(known, a.Name) {
+		if !slices.Contains(known, a.Name) {
 			l.Errorf(a.Pos, "unknown attribute %q on <device>%s", a.Name, schema.DidYouMean(a.Name, known, "%q"))
 		}
 	}
@@ -82,15 +83,6 @@ func readDevice(n *schema.Node, l *schema.List) *Device {
 	}
 	d.Address = addr
 	return d
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func readSub(n *schema.Node, devices map[string]*Device, l *schema.List) *SubDevice {

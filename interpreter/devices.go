@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,7 @@ func memoryPrefixes(p *Program) []string {
 	for _, a := range all {
 		covered := false
 		for _, b := range all {
-			if b != a && strings.HasPrefix(a, b) || b == a && contains(out, a) {
+			if b != a && strings.HasPrefix(a, b) || b == a && slices.Contains(out, a) {
 				covered = true
 				break
 			}
@@ -116,15 +117,6 @@ func memoryPrefixes(p *Program) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Machine) subscribe(prefix string) {
