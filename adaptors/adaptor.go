@@ -30,6 +30,9 @@ type Event struct {
 	From Conn
 	// Time is when the event arrived.
 	Time time.Time
+	// Done, if set, is called once the event has been handled (or dropped
+	// because the behavior stopped).
+	Done func()
 }
 
 // Conn is one peer connection of an adaptor.
@@ -97,6 +100,35 @@ type Config struct {
 	Stdout io.Writer
 	// Tuning overrides built-in limits and delays; zero fields keep defaults.
 	Tuning Tuning
+	// GUI describes the behavior's widgets, for adaptors that show them.
+	GUI *GUI
+}
+
+// GUI is the widget layout of a behavior, state by state (SEATML §11).
+type GUI struct {
+	Behavior string
+	// States lists the states in document order.
+	States []GUIState
+}
+
+// GUIState is one state's widgets, in document order.
+type GUIState struct {
+	Name    string
+	Widgets []Widget
+}
+
+// Widget is one GUI widget as written in the behavior.
+type Widget struct {
+	Kind string // label, brk, space, button, input or text
+	// ID is an input's or text's id, or a button's label; "" otherwise.
+	ID string
+	// Ref is "state:id" ("" for widgets without an id).
+	Ref string
+	// Attrs holds the attributes as written (text, color, bg_color,
+	// colspan, rowspan, width, height, length).
+	Attrs map[string]string
+	// Value is the initial value of an input or text.
+	Value string
 }
 
 // Tuning holds limits and delays an embedding program or a test may change.

@@ -317,7 +317,7 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 			continue
 		}
 		a, err := f(adaptors.Config{
-			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir,
+			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, GUI: m.guiModel(),
 			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
 			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
 		})
@@ -468,8 +468,24 @@ func (m *Machine) runDue() {
 	}
 }
 
+// guiModel describes the behavior's widgets for adaptors that show them.
+func (m *Machine) guiModel() *adaptors.GUI {
+	g := &adaptors.GUI{Behavior: m.prog.Name}
+	for _, s := range m.prog.States {
+		st := adaptors.GUIState{Name: s.Name}
+		for _, w := range s.Widgets {
+			st.Widgets = append(st.Widgets, adaptors.Widget{Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs, Value: w.Initial})
+		}
+		g.States = append(g.States, st)
+	}
+	return g
+}
+
 // handleEvent is SEATML §5.
 func (m *Machine) handleEvent(ev adaptors.Event) {
+	if ev.Done != nil {
+		defer ev.Done()
+	}
 	ev.Text = strings.TrimRight(ev.Text, "\r\n")
 	cc := &callCtx{ev: &ev, kind: ctxEvent}
 	moves := m.moves
@@ -622,8 +638,9 @@ func (m *Machine) widgetOf(id string) *Widget {
 // handleWidget handles a "gui" event for widget w (§11).
 func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 	ev := cc.ev
-	if w.Kind == "input" || w.Kind == "text" {
+	if (w.Kind == "input" || w.Kind == "text") && m.values[w.Ref] != ev.Text {
 		m.values[w.Ref] = ev.Text
+		m.notifyGUI(w.Ref, "set", ev.Text) // every panel shows what was submitted
 	}
 	if w.Kind == "button" && ev.Text == "" {
 		ev.Text = w.Label

@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/seatml/seat/adaptors/socket"
 	_ "github.com/seatml/seat/adaptors/stdio"
+	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/schema"
 )

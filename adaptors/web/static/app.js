@@ -1,0 +1,176 @@
+// The seat operator page: shows the current state's widgets, sends widget
+// events, and follows state changes over one WebSocket, reconnecting by
+// itself. No framework, no build step.
+(function () {
+  'use strict';
+
+  var $ = function (id) { return document.getElementById(id); };
+  var stateEl = $('state');
+  var connEl = $('conn');
+  var panel = $('panel');
+  var logEl = $('log');
+  var titleEl = $('behavior');
+  var maxLog = 100;
+  var ws = null;
+  var retry = 500;
+  var fields = {}; // widget ref -> input or textarea
+
+  function setConn(text, up) {
+    connEl.textContent = text;
+    connEl.className = 'conn ' + (up ? 'up' : 'down');
+  }
+
+  function log(text, kind) {
+    var li = document.createElement('li');
+    if (kind) { li.className = kind; }
+    var time = document.createElement('time');
+    time.textContent = new Date().toLocaleTimeString();
+    li.appendChild(time);
+    li.appendChild(document.createTextNode(' ' + text));
+    logEl.appendChild(li);
+    while (logEl.children.length > maxLog) { logEl.removeChild(logEl.firstChild); }
+    logEl.scrollTop = logEl.scrollHeight;
+  }
+
+  function send(frame) {
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      ws.send(JSON.stringify(frame));
+      return true;
+    }
+    log('not connected: ' + (frame.id || frame.text), 'error');
+    return false;
+  }
+
+  function number(v, def) {
+    var n = parseInt(v, 10);
+    return n > 0 ? n : def;
+  }
+
+  function widgetEvent(id, text) {
+    send({ type: 'event', source: 'gui', id: id, text: text });
+  }
+
+  // render lays the widgets out on a grid in document order, left to
+  // right; brk starts a row, space skips cells (eSEAT's Tk grid).
+  function render(p) {
+    panel.replaceChildren();
+    fields = {};
+    if (p.behavior) {
+      titleEl.textContent = p.behavior;
+      document.title = p.behavior + ' \u2013 seat';
+    }
+    var row = 1;
+    var col = 1;
+    (p.widgets || []).forEach(function (w) {
+      var a = w.attrs || {};
+      var el;
+      switch (w.kind) {
+        case 'brk':
+          row += 1;
+          col = 1;
+          return;
+        case 'space':
+          col += number(a.length, 1);
+          return;
+        case 'label':
+          el = document.createElement('div');
+          el.className = 'label';
+          el.textContent = a.text || '';
+          break;
+        case 'button':
+          el = document.createElement('button');
+          el.type = 'button';
+          el.textContent = w.id;
+          if (a.width) { el.style.minWidth = number(a.width, 1) + 'ch'; }
+          el.addEventListener('click', function () { widgetEvent(w.id, w.id); });
+          break;
+        case 'input':
+          el = document.createElement('input');
+          el.type = 'text';
+          el.id = 'w-' + w.ref;
+          el.setAttribute('aria-label', w.id);
+          el.size = number(a.width, 20);
+          el.addEventListener('keydown', function (e) {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              widgetEvent(w.id, el.value);
+            }
+          });
+          fields[w.ref] = el;
+          break;
+        case 'text':
+          el = document.createElement('textarea');
+          el.id = 'w-' + w.ref;
+          el.setAttribute('aria-label', w.id + ' (Ctrl+Enter sends)');
+          el.cols = number(a.width, 20);
+          el.rows = number(a.height, 3);
+          el.addEventListener('keydown', function (e) {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              widgetEvent(w.id, el.value);
+            }
+          });
+          fields[w.ref] = el;
+          break;
+        default:
+          return;
+      }
+      el.classList.add('widget', 'widget-' + w.kind);
+      if (a.color) { el.style.color = a.color; }
+      if (a.bg_color) { el.style.backgroundColor = a.bg_color; }
+      var span = number(a.colspan, 1);
+      el.style.gridRow = row + ' / span ' + number(a.rowspan, 1);
+      el.style.gridColumn = col + ' / span ' + span;
+      col += span;
+      panel.appendChild(el);
+    });
+    if (!panel.children.length) {
+      var empty = document.createElement('p');
+      empty.className = 'empty';
+      empty.textContent = 'This state has no controls.';
+      panel.appendChild(empty);
+    }
+  }
+
+  function onFrame(f) {
+    switch (f.type) {
+      case 'state':
+        stateEl.textContent = f.name;
+        log('state ' + f.name, 'state');
+        break;
+      case 'panel':
+        render(f);
+        break;
+      case 'gui': {
+        var el = fields[f.id];
+        if (!el) { return; }
+        if (f.op === 'set') { el.value = f.value; }
+        if (f.op === 'append') { el.value += f.value; el.scrollTop = el.scrollHeight; }
+        if (f.op === 'clear') { el.value = ''; }
+        break;
+      }
+      case 'message':
+        log(f.adaptor + ': ' + f.text, 'message');
+        break;
+    }
+  }
+
+  function connect() {
+    var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws';
+    ws = new WebSocket(url);
+    ws.onopen = function () {
+      retry = 500;
+      setConn('connected', true);
+    };
+    ws.onmessage = function (e) {
+      try { onFrame(JSON.parse(e.data)); } catch (err) { log('bad frame: ' + err, 'error'); }
+    };
+    ws.onclose = function () {
+      setConn('disconnected, reconnecting in ' + (retry / 1000) + ' s', false);
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 5000);
+    };
+  }
+
+  connect();
+}());

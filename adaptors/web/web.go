@@ -1,0 +1,649 @@
+// Package web is the "web" adaptor (SEATML §10.3): an operator page that
+// shows the current state's widgets and switches panels live, a WebSocket
+// endpoint speaking JSON frames for pages and agents, eSEAT's
+// POST /rtc_processResult, and static files from a directory.
+package web
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+func init() { adaptors.Register("web", New) }
+
+// Limits.
+const (
+	// MaxFrame bounds request bodies and WebSocket frames.
+	MaxFrame = 64 << 10
+	// DefaultQueueLen bounds each client's output queue, in frames.
+	DefaultQueueLen = 256
+	writeTimeout    = 10 * time.Second
+	pingPeriod      = 30 * time.Second
+)
+
+//go:embed static
+var static embed.FS
+
+// AssetPrefix is where the page's own files are served.
+const AssetPrefix = "/_seat/"
+
+// Adaptor is a web adaptor.
+type Adaptor struct {
+	name  string
+	addr  string
+	dir   string
+	allow []string
+	log   *zap.Logger
+	queue int
+	gui   *adaptors.GUI
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	sink   adaptors.Sink
+	srv    *http.Server
+	ln     net.Listener
+	root   *os.Root
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	clients map[*client]struct{}
+	state   string
+	values  map[string]string
+}
+
+// New builds a web adaptor from its attributes.
+func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
+	host := cfg.Attrs["host"]
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err := strconv.Atoi(cfg.Attrs["port"])
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("port %q is not a port number", cfg.Attrs["port"])
+	}
+	a := &Adaptor{name: cfg.Name, addr: net.JoinHostPort(host, strconv.Itoa(port)), log: cfg.Log,
+		queue: cfg.Tuning.QueueLen, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
+	if a.log == nil {
+		a.log = zap.NewNop()
+	}
+	if a.queue <= 0 {
+		a.queue = DefaultQueueLen
+	}
+	if a.gui == nil {
+		a.gui = &adaptors.GUI{}
+	}
+	for _, st := range a.gui.States {
+		for _, w := range st.Widgets {
+			if w.Ref != "" {
+				a.values[w.Ref] = w.Value
+			}
+		}
+	}
+	if d := cfg.Attrs["dir"]; d != "" {
+		a.dir = d
+		if !filepath.IsAbs(d) {
+			a.dir = filepath.Join(cfg.Dir, d)
+		}
+	}
+	for _, o := range strings.Split(cfg.Attrs["allow"], ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			a.allow = append(a.allow, strings.TrimSuffix(o, "/"))
+		}
+	}
+	return a, nil
+}
+
+// Name returns the adaptor's name.
+func (a *Adaptor) Name() string { return a.name }
+
+// Addr returns the listening address.
+func (a *Adaptor) Addr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ln != nil {
+		return a.ln.Addr().String()
+	}
+	return a.addr
+}
+
+// Open starts the HTTP server.
+func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
+	if a.dir != "" {
+		root, err := os.OpenRoot(a.dir)
+		if err != nil {
+			return fmt.Errorf("dir: %w", err)
+		}
+		a.root = root
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a.addr)
+	if err != nil {
+		return err
+	}
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.sink = sink
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ws", a.serveWS)
+	mux.HandleFunc("POST /rtc_processResult", a.serveProcessResult)
+	mux.HandleFunc("GET /{$}", a.servePage)
+	mux.HandleFunc("GET "+AssetPrefix+"{file}", a.serveAsset)
+	mux.HandleFunc("GET /", a.serveFile)
+	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return a.ctx }}
+	a.mu.Lock()
+	a.ln = ln
+	a.mu.Unlock()
+	a.log.Info("listening", zap.String("url", "http://"+ln.Addr().String()+"/"))
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("web server stopped", zap.Error(err))
+		}
+	}()
+	return nil
+}
+
+// guard refuses requests from foreign origins and, on a loopback listener,
+// requests naming a foreign host (DNS rebinding).
+func (a *Adaptor) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.hostOK(r) {
+			a.log.Warn("request refused: unexpected Host", zap.String("host", r.Host), zap.String("peer", r.RemoteAddr))
+			http.Error(w, "unexpected Host header", http.StatusForbidden)
+			return
+		}
+		if !a.originOK(r) {
+			a.log.Warn("request refused: origin not allowed", zap.String("origin", r.Header.Get("Origin")), zap.String("peer", r.RemoteAddr), zap.String("path", r.URL.Path))
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *Adaptor) hostOK(r *http.Request) bool {
+	listenHost, _, _ := net.SplitHostPort(a.addr)
+	if !isLoopback(listenHost) {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(r.Host); err == nil {
+		host = h
+	}
+	if isLoopback(host) {
+		return true
+	}
+	for _, o := range a.allow {
+		if u, err := url.Parse(o); err == nil && u.Host != "" && u.Hostname() == host || o == host {
+			return true
+		}
+	}
+	return false
+}
+
+// originOK accepts requests without an Origin, from the page's own origin,
+// or from an origin or host name listed in allow.
+func (a *Adaptor) originOK(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, o := range a.allow {
+		if strings.Contains(o, "://") {
+			if strings.EqualFold(o, u.Scheme+"://"+u.Host) {
+				return true
+			}
+		} else if strings.EqualFold(o, u.Hostname()) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Adaptor) servePage(w http.ResponseWriter, r *http.Request) {
+	data, _ := static.ReadFile("static/index.html")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:")
+	w.Write(data)
+}
+
+func (a *Adaptor) serveAsset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	data, err := static.ReadFile("static/" + name)
+	if err != nil || strings.Contains(name, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	switch path.Ext(name) {
+	case ".js":
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	case ".css":
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	}
+	w.Write(data)
+}
+
+// serveFile serves a file under dir; os.Root keeps ".." and links from
+// leading out of it. Directories are served by their index.html only.
+func (a *Adaptor) serveFile(w http.ResponseWriter, r *http.Request) {
+	if a.root == nil {
+		http.NotFound(w, r)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	f, err := a.root.Open(name)
+	if err == nil {
+		if st, serr := f.Stat(); serr == nil && st.IsDir() {
+			f.Close()
+			name = path.Join(name, "index.html")
+			f, err = a.root.Open(name)
+		}
+	}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn("static file refused", zap.String("path", r.URL.Path), zap.String("peer", r.RemoteAddr), zap.Error(err))
+		}
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		http.NotFound(w, r)
+		return
+	}
+	http.ServeContent(w, r, name, st.ModTime(), f)
+}
+
+// serveProcessResult is eSEAT's POST: the body is one event, answered once
+// it has been handled.
+func (a *Adaptor) serveProcessResult(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrame))
+	if err != nil {
+		a.log.Warn("request body refused", zap.String("peer", r.RemoteAddr), zap.Error(err))
+		http.Error(w, "body over 64 KiB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	done := make(chan struct{})
+	ev := adaptors.Event{Source: a.name, Text: string(body), Done: func() { close(done) }}
+	if err := a.sink.Deliver(r.Context(), ev); err != nil {
+		http.Error(w, "behavior not running", http.StatusServiceUnavailable)
+		return
+	}
+	select {
+	case <-done:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"result":"OK"}`)
+	case <-r.Context().Done():
+	case <-a.ctx.Done():
+		http.Error(w, "behavior stopped", http.StatusServiceUnavailable)
+	}
+}
+
+// frame is the JSON of every WebSocket message (SEATML §10.3).
+type frame struct {
+	Type    string  `json:"type"`
+	Name    string  `json:"name,omitempty"`
+	Source  string  `json:"source,omitempty"`
+	ID      string  `json:"id,omitempty"`
+	Text    *string `json:"text,omitempty"`
+	Op      string  `json:"op,omitempty"`
+	Value   *string `json:"value,omitempty"`
+	Adaptor string  `json:"adaptor,omitempty"`
+	State   string  `json:"state,omitempty"`
+	// Behavior names the behavior in "panel" frames.
+	Behavior string        `json:"behavior,omitempty"`
+	Widgets  []panelWidget `json:"widgets,omitempty"`
+}
+
+// panelWidget is a widget in a "panel" frame.
+type panelWidget struct {
+	Kind  string            `json:"kind"`
+	ID    string            `json:"id,omitempty"`
+	Ref   string            `json:"ref,omitempty"`
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+func str(s string) *string { return &s }
+
+func encode(f frame) []byte {
+	b, _ := json.Marshal(f)
+	return b
+}
+
+// snapshot returns the frames a client needs for the current state: the
+// state, its panel, and one set per widget value.
+func (a *Adaptor) snapshotLocked() [][]byte {
+	if a.state == "" {
+		return nil
+	}
+	out := [][]byte{encode(frame{Type: "state", Name: a.state})}
+	p := frame{Type: "panel", State: a.state, Behavior: a.gui.Behavior, Widgets: []panelWidget{}}
+	var sets [][]byte
+	for _, st := range a.gui.States {
+		if st.Name != a.state {
+			continue
+		}
+		for _, w := range st.Widgets {
+			p.Widgets = append(p.Widgets, panelWidget{Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs})
+			if w.Kind == "input" || w.Kind == "text" {
+				sets = append(sets, encode(frame{Type: "gui", ID: w.Ref, Op: "set", Value: str(a.values[w.Ref])}))
+			}
+		}
+	}
+	out = append(out, encode(p))
+	return append(out, sets...)
+}
+
+// StateChanged tells every client the new state and its panel.
+func (a *Adaptor) StateChanged(name string) {
+	a.mu.Lock()
+	a.state = name
+	frames := a.snapshotLocked()
+	clients := a.clientsLocked()
+	a.mu.Unlock()
+	for _, c := range clients {
+		c.send(frames...)
+	}
+}
+
+// GUIUpdate forwards a widget change to every client.
+func (a *Adaptor) GUIUpdate(ref, op, value string) {
+	a.mu.Lock()
+	switch op {
+	case "set":
+		a.values[ref] = value
+	case "append":
+		a.values[ref] += value
+	case "clear":
+		a.values[ref] = ""
+	}
+	clients := a.clientsLocked()
+	a.mu.Unlock()
+	f := frame{Type: "gui", ID: ref, Op: op}
+	if op != "clear" {
+		f.Value = str(value)
+	}
+	b := encode(f)
+	for _, c := range clients {
+		c.send(b)
+	}
+}
+
+func (a *Adaptor) clientsLocked() []*client {
+	out := make([]*client, 0, len(a.clients))
+	for c := range a.clients {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Send sends a message frame to every client.
+func (a *Adaptor) Send(text string) error {
+	a.mu.Lock()
+	clients := a.clientsLocked()
+	a.mu.Unlock()
+	b := encode(frame{Type: "message", Adaptor: a.name, Text: str(text)})
+	for _, c := range clients {
+		c.send(b)
+	}
+	return nil
+}
+
+// Close stops the server and closes every connection.
+func (a *Adaptor) Close() error {
+	if a.srv == nil {
+		return nil
+	}
+	a.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = a.srv.Shutdown(ctx)
+	a.mu.Lock()
+	clients := a.clientsLocked()
+	a.mu.Unlock()
+	for _, c := range clients {
+		c.drainAndClose()
+	}
+	a.wg.Wait()
+	if a.root != nil {
+		a.root.Close()
+	}
+	return nil
+}
+
+var upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}
+
+func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
+	up := upgrader
+	up.CheckOrigin = a.originOK // already checked by guard; kept as a second line
+	ws, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered
+	}
+	ws.SetReadLimit(MaxFrame)
+	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: make(chan []byte, a.queue), done: make(chan struct{}), drain: make(chan struct{})}
+	a.mu.Lock()
+	if a.ctx.Err() != nil {
+		a.mu.Unlock()
+		ws.Close()
+		return
+	}
+	a.clients[c] = struct{}{}
+	c.send(a.snapshotLocked()...)
+	a.wg.Add(2)
+	a.mu.Unlock()
+	a.log.Info("client connected", zap.String("peer", c.peer))
+	go c.write()
+	go c.read()
+}
+
+// client is one WebSocket connection with a bounded output queue.
+type client struct {
+	a     *Adaptor
+	ws    *websocket.Conn
+	peer  string
+	out   chan []byte
+	done  chan struct{}
+	drain chan struct{}
+	once  sync.Once
+	dOnce sync.Once
+}
+
+func (c *client) String() string { return c.a.name + " " + c.peer }
+
+// Send sends a message frame to this client only (seat.reply).
+func (c *client) Send(text string) error {
+	if !c.send(encode(frame{Type: "message", Adaptor: c.a.name, Text: str(text)})) {
+		return adaptors.ErrQueueFull
+	}
+	return nil
+}
+
+// send queues frames; a client whose queue is full is disconnected.
+func (c *client) send(frames ...[]byte) bool {
+	for _, f := range frames {
+		select {
+		case <-c.done:
+			return false
+		default:
+		}
+		select {
+		case c.out <- f:
+		default:
+			c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue", cap(c.out)))
+			c.close()
+			return false
+		}
+	}
+	return true
+}
+
+func (c *client) close() {
+	c.once.Do(func() {
+		close(c.done)
+		c.ws.Close()
+		c.a.mu.Lock()
+		delete(c.a.clients, c)
+		c.a.mu.Unlock()
+	})
+}
+
+func (c *client) drainAndClose() { c.dOnce.Do(func() { close(c.drain) }) }
+
+func (c *client) write() {
+	defer c.a.wg.Done()
+	defer c.close()
+	ping := time.NewTicker(pingPeriod)
+	defer ping.Stop()
+	put := func(b []byte) bool {
+		_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+			c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
+			return false
+		}
+		return true
+	}
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.drain:
+			for {
+				select {
+				case b := <-c.out:
+					if !put(b) {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "seat stopped"), time.Now().Add(time.Second))
+			return
+		case b := <-c.out:
+			if !put(b) {
+				return
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *client) read() {
+	defer c.a.wg.Done()
+	defer c.close()
+	for {
+		kind, data, err := c.ws.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			switch {
+			case errors.Is(err, websocket.ErrReadLimit):
+				c.a.log.Error("frame over 64 KiB; connection closed", zap.String("peer", c.peer))
+			case errors.As(err, &ce):
+				c.a.log.Info("client disconnected", zap.String("peer", c.peer))
+			default:
+				select {
+				case <-c.done:
+				default:
+					c.a.log.Info("client disconnected", zap.String("peer", c.peer), zap.Error(err))
+				}
+			}
+			return
+		}
+		if kind != websocket.TextMessage {
+			c.a.log.Warn("binary frame ignored", zap.String("peer", c.peer))
+			continue
+		}
+		ev, err := c.a.decode(data)
+		if err != nil {
+			c.a.log.Warn("invalid frame ignored", zap.String("peer", c.peer), zap.Error(err))
+			continue
+		}
+		ev.From = c
+		if err := c.a.sink.Deliver(c.a.ctx, ev); err != nil {
+			return
+		}
+	}
+}
+
+// decode turns an incoming frame into an event.
+func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
+	var f struct {
+		Type   string  `json:"type"`
+		Source string  `json:"source"`
+		ID     string  `json:"id"`
+		Text   *string `json:"text"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return adaptors.Event{}, fmt.Errorf("not JSON: %w", err)
+	}
+	if f.Type != "event" {
+		return adaptors.Event{}, fmt.Errorf("unknown frame type %q", f.Type)
+	}
+	text := ""
+	if f.Text != nil {
+		text = *f.Text
+	}
+	switch f.Source {
+	case "gui":
+		if f.ID == "" {
+			return adaptors.Event{}, errors.New(`a "gui" event needs an "id"`)
+		}
+		return adaptors.Event{Source: "gui", ID: f.ID, Text: text}, nil
+	case "", a.name:
+		if f.Text == nil {
+			return adaptors.Event{}, errors.New(`an event needs a "text"`)
+		}
+		return adaptors.Event{Source: a.name, Text: text}, nil
+	}
+	return adaptors.Event{}, fmt.Errorf("source %q is not this adaptor (%q) or \"gui\"", f.Source, a.name)
+}
+
+var (
+	_ adaptors.Adaptor       = (*Adaptor)(nil)
+	_ adaptors.Addresser     = (*Adaptor)(nil)
+	_ adaptors.StateObserver = (*Adaptor)(nil)
+	_ adaptors.GUIObserver   = (*Adaptor)(nil)
+	_ adaptors.Conn          = (*client)(nil)
+)

@@ -1,0 +1,395 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/adaptors/web"
+	"github.com/seatml/seat/interpreter"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const panelDoc = `<?xml version="1.0"?>
+<seatml>
+<general name="panel">
+  <adaptor name="web" type="web" port="0" %s/>
+</general>
+<state name="idle">
+  <label text="Hello" color="navy"/>
+  <brk/>
+  <button label="Start"><statetransition>talking</statetransition></button>
+  <rule source="web"><key>ping</key><script>seat.reply("pong")</script></rule>
+  <rule source="web"><key>all</key><message sendto="web">to everyone</message></rule>
+</state>
+<state name="talking">
+  <input id="say">initial</input>
+  <text id="log"/>
+  <input id="echo"><script>seat.append_text("talking:log", event.text .. "\n")</script></input>
+  <button label="Stop"><statetransition>idle</statetransition></button>
+</state>
+</seatml>
+`
+
+type server struct {
+	t    *testing.T
+	m    *interpreter.Machine
+	addr string
+	logs *observer.ObservedLogs
+	stop func()
+}
+
+func startServer(t *testing.T, src string, opts ...func(*interpreter.Options)) *server {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "panel.seatml")
+	os.WriteFile(path, []byte(src), 0o644)
+	prog, diags := interpreter.Load(path, interpreter.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	o := interpreter.Options{Log: zap.New(core)}
+	for _, f := range opts {
+		f(&o)
+	}
+	m, err := interpreter.New(prog, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	select {
+	case <-m.Ready():
+	case err := <-done:
+		t.Fatalf("run: %v", err)
+	}
+	s := &server{t: t, m: m, logs: logs, addr: m.Adaptor("web").(adaptors.Addresser).Addr()}
+	s.stop = func() { cancel(); <-done }
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) url(p string) string { return "http://" + s.addr + p }
+
+type wsClient struct {
+	t  *testing.T
+	ws *websocket.Conn
+}
+
+func (s *server) dial(header http.Header) (*wsClient, *http.Response, error) {
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	ws, resp, err := d.Dial("ws://"+s.addr+"/ws", header)
+	if err != nil {
+		return nil, resp, err
+	}
+	s.t.Cleanup(func() { ws.Close() })
+	ws.SetReadDeadline(time.Now().Add(30 * time.Second))
+	return &wsClient{t: s.t, ws: ws}, resp, nil
+}
+
+func (c *wsClient) next() map[string]any {
+	c.t.Helper()
+	_, data, err := c.ws.ReadMessage()
+	if err != nil {
+		c.t.Fatalf("read: %v", err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.t.Fatalf("frame %s: %v", data, err)
+	}
+	return f
+}
+
+// summary shortens a frame for comparison.
+func summary(f map[string]any) string {
+	switch f["type"] {
+	case "state":
+		return "state " + f["name"].(string)
+	case "panel":
+		var kinds []string
+		for _, w := range f["widgets"].([]any) {
+			kinds = append(kinds, w.(map[string]any)["kind"].(string))
+		}
+		return "panel " + f["state"].(string) + " " + strings.Join(kinds, ",")
+	case "gui":
+		v, _ := f["value"].(string)
+		return fmt.Sprintf("gui %s %s %q", f["id"], f["op"], v)
+	case "message":
+		return fmt.Sprintf("message %s %q", f["adaptor"], f["text"])
+	}
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+func (c *wsClient) expect(want ...string) {
+	c.t.Helper()
+	for _, w := range want {
+		if got := summary(c.next()); got != w {
+			c.t.Fatalf("frame %q, want %q", got, w)
+		}
+	}
+}
+
+func (c *wsClient) sendJSON(v string) {
+	c.t.Helper()
+	if err := c.ws.WriteMessage(websocket.TextMessage, []byte(v)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func TestProtocolBothWays(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	a, _, err := s.dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.expect("state idle", "panel idle label,brk,button")
+	b.expect("state idle", "panel idle label,brk,button")
+	// An event from this adaptor; seat.reply answers its sender only.
+	a.sendJSON(`{"type":"event","text":"ping"}`)
+	a.expect(`message web "pong"`)
+	// A message to the adaptor goes to every client.
+	b.sendJSON(`{"type":"event","source":"web","text":"all"}`)
+	a.expect(`message web "to everyone"`)
+	b.expect(`message web "to everyone"`)
+	// A button: the panel changes for everyone, with one set per widget.
+	a.sendJSON(`{"type":"event","source":"gui","id":"Start","text":"Start"}`)
+	for _, c := range []*wsClient{a, b} {
+		c.expect("state talking", "panel talking input,text,input,button",
+			`gui talking:say set "initial"`, `gui talking:log set ""`, `gui talking:echo set ""`)
+	}
+	// Enter in an input: every panel gets its contents, then its actions
+	// run (a text area update for everyone).
+	b.sendJSON(`{"type":"event","source":"gui","id":"echo","text":"hello"}`)
+	a.expect(`gui talking:echo set "hello"`, `gui talking:log append "hello\n"`)
+	b.expect(`gui talking:echo set "hello"`, `gui talking:log append "hello\n"`)
+	// A client connecting now sees the current state and values.
+	c, _, _ := s.dial(nil)
+	c.expect("state talking", "panel talking input,text,input,button",
+		`gui talking:say set "initial"`, `gui talking:log set "hello\n"`, `gui talking:echo set "hello"`)
+	// Invalid frames are logged and ignored; the connection stays.
+	for _, bad := range []string{`not json`, `{"type":"hello"}`, `{"type":"event","source":"chat","text":"x"}`, `{"type":"event","source":"gui"}`} {
+		a.sendJSON(bad)
+	}
+	a.sendJSON(`{"type":"event","source":"gui","id":"Stop"}`)
+	a.expect("state idle", "panel idle label,brk,button")
+	if n := s.logs.FilterMessage("invalid frame ignored").Len(); n != 4 {
+		t.Errorf("%d invalid frames logged, want 4", n)
+	}
+}
+
+func TestProcessResult(t *testing.T) {
+	s := startServer(t, strings.Replace(fmt.Sprintf(panelDoc, ""), `<key>ping</key>`, `<key>ping</key><statetransition>talking</statetransition>`, 1))
+	resp, err := http.Post(s.url("/rtc_processResult"), "text/plain", strings.NewReader("ping"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"result":"OK"}` {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	// Answered after handling: the transition has happened.
+	var state string
+	s.m.Sync(context.Background(), func() { state = s.m.State() })
+	if state != "talking" {
+		t.Errorf("state %q right after the response, want talking", state)
+	}
+	resp, err = http.Post(s.url("/rtc_processResult"), "text/plain", bytes.NewReader(make([]byte, web.MaxFrame+1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized body: %d", resp.StatusCode)
+	}
+}
+
+func TestOriginCheck(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, `allow="https://panel.local:8443,tablet.lan"`))
+	for _, c := range []struct {
+		origin string
+		ok     bool
+	}{
+		{"", true},
+		{"http://" + s.addr, true},
+		{"https://panel.local:8443", true},
+		{"http://tablet.lan:3000", true},
+		{"http://evil.example", false},
+		{"https://panel.local:9999", false},
+		{"null", false},
+	} {
+		h := http.Header{}
+		if c.origin != "" {
+			h.Set("Origin", c.origin)
+		}
+		_, resp, err := s.dial(h)
+		if c.ok != (err == nil) {
+			code := 0
+			if resp != nil {
+				code = resp.StatusCode
+			}
+			t.Errorf("origin %q: err %v (status %d), want allowed=%v", c.origin, err, code, c.ok)
+		}
+	}
+	req, _ := http.NewRequest("POST", s.url("/rtc_processResult"), strings.NewReader("ping"))
+	req.Header.Set("Origin", "http://evil.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin POST: %d", resp.StatusCode)
+	}
+	req, _ = http.NewRequest("GET", s.url("/"), nil)
+	req.Host = "rebound.example"
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host on a loopback listener: %d", resp.StatusCode)
+	}
+}
+
+func TestOversizedFrameClosesOnlyThatConnection(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	big, _, _ := s.dial(nil)
+	small, _, _ := s.dial(nil)
+	big.expect("state idle", "panel idle label,brk,button")
+	small.expect("state idle", "panel idle label,brk,button")
+	big.ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"event","text":"`+strings.Repeat("x", web.MaxFrame)+`"}`))
+	if _, _, err := big.ws.ReadMessage(); err == nil {
+		t.Fatal("the oversized frame did not close its connection")
+	}
+	small.sendJSON(`{"type":"event","text":"ping"}`)
+	small.expect(`message web "pong"`)
+}
+
+func TestStaticFilesWithoutTraversal(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "www", "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "www", "page.html"), []byte("<p>mine</p>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "www", "sub", "index.html"), []byte("sub index"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(dir, "secret.txt"), filepath.Join(dir, "www", "link.txt"))
+	// dir is relative to the behavior file; an absolute path works too.
+	s := startServer(t, fmt.Sprintf(panelDoc, `dir="`+filepath.Join(dir, "www")+`"`))
+	get := func(p string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", s.url("/"), nil)
+		req.URL.Opaque = p // sent as written, not cleaned by the client
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/page.html", 200, "<p>mine</p>"},
+		{"/sub/", 200, "sub index"},
+		{"/../secret.txt", 404, ""},
+		{"/%2e%2e/secret.txt", 404, ""},
+		{"/sub/../../secret.txt", 404, ""},
+		{"/link.txt", 404, ""},
+		{"/nothing", 404, ""},
+		{"/_seat/app.js", 200, ""},
+	} {
+		code, body := get(c.path)
+		if code != c.code || c.body != "" && body != c.body || strings.Contains(body, "secret") {
+			t.Errorf("GET %s = %d %q, want %d", c.path, code, body, c.code)
+		}
+	}
+	if code, body := get("/"); code != 200 || !strings.Contains(body, `<script src="/_seat/app.js">`) {
+		t.Errorf("GET / = %d", code)
+	}
+}
+
+func TestFiftyClientsGetEveryBroadcast(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	const n, msgs = 50, 20
+	clients := make([]*wsClient, n)
+	for i := range clients {
+		c, _, err := s.dial(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.expect("state idle", "panel idle label,brk,button")
+		clients[i] = c
+	}
+	for range msgs {
+		clients[0].sendJSON(`{"type":"event","text":"all"}`)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range msgs {
+				_, data, err := c.ws.ReadMessage()
+				if err != nil || !strings.Contains(string(data), "to everyone") {
+					errs <- fmt.Sprintf("client %d message %d: %s %v", i, j, data, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestSlowClientIsCutOffOthersGoOn(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""), func(o *interpreter.Options) { o.Tuning.QueueLen = 8 })
+	s.dial(nil) // a client that never reads
+	fast, _, _ := s.dial(nil)
+	fast.expect("state idle", "panel idle label,brk,button")
+	payload := strings.Repeat("z", 32<<10)
+	a := s.m.Adaptor("web")
+	for i := 0; s.logs.FilterMessage("client is not reading; disconnected").Len() == 0; i++ {
+		if i > 5000 {
+			t.Fatal("the slow client was never cut off")
+		}
+		a.Send(payload)
+		_, data, err := fast.ws.ReadMessage()
+		if err != nil || !strings.Contains(string(data), payload[:100]) {
+			t.Fatalf("fast client, message %d: %v", i, err)
+		}
+	}
+	a.Send("after")
+	fast.expect(`message web "after"`)
+}
