@@ -23,6 +23,9 @@ type Event struct {
 	Text string
 	// ID names the widget of a "gui" event (an input's id or a button's label).
 	ID string
+	// Update marks a "gui" event that only sets a widget's value (ID is the
+	// widget's "state:id"): no rule runs.
+	Update bool
 	// Key is what rules match for device-layer events (sources "memory" and
 	// "motion"): a memory key, or "done:<motion>"; Text carries the data.
 	Key string

@@ -487,6 +487,10 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		defer ev.Done()
 	}
 	ev.Text = strings.TrimRight(ev.Text, "\r\n")
+	if ev.Update {
+		m.updateWidget(ev)
+		return
+	}
 	cc := &callCtx{ev: &ev, kind: ctxEvent}
 	moves := m.moves
 	ran := false
@@ -623,6 +627,20 @@ func (m *Machine) runDataRules(cc *callCtx) bool {
 		}
 	}
 	return ran
+}
+
+// updateWidget sets an input's or text's value from a page, without
+// running rules; only widgets of the current state can be set.
+func (m *Machine) updateWidget(ev adaptors.Event) {
+	w := m.prog.widgets[ev.ID]
+	if w == nil || w.State != m.cur.Name || (w.Kind != "input" && w.Kind != "text") {
+		m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
+		return
+	}
+	if m.values[w.Ref] != ev.Text {
+		m.values[w.Ref] = ev.Text
+		m.notifyGUI(w.Ref, "set", ev.Text)
+	}
 }
 
 // widgetOf finds a widget of the current state by id or button label.

@@ -614,9 +614,18 @@ func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
 		Source string  `json:"source"`
 		ID     string  `json:"id"`
 		Text   *string `json:"text"`
+		Op     string  `json:"op"`
+		Value  *string `json:"value"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return adaptors.Event{}, fmt.Errorf("not JSON: %w", err)
+	}
+	if f.Type == "gui" {
+		// A page reporting a field's contents: {"type":"gui","id":"state:id","op":"set","value":"..."}.
+		if f.Op != "set" || f.Value == nil || !strings.Contains(f.ID, ":") {
+			return adaptors.Event{}, errors.New(`a "gui" frame from a client must be {"op":"set","id":"state:id","value":...}`)
+		}
+		return adaptors.Event{Source: "gui", ID: f.ID, Text: *f.Value, Update: true}, nil
 	}
 	if f.Type != "event" {
 		return adaptors.Event{}, fmt.Errorf("unknown frame type %q", f.Type)

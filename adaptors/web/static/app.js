@@ -14,6 +14,7 @@
   var ws = null;
   var retry = 500;
   var fields = {}; // widget ref -> input or textarea
+  var known = {};  // widget ref -> the value the server last had
 
   function setConn(text, up) {
     connEl.textContent = text;
@@ -46,7 +47,20 @@
     return n > 0 ? n : def;
   }
 
+  // syncFields tells the server the contents of fields the user changed,
+  // so that actions such as <message input="state:id"> see them.
+  function syncFields() {
+    Object.keys(fields).forEach(function (ref) {
+      var v = fields[ref].value;
+      if (v !== known[ref]) {
+        known[ref] = v;
+        send({ type: 'gui', id: ref, op: 'set', value: v });
+      }
+    });
+  }
+
   function widgetEvent(id, text) {
+    syncFields();
     send({ type: 'event', source: 'gui', id: id, text: text });
   }
 
@@ -55,6 +69,7 @@
   function render(p) {
     panel.replaceChildren();
     fields = {};
+    known = {};
     if (p.behavior) {
       titleEl.textContent = p.behavior;
       document.title = p.behavior + ' \u2013 seat';
@@ -147,6 +162,7 @@
         if (f.op === 'set') { el.value = f.value; }
         if (f.op === 'append') { el.value += f.value; el.scrollTop = el.scrollHeight; }
         if (f.op === 'clear') { el.value = ''; }
+        known[f.id] = el.value;
         break;
       }
       case 'message':

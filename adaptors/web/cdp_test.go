@@ -1,0 +1,245 @@
+package web_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// browser is headless Chromium driven over the Chrome DevTools Protocol.
+type browser struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	conn    *websocket.Conn
+	mu      sync.Mutex
+	nextID  int
+	pending map[int]chan cdpReply
+	done    chan struct{}
+}
+
+type cdpReply struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// startBrowser starts Debian's chromium. Without it the test is skipped,
+// unless SEAT_REQUIRE_BROWSER is set (as .ci/run does): then it fails.
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("SEAT_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium is not installed and SEAT_REQUIRE_BROWSER is set (apt-get install chromium)")
+		}
+		t.Skip("chromium is not installed: the browser test is skipped (apt-get install chromium; CI sets SEAT_REQUIRE_BROWSER=1)")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--disable-dev-shm-usage", "--user-data-dir="+dir, "--remote-debugging-port=0", "--window-size=1100,760", "about:blank")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	b := &browser{t: t, cmd: cmd, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
+	t.Cleanup(b.close)
+	var port string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
+		if err == nil && strings.Contains(string(data), "\n") {
+			port = strings.SplitN(string(data), "\n", 2)[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("chromium did not open its DevTools port within 60s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []struct {
+		Type string `json:"type"`
+		URL  string `json:"webSocketDebuggerUrl"`
+	}
+	json.NewDecoder(resp.Body).Decode(&targets)
+	resp.Body.Close()
+	for _, tg := range targets {
+		if tg.Type == "page" {
+			b.conn, _, err = websocket.DefaultDialer.Dial(tg.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if b.conn == nil {
+		t.Fatal("chromium has no page target")
+	}
+	go b.read()
+	return b
+}
+
+func (b *browser) read() {
+	defer close(b.done)
+	for {
+		var msg struct {
+			ID int `json:"id"`
+			cdpReply
+		}
+		if err := b.conn.ReadJSON(&msg); err != nil {
+			return
+		}
+		if msg.ID == 0 {
+			continue // an event
+		}
+		b.mu.Lock()
+		ch := b.pending[msg.ID]
+		delete(b.pending, msg.ID)
+		b.mu.Unlock()
+		if ch != nil {
+			ch <- msg.cdpReply
+		}
+	}
+}
+
+func (b *browser) close() {
+	if b.conn != nil {
+		b.conn.Close()
+		<-b.done
+	}
+	b.cmd.Process.Kill()
+	b.cmd.Wait()
+}
+
+// call sends one CDP command and waits for its result.
+func (b *browser) call(method string, params any) json.RawMessage {
+	b.t.Helper()
+	b.mu.Lock()
+	b.nextID++
+	id := b.nextID
+	ch := make(chan cdpReply, 1)
+	b.pending[id] = ch
+	err := b.conn.WriteJSON(map[string]any{"id": id, "method": method, "params": params})
+	b.mu.Unlock()
+	if err != nil {
+		b.t.Fatalf("%s: %v", method, err)
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			b.t.Fatalf("%s: %s", method, r.Error.Message)
+		}
+		return r.Result
+	case <-time.After(30 * time.Second):
+		b.t.Fatalf("%s: no answer within 30s", method)
+	}
+	return nil
+}
+
+// eval evaluates JavaScript in the page and returns its value.
+func (b *browser) eval(expr string) any {
+	b.t.Helper()
+	v, err := b.try(expr)
+	if err != nil {
+		b.t.Fatalf("eval %s: %v", expr, err)
+	}
+	return v
+}
+
+// try evaluates JavaScript, returning a thrown exception as an error.
+func (b *browser) try(expr string) (any, error) {
+	b.t.Helper()
+	raw := b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	var r struct {
+		Result struct {
+			Value any `json:"value"`
+		} `json:"result"`
+		Exception *struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	json.Unmarshal(raw, &r)
+	if r.Exception != nil {
+		return nil, fmt.Errorf("%s", r.Exception.Text)
+	}
+	return r.Result.Value, nil
+}
+
+// waitFor polls a JavaScript condition until it holds.
+func (b *browser) waitFor(what, expr string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, err := b.try(expr) // the page may still be loading: errors mean "not yet"
+		if v == true {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := b.try("document.body.innerText")
+			b.t.Fatalf("%s: %s still not true after 20s (%v); page text: %v", what, expr, err, text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (b *browser) navigate(url string) {
+	b.t.Helper()
+	b.call("Page.navigate", map[string]any{"url": url})
+}
+
+// click clicks the middle of the element a selector finds, as a mouse does.
+func (b *browser) click(selector string) {
+	b.t.Helper()
+	pos, ok := b.eval(fmt.Sprintf(`(function(){var r=document.querySelector(%q).getBoundingClientRect();return [r.x+r.width/2,r.y+r.height/2];})()`, selector)).([]any)
+	if !ok || len(pos) != 2 {
+		b.t.Fatalf("no element %s", selector)
+	}
+	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		b.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": pos[0], "y": pos[1], "button": "left", "clickCount": 1})
+	}
+}
+
+// typeText focuses an element and types text, then presses Enter if asked.
+func (b *browser) typeText(selector, text string, enter bool) {
+	b.t.Helper()
+	b.eval(fmt.Sprintf(`document.querySelector(%q).focus()`, selector))
+	b.call("Input.insertText", map[string]any{"text": text})
+	if enter {
+		for _, typ := range []string{"keyDown", "keyUp"} {
+			b.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "text": "\r"})
+		}
+	}
+}
+
+func (b *browser) screenshot() []byte {
+	b.t.Helper()
+	var r struct {
+		Data string `json:"data"`
+	}
+	json.Unmarshal(b.call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
+	png, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return png
+}
