@@ -1,13 +1,17 @@
 package web_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/socket"
@@ -16,8 +20,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/web-panel.png from the browser test")
 
-// runExample starts an example behavior with its ports replaced.
+// runExample starts an example behavior with its ports replaced; it stops
+// at the end of the test.
 func runExample(t *testing.T, file string, ports map[string]string) *interpreter.Machine {
+	m, _ := runExampleStop(t, file, ports)
+	return m
+}
+
+// runExampleStop is runExample with a function that stops it early.
+func runExampleStop(t *testing.T, file string, ports map[string]string) (*interpreter.Machine, func()) {
 	t.Helper()
 	data, err := os.ReadFile("../../examples/" + file)
 	if err != nil {
@@ -38,13 +49,15 @@ func runExample(t *testing.T, file string, ports map[string]string) *interpreter
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
 	select {
 	case <-m.Ready():
 	case err := <-done:
 		t.Fatalf("%s: %v", file, err)
 	}
-	return m
+	return m, stop
 }
 
 func addr(m *interpreter.Machine, name string) string {
@@ -58,7 +71,7 @@ func TestBrowserWizard(t *testing.T) {
 	b := startBrowser(t)
 	kiosk := runExample(t, "kiosk.seatml", map[string]string{`port="5001"`: `port="0"`})
 	_, kioskPort, _ := strings.Cut(addr(kiosk, "visitor"), ":")
-	wizard := runExample(t, "wizard.seatml", map[string]string{`port="8081"`: `port="0"`, `port="5001"`: `port="` + kioskPort + `"`})
+	wizard, stopWizard := runExampleStop(t, "wizard.seatml", map[string]string{`port="8081"`: `port="0"`, `port="5001"`: `port="` + kioskPort + `"`})
 	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1100, "height": 760, "deviceScaleFactor": 1, "mobile": false})
 	b.navigate("http://" + addr(wizard, "web") + "/")
 	b.waitFor("connected", `document.getElementById('conn').textContent === 'connected'`)
@@ -98,4 +111,46 @@ func TestBrowserWizard(t *testing.T) {
 	if n := b.eval(`Array.from(document.querySelectorAll('#panel input, #panel textarea')).filter(e => !e.getAttribute('aria-label')).length`); n != float64(0) {
 		t.Errorf("%v fields without a label", n)
 	}
+	// The server restarts on the same port: the page notices, reconnects by
+	// itself and shows the new run's state, with no reload.
+	webAddr := addr(wizard, "web")
+	_, webPort, _ := strings.Cut(webAddr, ":")
+	b.eval(`window.notReloaded = true`)
+	stopWizard()
+	b.waitFor("disconnected", `document.getElementById('conn').textContent.startsWith('disconnected')`)
+	runExample(t, "wizard.seatml", map[string]string{`port="8081"`: `port="` + webPort + `"`, `port="5001"`: `port="` + kioskPort + `"`})
+	b.waitFor("reconnected", `document.getElementById('conn').textContent === 'connected' && document.getElementById('state').textContent === 'start' && window.notReloaded === true`)
+}
+
+// TestSimpleIOExample plays eSEAT's SimpleIO over a WebSocket client and a
+// TCP peer: a typed field sent with the Send button, and incoming lines
+// appended to the text area.
+func TestSimpleIOExample(t *testing.T) {
+	m := runExample(t, "simpleio.seatml", map[string]string{`port="8082"`: `port="0"`, `port="5003"`: `port="0"`})
+	peer, err := net.DialTimeout("tcp", addr(m, "peer"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	peer.SetDeadline(time.Now().Add(30 * time.Second))
+	s := &server{t: t, m: m, addr: addr(m, "web")}
+	page, _, err := s.dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.expect("state main", "panel main label,input,button,button,brk,text", `gui main:say set ""`, `gui main:incoming set ""`)
+	// What a page does for "type, then click Send": report the field, then click.
+	page.sendJSON(`{"type":"gui","id":"main:say","op":"set","value":"hello peer"}`)
+	page.sendJSON(`{"type":"event","source":"gui","id":"Send","text":"Send"}`)
+	line, err := bufio.NewReader(peer).ReadString('\n')
+	if err != nil || line != "hello peer\n" {
+		t.Fatalf("peer got %q, %v", line, err)
+	}
+	page.expect(`gui main:say set "hello peer"`, `gui main:incoming append "> hello peer\n"`, `gui main:say set ""`)
+	peer.Write([]byte("hi page\n"))
+	page.expect(`gui main:incoming append "< hi page\n"`)
+	// An update for a widget of another state is refused.
+	page.sendJSON(`{"type":"gui","id":"other:say","op":"set","value":"x"}`)
+	page.sendJSON(`{"type":"event","source":"gui","id":"Clear"}`)
+	page.expect(`gui main:incoming clear ""`)
 }

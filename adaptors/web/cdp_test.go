@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ type browser struct {
 	nextID  int
 	pending map[int]chan cdpReply
 	done    chan struct{}
+	dir     string
 }
 
 type cdpReply struct {
@@ -51,14 +53,19 @@ func startBrowser(t *testing.T) *browser {
 		}
 		t.Skip("chromium is not installed: the browser test is skipped (apt-get install chromium; CI sets SEAT_REQUIRE_BROWSER=1)")
 	}
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's helpers may write there until they are gone.
+	dir, err := os.MkdirTemp("", "seat-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
 		"--disable-dev-shm-usage", "--user-data-dir="+dir, "--remote-debugging-port=0", "--window-size=1100,760", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers die with it
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	b := &browser{t: t, cmd: cmd, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
+	b := &browser{t: t, cmd: cmd, dir: dir, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
 	t.Cleanup(b.close)
 	var port string
 	deadline := time.Now().Add(60 * time.Second)
@@ -127,8 +134,11 @@ func (b *browser) close() {
 		b.conn.Close()
 		<-b.done
 	}
-	b.cmd.Process.Kill()
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	b.cmd.Wait()
+	for i := 0; i < 50 && os.RemoveAll(b.dir) != nil; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // call sends one CDP command and waits for its result.
