@@ -32,11 +32,16 @@ func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
 
 // callFunc calls a global Lua function (onLoad and the like).
 func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
+	return m.callFuncArgs(fn, name, cc)
+}
+
+// callFuncArgs calls a Lua callback with arguments.
+func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
 	at := &chunk{file: m.prog.File}
 	if fn.Proto != nil {
 		at.file, at.line = fn.Proto.SourceName, fn.Proto.LineDefined
 	}
-	if err := m.pcall(fn, 0, cc, at); err != nil {
+	if err := m.pcall(fn, 0, cc, at, args...); err != nil {
 		se := err.(*ScriptError)
 		se.Msg = name + ": " + se.Msg
 		return se
@@ -47,14 +52,17 @@ func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
 // pcall calls fn with the event globals set and under the script time
 // limit, leaving nret results on the stack. Errors are *ScriptError, placed
 // at the Lua error's line, else at the start of at.
-func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk) error {
+func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, args ...lua.LValue) error {
 	m.setGlobals(cc)
 	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
 	defer cancel()
 	m.L.SetContext(ctx)
 	defer m.L.RemoveContext()
 	m.L.Push(fn)
-	if err := m.L.PCall(0, nret, nil); err != nil {
+	for _, a := range args {
+		m.L.Push(a)
+	}
+	if err := m.L.PCall(len(args), nret, nil); err != nil {
 		m.L.SetTop(0)
 		return scriptError(at, err, ctx, m.opts.ScriptTimeout.String())
 	}

@@ -183,7 +183,8 @@ func TestSeatExit(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("seat.exit did not end the run")
 	}
-	want := []string{"enter:s", "fire:t.seatml:7", "send:chat:rest of the list", "exit:s", "send:chat:bye"}
+	want := []string{"lua:open", "general", "adaptors:open", "enter:s", "fire:t.seatml:7", "send:chat:rest of the list",
+		"exit:s", "send:chat:bye", "adaptors:close", "lua:close"}
 	if diff := cmp.Diff(want, trace); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

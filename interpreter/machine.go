@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -70,6 +70,11 @@ type Machine struct {
 	ready  chan struct{}
 	closeM sync.Once
 
+	running  atomic.Bool   // events are queued, not dropped
+	dropped  atomic.Uint64 // events dropped while not running
+	luaOpen  bool
+	unloaded bool
+
 	adMu     sync.RWMutex
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
@@ -122,68 +127,6 @@ const (
 	ctxSetup
 )
 
-// New creates a machine for prog: it builds the Lua state and runs the
-// vars, general scripts and onLoad (SEATML §7, start-up steps 1-2). No
-// adaptor is open yet.
-func New(prog *Program, opts Options) (*Machine, error) {
-	if opts.Log == nil {
-		opts.Log = zap.NewNop()
-	}
-	if opts.Clock == nil {
-		opts.Clock = RealClock{}
-	}
-	if opts.ScriptTimeout <= 0 {
-		opts.ScriptTimeout = DefaultScriptTimeout
-	}
-	if opts.QueueLen <= 0 {
-		opts.QueueLen = DefaultQueueLen
-	}
-	m := &Machine{
-		prog:     prog,
-		opts:     opts,
-		log:      opts.Log.With(zap.String("behavior", prog.Name)),
-		clock:    opts.Clock,
-		fns:      map[*chunk]*lua.LFunction{},
-		queue:    make(chan item, opts.QueueLen),
-		done:     make(chan struct{}),
-		ready:    make(chan struct{}),
-		adaptors: map[string]adaptors.Adaptor{},
-		values:   map[string]string{},
-		tried:    make([]uint64, len(prog.rules)),
-	}
-	for ref, w := range prog.widgets {
-		m.values[ref] = w.Initial
-	}
-	m.L = newSandbox()
-	m.installAPI()
-	if err := m.setup(); err != nil {
-		m.L.Close()
-		return nil, err
-	}
-	return m, nil
-}
-
-func (m *Machine) setup() error {
-	cc := &callCtx{kind: ctxSetup}
-	for _, it := range m.prog.Setup {
-		if it.isVar {
-			m.L.SetGlobal(it.name, it.value)
-			continue
-		}
-		for _, ch := range it.chunks {
-			if _, err := m.call(ch, cc); err != nil {
-				return err
-			}
-		}
-	}
-	if fn, ok := m.L.GetGlobal("onLoad").(*lua.LFunction); ok {
-		if err := m.callFunc(fn, "onLoad", cc); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Ready is closed once the adaptors are open and the initial state entered.
 func (m *Machine) Ready() <-chan struct{} { return m.ready }
 
@@ -194,8 +137,17 @@ func (m *Machine) Adaptor(name string) adaptors.Adaptor {
 	return m.adaptors[name]
 }
 
-// Deliver queues an event; it blocks while the queue is full.
+// Deliver queues an event; it blocks while the queue is full. While the
+// behavior is loaded but not running, events are dropped and counted (L5).
 func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
+	if !m.running.Load() {
+		m.dropped.Add(1)
+		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
+		if ev.Done != nil {
+			ev.Done()
+		}
+		return nil
+	}
 	if ev.Time.IsZero() {
 		ev.Time = m.clock.Now()
 	}
@@ -250,119 +202,6 @@ func (m *Machine) State() string {
 		return ""
 	}
 	return m.cur.Name
-}
-
-// Run opens the adaptors, enters the initial state and handles events,
-// timeouts and ticks until ctx ends, standard input ends or a script calls
-// seat.exit. It then runs the current state's onexit and closes the
-// adaptors. It returns nil for a normal end, an *ExitError for seat.exit
-// with a non-zero code.
-func (m *Machine) Run(ctx context.Context) error {
-	defer m.closeM.Do(func() { close(m.done) })
-	defer m.L.Close()
-	if err := m.openAdaptors(ctx); err != nil {
-		m.closeAdaptors()
-		return err
-	}
-	m.startDevices()
-	m.enterInitial()
-	close(m.ready)
-	timer := m.clock.NewTimer(time.Hour)
-	defer timer.Stop()
-	for m.exitCode == nil {
-		m.runDue()
-		if m.exitCode != nil {
-			break
-		}
-		if next, ok := m.nextWake(); ok {
-			timer.Reset(max(next.Sub(m.clock.Now()), 0))
-		} else {
-			timer.Stop()
-		}
-		select {
-		case <-ctx.Done():
-			m.shutdown()
-			return nil
-		case <-timer.C():
-		case it := <-m.queue:
-			switch {
-			case it.fn != nil:
-				it.fn()
-			case it.eof:
-				m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
-				m.shutdown()
-				return nil
-			default:
-				m.handleEvent(it.ev)
-			}
-		}
-	}
-	m.shutdown()
-	if *m.exitCode != 0 {
-		return &ExitError{Code: *m.exitCode}
-	}
-	return nil
-}
-
-func (m *Machine) openAdaptors(ctx context.Context) error {
-	dir := filepath.Dir(m.prog.File)
-	for _, d := range m.prog.Adaptors {
-		if d.Ignored {
-			continue
-		}
-		f, ok := adaptors.Lookup(d.Type)
-		if !ok {
-			m.log.Warn("adaptor type is not available in this build yet; adaptor not opened",
-				zap.String("adaptor", d.Name), zap.String("type", d.Type))
-			continue
-		}
-		a, err := f(adaptors.Config{
-			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, GUI: m.guiModel(),
-			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
-			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
-		})
-		if err != nil {
-			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
-		}
-		if err := a.Open(ctx, m); err != nil {
-			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
-		}
-		m.adMu.Lock()
-		m.adaptors[d.Name] = a
-		m.adMu.Unlock()
-	}
-	m.adMu.Lock()
-	m.opened = true
-	m.adMu.Unlock()
-	return nil
-}
-
-func (m *Machine) closeAdaptors() {
-	m.adMu.Lock()
-	list := m.adaptors
-	m.adaptors = map[string]adaptors.Adaptor{}
-	m.opened = false
-	m.adMu.Unlock()
-	for _, d := range m.prog.Adaptors {
-		if a := list[d.Name]; a != nil {
-			if err := a.Close(); err != nil {
-				m.log.Warn("closing adaptor", zap.String("adaptor", d.Name), zap.Error(err))
-			}
-		}
-	}
-}
-
-func (m *Machine) shutdown() {
-	if m.cur != nil {
-		m.trace("exit:" + m.cur.Name)
-		m.inExit = true
-		m.runList(m.cur.OnExit, &callCtx{kind: ctxLifecycle})
-		m.inExit = false
-		m.req = nil
-	}
-	m.stopDevices()
-	m.closeAdaptors()
-	m.log.Info("stopped", zap.String("state", m.State()))
 }
 
 func (m *Machine) trace(s string) {
@@ -490,6 +329,12 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 	if ev.Update {
 		m.updateWidget(ev)
 		return
+	}
+	if ev.Source == "motion" && m.resourceCallback(ev) {
+		return
+	}
+	if ev.Key != "" {
+		m.trace("event:" + ev.Source + "/" + ev.Key)
 	}
 	cc := &callCtx{ev: &ev, kind: ctxEvent}
 	moves := m.moves

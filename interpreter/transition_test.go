@@ -18,7 +18,7 @@ func TestTransitionOrder(t *testing.T) {
 	h := start(t, doc("",
 		lifecycle("a", rule("", "<key>go</key>"+msg("before")+"<statetransition>b</statetransition>"+msg("never")))+
 			lifecycle("b", rule("", "<key>self</key><statetransition>b</statetransition>"))))
-	want := []string{"enter:a", "send:chat:entry a"}
+	want := []string{"lua:open", "general", "adaptors:open", "enter:a", "send:chat:entry a"}
 	if diff := cmp.Diff(want, h.take()); diff != "" {
 		t.Errorf("start-up (-want +got):\n%s", diff)
 	}
@@ -45,7 +45,7 @@ func TestOnEntryTransitionChains(t *testing.T) {
 	h := start(t, doc("", `<state name="a"><onentry><statetransition>b</statetransition></onentry></state>
 <state name="b"><onentry><statetransition>c</statetransition></onentry></state>
 <state name="c"><onentry>`+msg("in c")+`</onentry></state>`))
-	want := []string{"enter:a", "exit:a", "enter:b", "exit:b", "enter:c", "send:chat:in c"}
+	want := []string{"lua:open", "general", "adaptors:open", "enter:a", "exit:a", "enter:b", "exit:b", "enter:c", "send:chat:in c"}
 	if diff := cmp.Diff(want, h.take()); diff != "" {
 		t.Error(diff)
 	}

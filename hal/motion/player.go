@@ -68,6 +68,19 @@ type Motion struct {
 	asked    time.Duration
 	end      time.Duration
 	stopped  bool
+	done     chan struct{} // closed when the motion has ended
+}
+
+// Done is closed once the motion has ended: done, stopped, lost all its
+// joints, timed out or cancelled.
+func (m *Motion) Done() <-chan struct{} { return m.done }
+
+// markEnded ends the motion once; the caller holds p.mu.
+func (m *Motion) markEnded() {
+	if m.state != ended {
+		m.state = ended
+		close(m.done)
+	}
 }
 
 // Name returns the motion's name.
@@ -156,7 +169,7 @@ func (p *Player) Play(req Request) (*Motion, error) {
 	if _, err := Plan(req.Scripts, 0, req.Duration, req.Multiplier); err != nil {
 		return nil, err
 	}
-	m := &Motion{p: p, req: req, held: map[*hal.Joint]bool{}}
+	m := &Motion{p: p, req: req, held: map[*hal.Joint]bool{}, done: make(chan struct{})}
 	seen := map[*hal.Joint]bool{}
 	for _, s := range req.Scripts {
 		for _, f := range s.Frames {
@@ -247,7 +260,7 @@ func (p *Player) finish(m *Motion) {
 		}
 	}
 	m.held = map[*hal.Joint]bool{}
-	m.state = ended
+	m.markEnded()
 	for i, x := range p.active {
 		if x == m {
 			p.active = append(p.active[:i], p.active[i+1:]...)
@@ -285,7 +298,7 @@ func (p *Player) tick(now time.Duration) {
 			p.grant(m, now)
 		case now-m.asked >= m.req.Timeout:
 			o := p.owner[j]
-			m.state = ended
+			m.markEnded()
 			m.notify("error", fmt.Sprintf("resource timeout: %s held by %s/%s", j.Name, o.req.Owner, o.req.Name))
 		default:
 			still = append(still, m)
@@ -306,7 +319,7 @@ func (m *Motion) Stop(now bool) {
 	case ended:
 		return
 	case waiting:
-		m.state = ended
+		m.markEnded()
 		for i, x := range p.waitQ {
 			if x == m {
 				p.waitQ = append(p.waitQ[:i], p.waitQ[i+1:]...)

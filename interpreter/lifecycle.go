@@ -1,0 +1,310 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// The lifecycle (DEVICES.md §9) in trace steps: New is [lua:open, general,
+// onLoad]; Open is [adaptors:open]; Run enters the initial state and, when
+// it ends, runs [exit:S, onInput_onStop, motions:stop, motions:ended,
+// adaptors:close, onUnload, lua:close]; Close unloads a machine that was
+// never started. A failed step undoes the earlier ones in reverse.
+
+// motionStopLimit bounds how long stopping waits for motions to end, in
+// engine time (L7); past it their commands are cleared.
+const motionStopLimit = 5 * time.Second
+
+// New creates a machine for prog: it builds the Lua state and runs the
+// vars, general scripts and onLoad. No adaptor is open yet.
+func New(prog *Program, opts Options) (*Machine, error) {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	if opts.ScriptTimeout <= 0 {
+		opts.ScriptTimeout = DefaultScriptTimeout
+	}
+	if opts.QueueLen <= 0 {
+		opts.QueueLen = DefaultQueueLen
+	}
+	m := &Machine{
+		prog:     prog,
+		opts:     opts,
+		log:      opts.Log.With(zap.String("behavior", prog.Name)),
+		clock:    opts.Clock,
+		fns:      map[*chunk]*lua.LFunction{},
+		queue:    make(chan item, opts.QueueLen),
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+		adaptors: map[string]adaptors.Adaptor{},
+		values:   map[string]string{},
+		tried:    make([]uint64, len(prog.rules)),
+	}
+	for ref, w := range prog.widgets {
+		m.values[ref] = w.Initial
+	}
+	m.trace("lua:open")
+	m.L = newSandbox()
+	m.luaOpen = true
+	m.installAPI()
+	if err := m.setup(); err != nil {
+		m.closeLua()
+		m.closeM.Do(func() { close(m.done) })
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Machine) setup() error {
+	cc := &callCtx{kind: ctxSetup}
+	m.trace("general")
+	for _, it := range m.prog.Setup {
+		if it.isVar {
+			m.L.SetGlobal(it.name, it.value)
+			continue
+		}
+		for _, ch := range it.chunks {
+			if _, err := m.call(ch, cc); err != nil {
+				return err
+			}
+		}
+	}
+	if fn := m.callback("onLoad"); fn != nil {
+		m.trace("onLoad")
+		if err := m.callFunc(fn, "onLoad", cc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callback returns a global Lua function defined by the behavior, or nil.
+func (m *Machine) callback(name string) *lua.LFunction {
+	fn, _ := m.L.GetGlobal(name).(*lua.LFunction)
+	return fn
+}
+
+// runCallback calls a lifecycle callback if defined; an error is logged and
+// the sequence goes on (L15).
+func (m *Machine) runCallback(name string, args ...string) {
+	fn := m.callback(name)
+	if fn == nil {
+		return
+	}
+	step := name
+	if len(args) > 0 {
+		step += ":" + args[0]
+	}
+	m.trace(step)
+	cc := &callCtx{kind: ctxLifecycle}
+	lv := make([]lua.LValue, len(args))
+	for i, a := range args {
+		lv[i] = lua.LString(a)
+	}
+	if err := m.callFuncArgs(fn, name, cc, lv...); err != nil {
+		m.scriptFailed(err, name)
+	}
+}
+
+func (m *Machine) closeLua() {
+	if m.luaOpen {
+		m.trace("lua:close")
+		m.L.Close()
+		m.luaOpen = false
+	}
+}
+
+// Open opens the adaptors: servers listen, clients make a first attempt.
+// On failure the load is undone: adaptors closed, onUnload, Lua closed (L2).
+func (m *Machine) Open(ctx context.Context) error {
+	if m.unloaded {
+		return errors.New("behavior unloaded")
+	}
+	m.trace("adaptors:open")
+	if err := m.openAdaptors(ctx); err != nil {
+		m.unload()
+		return err
+	}
+	return nil
+}
+
+// Close unloads a machine that was opened but never run (L8):
+// adaptors closed, onUnload, Lua closed.
+func (m *Machine) Close() {
+	if m.unloaded {
+		return
+	}
+	m.unload()
+}
+
+func (m *Machine) unload() {
+	m.closeAdaptors()
+	if m.luaOpen {
+		m.runCallback("onUnload")
+	}
+	m.closeLua()
+	m.unloaded = true
+	m.closeM.Do(func() { close(m.done) })
+}
+
+// Dropped counts the events dropped while the behavior was not running.
+func (m *Machine) Dropped() uint64 { return m.dropped.Load() }
+
+// Run starts the behavior: it opens the adaptors if Open was not called,
+// enters the initial state and handles events, timeouts and ticks until ctx
+// ends, standard input ends or a script calls seat.exit. It then stops and
+// unloads the behavior (L6). It returns nil for a normal end, an *ExitError
+// for seat.exit with a non-zero code.
+func (m *Machine) Run(ctx context.Context) error {
+	if m.unloaded {
+		return errors.New("behavior unloaded")
+	}
+	if !m.opened {
+		m.running.Store(true) // started at once: early events wait for the initial state
+		if err := m.Open(ctx); err != nil {
+			return err
+		}
+	}
+	m.running.Store(true)
+	m.startDevices()
+	m.enterInitial()
+	close(m.ready)
+	timer := m.clock.NewTimer(time.Hour)
+	defer timer.Stop()
+loop:
+	for m.exitCode == nil {
+		m.runDue()
+		if m.exitCode != nil {
+			break
+		}
+		if next, ok := m.nextWake(); ok {
+			timer.Reset(max(next.Sub(m.clock.Now()), 0))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-timer.C():
+		case it := <-m.queue:
+			switch {
+			case it.fn != nil:
+				it.fn()
+			case it.eof:
+				m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
+				break loop
+			default:
+				m.handleEvent(it.ev)
+			}
+		}
+	}
+	m.shutdown()
+	if m.exitCode != nil && *m.exitCode != 0 {
+		return &ExitError{Code: *m.exitCode}
+	}
+	return nil
+}
+
+// shutdown is L6: no event reaches rules once it begins.
+func (m *Machine) shutdown() {
+	m.running.Store(false)
+	if m.cur != nil {
+		m.trace("exit:" + m.cur.Name)
+		m.inExit = true
+		m.runList(m.cur.OnExit, &callCtx{kind: ctxLifecycle})
+		m.inExit = false
+		m.req = nil
+	}
+	m.runCallback("onInput_onStop")
+	m.stopDevices()
+	m.unload()
+	m.log.Info("stopped", zap.String("state", m.State()))
+	// Events queued but never handled still answer their senders.
+	for {
+		select {
+		case it := <-m.queue:
+			if it.ev.Done != nil {
+				it.ev.Done()
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (m *Machine) openAdaptors(ctx context.Context) error {
+	dir := filepath.Dir(m.prog.File)
+	for _, d := range m.prog.Adaptors {
+		if d.Ignored {
+			continue
+		}
+		f, ok := adaptors.Lookup(d.Type)
+		if !ok {
+			m.log.Warn("adaptor type is not available in this build; adaptor not opened",
+				zap.String("adaptor", d.Name), zap.String("type", d.Type))
+			continue
+		}
+		a, err := f(adaptors.Config{
+			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, GUI: m.guiModel(),
+			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
+			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
+		})
+		if err == nil {
+			err = a.Open(ctx, m)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
+		}
+		m.adMu.Lock()
+		m.adaptors[d.Name] = a
+		m.adMu.Unlock()
+	}
+	m.adMu.Lock()
+	m.opened = true
+	m.adMu.Unlock()
+	return nil
+}
+
+func (m *Machine) closeAdaptors() {
+	m.adMu.Lock()
+	list := m.adaptors
+	was := m.opened || len(list) > 0
+	m.adaptors = map[string]adaptors.Adaptor{}
+	m.opened = false
+	m.adMu.Unlock()
+	if !was {
+		return
+	}
+	m.trace("adaptors:close")
+	for _, d := range m.prog.Adaptors {
+		if a := list[d.Name]; a != nil {
+			if err := a.Close(); err != nil {
+				m.log.Warn("closing adaptor", zap.String("adaptor", d.Name), zap.Error(err))
+			}
+		}
+	}
+}
+
+// resourceCallback runs onResourceLost or onResourceError for a motion
+// event, if the behavior defines it (L11, L13); it reports whether it did.
+func (m *Machine) resourceCallback(ev adaptors.Event) bool {
+	kind, name, _ := strings.Cut(ev.Key, ":")
+	cb := map[string]string{"lost": "onResourceLost", "error": "onResourceError"}[kind]
+	if cb == "" || m.callback(cb) == nil {
+		return false
+	}
+	m.runCallback(cb, name, ev.Text)
+	return true
+}
