@@ -69,15 +69,25 @@ func (m *Machine) startDevices() {
 	}()
 }
 
-// stopDevices stops this behavior's motions and its event forwarding.
+// stopDevices is L7: each motion finishes its current frame or plays its
+// stop pose and releases its joints, waiting requests are cancelled; past
+// motionStopLimit of engine time, the rest is cleared with a warning. Then
+// event forwarding stops.
 func (m *Machine) stopDevices() {
 	if m.dev == nil {
 		return
 	}
 	m.dev.mu.Lock()
-	for _, mo := range m.dev.motions {
+	motions := m.dev.motions
+	m.dev.motions = nil
+	m.dev.mu.Unlock()
+	m.trace("motions:stop")
+	for _, mo := range motions {
 		mo.Stop(false)
 	}
+	m.waitMotions(motions)
+	m.trace("motions:ended")
+	m.dev.mu.Lock()
 	for _, s := range m.dev.subs {
 		s.Close()
 	}
@@ -85,6 +95,40 @@ func (m *Machine) stopDevices() {
 	m.dev.mu.Unlock()
 	m.dev.cancel()
 	m.dev.wg.Wait()
+}
+
+// engineStall is how long the engine time may stand still, in wall time,
+// before stopping stops waiting for motions: the engine is not cycling.
+const engineStall = time.Second
+
+// waitMotions waits until motions end, for at most motionStopLimit of
+// engine time, or until the engine stops cycling.
+func (m *Machine) waitMotions(motions []*motion.Motion) {
+	e := m.dev.dev.Engine
+	start := e.Now()
+	last, lastWall := start, time.Now()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for _, mo := range motions {
+		for {
+			select {
+			case <-mo.Done():
+			case <-tick.C:
+				now := e.Now()
+				if now != last {
+					last, lastWall = now, time.Now()
+				}
+				if now-start <= motionStopLimit && time.Since(lastWall) <= engineStall {
+					continue
+				}
+				m.log.Warn("motion did not end within the stop limit; its commands are cleared",
+					zap.String("motion", mo.Name()), zap.Duration("limit", motionStopLimit))
+				mo.Stop(true)
+				<-mo.Done()
+			}
+			break
+		}
+	}
 }
 
 // memoryPrefixes returns the literal leading parts of the keys of

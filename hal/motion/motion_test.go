@@ -387,9 +387,15 @@ func TestStop(t *testing.T) {
 	if p := r.e.Buffered(j.Position); len(p) != 0 {
 		t.Errorf("stop(true) left %v", p)
 	}
-	r.step(r.now + 10*ms)
+	// It ends at once: done, released, cursor -1.
 	if diff := cmp.Diff([]string{"a done:w2 stopped"}, r.take()); diff != "" {
 		t.Error(diff)
+	}
+	if owner, held := r.p.Owner("RShoulderPitch"); held {
+		t.Errorf("still held by %q", owner)
+	}
+	if k, _ := m2.Cursor(); k != -1 {
+		t.Errorf("cursor %d", k)
 	}
 	waiting := r.play(Request{Owner: "x", Name: "blocked", Priority: -1, Scripts: []*Script{wave(t)}})
 	r.play(Request{Owner: "y", Name: "holder", Priority: 9, Scripts: []*Script{wave(t)}})

@@ -334,6 +334,8 @@ func (m *Motion) Stop(now bool) {
 			p.clearJoint(j)
 		}
 		m.end = p.now
+		p.finish(m)
+		m.notify("done", "stopped")
 		return
 	}
 	k, _ := m.cursorLocked()
