@@ -587,3 +587,14 @@ func (e *Engine) Truncate(s *SubDevice, after time.Duration) {
 		a.truncate(after)
 	}
 }
+
+// RampDown makes every joint's hardness fall linearly to 0 over d, from the
+// current cycle; S1 then lets each joint follow its sensor. It returns the
+// engine time when the ramp ends.
+func (e *Engine) RampDown(d time.Duration) time.Duration {
+	end := e.Now() + d
+	for _, j := range e.tree.Joints {
+		_ = e.SetSub(j.Hardness, []Command{{Value: 0, At: end}}, ClearAll)
+	}
+	return end
+}

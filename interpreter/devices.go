@@ -234,10 +234,15 @@ func (m *Machine) runMotion(a *action) {
 }
 
 func (m *Machine) devicesOrError(L *lua.LState, fn string) *Devices {
-	if m.dev == nil {
+	switch {
+	case m.dev != nil:
+		return m.dev.dev
+	case m.opts.Devices != nil:
+		L.RaiseError("seat.%s: the behavior is loaded but not running", fn)
+	default:
 		L.RaiseError("seat.%s: no device layer in this run", fn)
 	}
-	return m.dev.dev
+	return nil
 }
 
 // luaGet is seat.get(key): value and age in ms, nil if unknown.

@@ -202,7 +202,8 @@ func TestLuaMotionHandle(t *testing.T) {
 	h.event("chat", "commands")
 	stepUntil(t, d.Engine, 400*msec)
 	h.event("chat", "cursor")
-	want := []string{"chat:nod 1 100", "chat:1 HeadPitch 0.3 HEAD_PITCH", "chat:nod -1 400"}
+	// Accepted at 0, the motion starts at the next cycle (10 ms).
+	want := []string{"chat:nod 1 90", "chat:1 HeadPitch 0.3 HEAD_PITCH", "chat:nod -1 390"}
 	if diff := cmp.Diff(want, h.sends()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -199,6 +199,10 @@ loop:
 			break loop
 		case <-timer.C():
 		case it := <-m.queue:
+			if ctx.Err() != nil { // a stop wins over events that arrived with it (L6)
+				m.queue <- it // shutdown answers it
+				break loop
+			}
 			switch {
 			case it.fn != nil:
 				it.fn()
@@ -301,6 +305,9 @@ func (m *Machine) closeAdaptors() {
 // event, if the behavior defines it (L11, L13); it reports whether it did.
 func (m *Machine) resourceCallback(ev adaptors.Event) bool {
 	kind, name, _ := strings.Cut(ev.Key, ":")
+	if (kind == "lost" || kind == "error") && m.opts.OnResource != nil {
+		m.opts.OnResource(ev.Key, ev.Text)
+	}
 	cb := map[string]string{"lost": "onResourceLost", "error": "onResourceError"}[kind]
 	if cb == "" || m.callback(cb) == nil {
 		return false

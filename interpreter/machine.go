@@ -43,6 +43,10 @@ type Options struct {
 	// Devices is the device layer; without it <motion> and the device
 	// functions of the seat table fail with a logged error.
 	Devices *Devices
+	// OnResource, if set, is told of each lost: and error: motion event
+	// (key, text), from the machine's goroutine. The manager keeps them as
+	// the behavior's last reason.
+	OnResource func(key, text string)
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
@@ -70,6 +74,7 @@ type Machine struct {
 	ready  chan struct{}
 	closeM sync.Once
 
+	curName  atomic.Value  // string: the current state, for other goroutines
 	running  atomic.Bool   // events are queued, not dropped
 	dropped  atomic.Uint64 // events dropped while not running
 	luaOpen  bool
@@ -194,6 +199,12 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 	case <-m.done:
 		return errors.New("behavior stopped")
 	}
+}
+
+// CurrentState returns the current state's name; safe from any goroutine.
+func (m *Machine) CurrentState() string {
+	s, _ := m.curName.Load().(string)
+	return s
 }
 
 // State returns the current state's name; call it from Sync.
@@ -559,6 +570,7 @@ func (m *Machine) settle(req *request) {
 }
 
 func (m *Machine) notifyState() {
+	m.curName.Store(m.cur.Name)
 	m.adMu.RLock()
 	defer m.adMu.RUnlock()
 	for _, a := range m.adaptors {

@@ -269,17 +269,17 @@ func motionPlay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, ",%s,%s_sensor", j.Name, j.Name)
 	}
 	w.WriteString("\n")
+	start := m.Timing().Start // rows are timed from the motion's start
 	row := func(now time.Duration) {
-		fmt.Fprintf(w, "%g", float64(now)/float64(time.Millisecond))
+		fmt.Fprintf(w, "%g", float64(now-start)/float64(time.Millisecond))
 		for _, j := range joints {
 			fmt.Fprintf(w, ",%.6f,%.6f", e.Value(j.Position), e.Value(j.Sensor))
 		}
 		w.WriteString("\n")
 	}
-	row(0)
 	// Play to the end, then one more period for the sensors to settle.
 	end := m.Timing().End() + *period
-	for now := *period; now <= end || !done; now += *period {
+	for now := start; now <= end || !done; now += *period {
 		if err := e.Step(now); err != nil {
 			return err
 		}

@@ -283,8 +283,9 @@ func TestTorqueZeroSendsNoPosition(t *testing.T) {
 	if p := r.e.Buffered(j.Position); len(p) != 0 {
 		t.Errorf("torque 0 queued positions %v", p)
 	}
-	if h := r.e.Buffered(j.Hardness); len(h) != 1 || h[0].Value != 0 || h[0].At != 500*ms {
-		t.Errorf("hardness %v, want 0 at the frame start", h)
+	// Accepted at 0, between cycles: the chain starts at the next cycle, 10 ms.
+	if h := r.e.Buffered(j.Hardness); len(h) != 1 || h[0].Value != 0 || h[0].At != 510*ms {
+		t.Errorf("hardness %v, want 0 at the frame start (510 ms)", h)
 	}
 }
 
@@ -336,13 +337,18 @@ func TestWaitAndTimeout(t *testing.T) {
 	if n := len(r.e.Buffered(r.e.Tree().Joint("RShoulderPitch").Position)); n != 7 {
 		t.Errorf("a waiting request queued commands: %d buffered", n)
 	}
-	// first ends at 1000 ms; second starts in that same cycle, shifted.
+	// first (accepted at 0) starts at the next cycle and ends at 1010 ms;
+	// second starts in that same cycle, shifted.
 	r.until(1000 * ms)
+	if got := r.take(); len(got) != 0 {
+		t.Fatalf("events before the end: %v", got)
+	}
+	r.until(1010 * ms)
 	if diff := cmp.Diff([]string{"a done:first completed"}, r.take()); diff != "" {
 		t.Fatal(diff)
 	}
-	if tm := second.Timing(); tm.Start != 1000*ms {
-		t.Errorf("second starts at %v, want 1000ms", tm.Start)
+	if tm := second.Timing(); tm.Start != 1010*ms {
+		t.Errorf("second starts at %v, want 1010ms", tm.Start)
 	}
 	if owner, _ := r.p.Owner("RShoulderPitch"); owner != "b" {
 		t.Errorf("owner %q", owner)
@@ -367,17 +373,17 @@ func TestStop(t *testing.T) {
 	r := newRig(t)
 	stand := fixture(t, "Stand.yaml")
 	m := r.play(Request{Owner: "a", Name: "w", Scripts: []*Script{wave(t)}, StopPose: []*Script{stand}})
-	r.until(1500 * ms) // in frame 2, due at 2000
+	r.until(1500 * ms) // in frame 2, due at 2010 (the chain started at 10)
 	m.Stop(false)
 	j := r.e.Tree().Joint("RShoulderPitch")
 	pos := r.e.Buffered(j.Position)
-	if len(pos) != 2 || pos[0].At != 2000*ms || pos[1].At != 3000*ms {
-		t.Errorf("after stop: %v, want frame 2's deadline then the stop pose at 3000", pos)
+	if len(pos) != 2 || pos[0].At != 2010*ms || pos[1].At != 3010*ms {
+		t.Errorf("after stop: %v, want frame 2's deadline then the stop pose at 3010", pos)
 	}
 	if p := r.e.Buffered(r.e.Tree().Joint("LKneePitch").Position); len(p) != 0 {
 		t.Errorf("the stop pose moved a joint the motion does not hold: %v", p)
 	}
-	r.until(3000 * ms)
+	r.until(3010 * ms)
 	if diff := cmp.Diff([]string{"a done:w stopped"}, r.take()); diff != "" {
 		t.Error(diff)
 	}

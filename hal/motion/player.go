@@ -187,7 +187,9 @@ func (p *Player) Play(req Request) (*Motion, error) {
 	defer p.mu.Unlock()
 	m.asked = p.now
 	if blocker := p.blocker(m); blocker == nil {
-		p.grant(m, p.now)
+		// Accepted between cycles: the first frame starts at the next one,
+		// as any command for a past time does.
+		p.grant(m, p.now+p.engine.Period())
 	} else {
 		p.waitQ = append(p.waitQ, m)
 	}
@@ -204,8 +206,9 @@ func (p *Player) blocker(m *Motion) *hal.Joint {
 	return nil
 }
 
-// grant gives m its joints, preempting lower owners, and queues its chain.
-func (p *Player) grant(m *Motion, now time.Duration) {
+// grant gives m its joints, preempting lower owners, and queues its chain
+// to start at its start time or at from, whichever is later.
+func (p *Player) grant(m *Motion, from time.Duration) {
 	losers := map[*Motion][]string{}
 	var loserOrder []*Motion
 	for _, j := range m.needed {
@@ -226,7 +229,7 @@ func (p *Player) grant(m *Motion, now time.Duration) {
 		}
 		o.notify("lost", strings.Join(losers[o], ","))
 	}
-	start := max(m.req.Start, now)
+	start := max(m.req.Start, from)
 	m.timing, _ = Plan(m.req.Scripts, start, m.req.Duration, m.req.Multiplier)
 	m.plans, m.commands = compile(m.req.Name, m.req.Scripts, m.timing, p.servos, p.engine.Tree(), p.hardness)
 	m.end = m.timing.End()

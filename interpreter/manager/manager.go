@@ -1,0 +1,447 @@
+// Package manager runs several behaviors in one process over one device
+// layer, with Choregraphe's load, start, stop and unload rules (DEVICES.md
+// §9), and serves them on a JSON-over-HTTP control endpoint.
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
+)
+
+// State is a behavior's lifecycle state.
+type State string
+
+// Lifecycle states.
+const (
+	Unloaded State = "unloaded"
+	Loaded   State = "loaded"
+	Running  State = "running"
+	Stopping State = "stopping"
+)
+
+// Errors of the manager's operations.
+var (
+	ErrUnknown        = errors.New("no such behavior")
+	ErrDuplicate      = errors.New("a behavior of that name is already loaded")
+	ErrAlreadyRunning = errors.New("the behavior is already running")
+	ErrNotRunning     = errors.New("the behavior is not running")
+	ErrNotLoaded      = errors.New("the behavior is not loaded")
+	ErrBusy           = errors.New("the behavior is stopping")
+)
+
+// LoadError is a behavior file that does not pass its checks.
+type LoadError struct {
+	File        string
+	Diagnostics schema.List
+}
+
+func (e *LoadError) Error() string {
+	return fmt.Sprintf("%s has errors:\n%s", e.File, e.Diagnostics.Error())
+}
+
+// Info describes a behavior for the list.
+type Info struct {
+	Name   string    `json:"name"`
+	File   string    `json:"file"`
+	State  State     `json:"state"`
+	Since  time.Time `json:"since"`
+	Reason string    `json:"reason,omitempty"`
+	// SEATMLState is the current SEATML state of a running behavior.
+	SEATMLState string `json:"seatml_state,omitempty"`
+	// Dropped counts events that arrived while the behavior was loaded but
+	// not running.
+	Dropped uint64 `json:"dropped,omitempty"`
+}
+
+// Options configure a manager.
+type Options struct {
+	Log *zap.Logger
+	// Load is used to compile every behavior.
+	Load interpreter.LoadOptions
+	// Machine is the template of every behavior's machine options; its
+	// Devices are shared. Trace and OnResource are set by the manager.
+	Machine interpreter.Options
+	// Trace, if set, receives each behavior's lifecycle steps: "compile",
+	// then the machine's trace.
+	Trace func(behavior, step string)
+}
+
+// Manager holds the behaviors of one process.
+type Manager struct {
+	opts Options
+	log  *zap.Logger
+
+	mu      sync.Mutex
+	entries []*entry // in load order
+}
+
+type entry struct {
+	name, file string
+	state      State
+	since      time.Time
+	reason     string
+	m          *interpreter.Machine
+	cancel     context.CancelFunc
+	done       chan struct{} // closed when Run returns
+	runErr     error
+}
+
+// New returns an empty manager.
+func New(opts Options) *Manager {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	return &Manager{opts: opts, log: opts.Log}
+}
+
+func (mg *Manager) find(name string) *entry {
+	for _, e := range mg.entries {
+		if e.name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+func (mg *Manager) trace(name, step string) {
+	if mg.opts.Trace != nil {
+		mg.opts.Trace(name, step)
+	}
+}
+
+func (e *entry) set(s State, reason string) {
+	e.state, e.since = s, time.Now()
+	if reason != "" {
+		e.reason = reason
+	}
+}
+
+func (e *entry) info() Info {
+	i := Info{Name: e.name, File: e.file, State: e.state, Since: e.since, Reason: e.reason}
+	if e.m != nil {
+		if e.state == Running || e.state == Stopping {
+			i.SEATMLState = e.m.CurrentState()
+		}
+		i.Dropped = e.m.Dropped()
+	}
+	return i
+}
+
+// compile checks a behavior file; nothing is opened or run.
+func (mg *Manager) compile(file string) (*interpreter.Program, error) {
+	prog, diags := interpreter.Load(file, mg.opts.Load)
+	if prog == nil {
+		return nil, &LoadError{File: file, Diagnostics: diags}
+	}
+	for _, d := range diags {
+		mg.log.Warn(d.Error())
+	}
+	return prog, nil
+}
+
+// Load compiles a behavior, creates its Lua state, runs its general scripts
+// and onLoad, and opens its adaptors (L1). A failure leaves nothing behind
+// (L2) and the other behaviors untouched.
+func (mg *Manager) Load(file string) (Info, error) {
+	file = filepath.Clean(file)
+	mg.trace(file, "compile")
+	prog, err := mg.compile(file)
+	if err != nil {
+		return Info{}, err
+	}
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	return mg.loadLocked(prog)
+}
+
+func (mg *Manager) loadLocked(prog *interpreter.Program) (Info, error) {
+	e := mg.find(prog.Name)
+	if e != nil && e.state != Unloaded {
+		return Info{}, fmt.Errorf("%w: %q (from %s)", ErrDuplicate, prog.Name, e.file)
+	}
+	if e == nil {
+		e = &entry{name: prog.Name}
+		mg.entries = append(mg.entries, e)
+	}
+	e.file = prog.File
+	opts := mg.opts.Machine
+	name := prog.Name
+	opts.Trace = func(step string) { mg.trace(name, step) }
+	opts.OnResource = func(key, text string) {
+		mg.mu.Lock()
+		e.reason = key + ": " + text
+		mg.mu.Unlock()
+	}
+	m, err := interpreter.New(prog, opts)
+	if err != nil {
+		e.set(Unloaded, "load failed: "+err.Error())
+		return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
+	}
+	if err := m.Open(context.Background()); err != nil {
+		e.set(Unloaded, "load failed: "+err.Error())
+		return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
+	}
+	e.m = m
+	e.set(Loaded, "")
+	e.reason = ""
+	mg.log.Info("behavior loaded", zap.String("behavior", name), zap.String("file", prog.File))
+	return e.info(), nil
+}
+
+// Start runs a behavior: it is loaded again from its file if unloaded, then
+// enters its initial state (L4). Starting a running behavior is an error.
+func (mg *Manager) Start(name string) (Info, error) {
+	mg.mu.Lock()
+	e := mg.find(name)
+	if e == nil {
+		mg.mu.Unlock()
+		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	switch e.state {
+	case Running:
+		mg.mu.Unlock()
+		return e.info(), fmt.Errorf("start %q: %w", name, ErrAlreadyRunning)
+	case Stopping:
+		mg.mu.Unlock()
+		return e.info(), fmt.Errorf("start %q: %w", name, ErrBusy)
+	case Unloaded:
+		file := e.file
+		mg.mu.Unlock()
+		mg.trace(name, "compile")
+		prog, err := mg.compile(file)
+		if err != nil {
+			return e.info(), err
+		}
+		mg.mu.Lock()
+		if _, err := mg.loadLocked(prog); err != nil {
+			mg.mu.Unlock()
+			return e.info(), err
+		}
+	}
+	defer mg.mu.Unlock()
+	mg.startLocked(e)
+	return e.info(), nil
+}
+
+func (mg *Manager) startLocked(e *entry) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel, e.done = cancel, make(chan struct{})
+	m := e.m
+	ready := m.Ready()
+	go func() {
+		err := m.Run(ctx)
+		mg.mu.Lock()
+		e.runErr = err
+		reason := "stopped"
+		var ee *interpreter.ExitError
+		switch {
+		case errors.As(err, &ee):
+			reason = fmt.Sprintf("seat.exit(%d)", ee.Code)
+		case err != nil:
+			reason = "failed: " + err.Error()
+		case e.state == Running:
+			reason = "ended"
+		}
+		e.m = nil
+		e.set(Unloaded, reason)
+		mg.mu.Unlock()
+		close(e.done)
+		mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", reason))
+	}()
+	e.set(Running, "")
+	mg.mu.Unlock()
+	select {
+	case <-ready:
+	case <-e.done:
+	}
+	mg.mu.Lock()
+}
+
+// Stop stops a running behavior (L6) and waits until it is unloaded.
+func (mg *Manager) Stop(name string) (Info, error) {
+	mg.mu.Lock()
+	e := mg.find(name)
+	if e == nil {
+		mg.mu.Unlock()
+		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	if e.state != Running {
+		mg.mu.Unlock()
+		return e.info(), fmt.Errorf("stop %q: %w", name, ErrNotRunning)
+	}
+	e.set(Stopping, "")
+	cancel, done := e.cancel, e.done
+	mg.mu.Unlock()
+	cancel()
+	<-done
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	e.reason = "stopped"
+	return e.info(), nil
+}
+
+// Unload unloads a loaded behavior (L8: adaptors, onUnload, Lua) or stops a
+// running one.
+func (mg *Manager) Unload(name string) (Info, error) {
+	mg.mu.Lock()
+	e := mg.find(name)
+	if e == nil {
+		mg.mu.Unlock()
+		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	switch e.state {
+	case Running:
+		mg.mu.Unlock()
+		return mg.Stop(name)
+	case Loaded:
+		e.m.Close()
+		e.m = nil
+		e.set(Unloaded, "unloaded")
+		defer mg.mu.Unlock()
+		return e.info(), nil
+	}
+	defer mg.mu.Unlock()
+	return e.info(), fmt.Errorf("unload %q: %w", name, ErrNotLoaded)
+}
+
+// Reload compiles the behavior's file again; only if it passes is the old
+// one stopped or unloaded and the new one loaded, and started if the old
+// one was running.
+func (mg *Manager) Reload(name string) (Info, error) {
+	mg.mu.Lock()
+	e := mg.find(name)
+	if e == nil {
+		mg.mu.Unlock()
+		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	if e.state == Stopping {
+		mg.mu.Unlock()
+		return e.info(), fmt.Errorf("reload %q: %w", name, ErrBusy)
+	}
+	file, was := e.file, e.state
+	mg.mu.Unlock()
+	mg.trace(name, "compile")
+	prog, err := mg.compile(file)
+	if err != nil {
+		return e.info(), err
+	}
+	if prog.Name != name {
+		return e.info(), fmt.Errorf("reload %q: %s now names its behavior %q", name, file, prog.Name)
+	}
+	switch was {
+	case Running:
+		if _, err := mg.Stop(name); err != nil {
+			return e.info(), err
+		}
+	case Loaded:
+		if _, err := mg.Unload(name); err != nil {
+			return e.info(), err
+		}
+	}
+	mg.mu.Lock()
+	if _, err := mg.loadLocked(prog); err != nil {
+		mg.mu.Unlock()
+		return e.info(), err
+	}
+	if was == Running {
+		mg.startLocked(e)
+	}
+	defer mg.mu.Unlock()
+	return e.info(), nil
+}
+
+// Info returns one behavior's description.
+func (mg *Manager) Info(name string) (Info, error) {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	e := mg.find(name)
+	if e == nil {
+		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	return e.info(), nil
+}
+
+// List describes every behavior, in load order.
+func (mg *Manager) List() []Info {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	out := make([]Info, 0, len(mg.entries))
+	for _, e := range mg.entries {
+		out = append(out, e.info())
+	}
+	return out
+}
+
+// Machine returns a behavior's machine while it is loaded or running.
+func (mg *Manager) Machine(name string) *interpreter.Machine {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	if e := mg.find(name); e != nil {
+		return e.m
+	}
+	return nil
+}
+
+// StopAll stops running behaviors and unloads loaded ones, in reverse load
+// order, through the same path as Stop.
+func (mg *Manager) StopAll() {
+	mg.mu.Lock()
+	names := make([]string, 0, len(mg.entries))
+	for i := len(mg.entries) - 1; i >= 0; i-- {
+		names = append(names, mg.entries[i].name)
+	}
+	mg.mu.Unlock()
+	for _, n := range names {
+		_, _ = mg.Unload(n)
+	}
+}
+
+// Wait blocks until no behavior is running or ctx ends, and returns the
+// exit code of the last behavior that ended with seat.exit(code != 0), or 0.
+func (mg *Manager) Wait(ctx context.Context) int {
+	for {
+		mg.mu.Lock()
+		var waits []chan struct{}
+		code := 0
+		for _, e := range mg.entries {
+			if e.state == Running || e.state == Stopping {
+				waits = append(waits, e.done)
+			}
+			var ee *interpreter.ExitError
+			if errors.As(e.runErr, &ee) {
+				code = ee.Code
+			}
+		}
+		mg.mu.Unlock()
+		if len(waits) == 0 {
+			return code
+		}
+		select {
+		case <-waits[0]:
+		case <-ctx.Done():
+			return code
+		}
+	}
+}
+
+// Names lists the behaviors' names, sorted.
+func (mg *Manager) Names() []string {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	out := make([]string, 0, len(mg.entries))
+	for _, e := range mg.entries {
+		out = append(out, e.name)
+	}
+	sort.Strings(out)
+	return out
+}
