@@ -598,3 +598,16 @@ func (e *Engine) RampDown(d time.Duration) time.Duration {
 	}
 	return end
 }
+
+// Stiff reports whether any joint has hardness above 0 (commanded or sent).
+func (e *Engine) Stiff() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, j := range e.tree.Joints {
+		a := e.acts[j.Hardness.Handle]
+		if e.values[j.Hardness.Handle] > 0 || a.held > 0 || len(a.buf) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -529,3 +529,21 @@ func TestOverrunningBackendIsNoAnswerWithoutStall(t *testing.T) {
 		t.Errorf("Nack %v, want 6 (every cycle)", nack)
 	}
 }
+
+func TestStiffAndRampDown(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	steps(t, e, 20*ms)
+	if e.Stiff() {
+		t.Error("a new engine is stiff")
+	}
+	e.Set("HeadYaw/Hardness/Actuator", []Command{{1, 30 * ms}}, ClearAll)
+	if !e.Stiff() {
+		t.Error("a queued hardness command is not stiff")
+	}
+	steps(t, e, 100*ms)
+	end := e.RampDown(200 * ms)
+	steps(t, e, end)
+	if v := value(t, e, "HeadYaw/Hardness/Actuator"); v != 0 || e.Stiff() {
+		t.Errorf("after the ramp: hardness %v, stiff %v", v, e.Stiff())
+	}
+}

@@ -29,6 +29,7 @@ func (c *compiler) setupDevices(g *schema.Node) {
 	case p.Devices != "":
 		a, _ := g.Attr("devices")
 		path := filepath.Join(dir, p.Devices)
+		p.DevicesFile = path
 		data, err := c.ld.opts.ReadFile(path)
 		if err != nil {
 			c.errorf(a.ValuePos, "devices %q: %v", p.Devices, unwrapPathError(err))

@@ -33,8 +33,9 @@ type Program struct {
 	Devices string // general@devices, as written
 	Scripts string // general@scripts, as written
 	// Tree is the device tree: LoadOptions.Tree, else general@devices, else
-	// the built-in NAO tree.
-	Tree *hal.Tree
+	// the built-in NAO tree. DevicesFile is the resolved general@devices.
+	Tree        *hal.Tree
+	DevicesFile string
 	// ScriptsDir is where motion script names resolve; Servos maps servo
 	// ids to joints (defaults, overridden by servos.yaml in ScriptsDir).
 	ScriptsDir string

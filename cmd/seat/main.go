@@ -10,6 +10,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,6 +25,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/stdio"
 	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/manager"
 	"github.com/seatml/seat/schema"
 )
 
@@ -59,7 +62,8 @@ const usage = `seat checks and runs SEATML behavior files.
 
 Usage:
   seat check [flags] FILE...     validate behavior files; exit 1 on any error
-  seat run [flags] FILE          run a behavior on the simulated robot
+  seat run [flags] FILE...       run behaviors on the simulated robot
+  seat ctl COMMAND ...           manage a running seat (started with --control)
   seat motion check FILE...      validate motion scripts
   seat motion play FILE          play a motion script, print the trajectory as CSV
   seat version
@@ -79,6 +83,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runBehavior(ctx, args[1:], stdin, stdout, stderr)
 	case "motion":
 		return motionCmd(args[1:], stdout, stderr)
+	case "ctl":
+		return ctlCmd(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "seat", version)
 		return nil
@@ -129,18 +135,22 @@ func printDiags(w io.Writer, diags schema.List) {
 	}
 }
 
+// RampDown is how long hardness takes to fall to 0 when seat stops.
+const rampDown = time.Second
+
 func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	allowShell := fs.Bool("allow-shell", false, "allow <shell> actions")
 	scriptTimeout := fs.Duration("script-timeout", interpreter.DefaultScriptTimeout, "time limit of each script, cond and shell command")
 	logFormat := fs.String("log-format", "console", "log format: console or json")
+	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
 	var dev deviceFlags
 	dev.register(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: seat run [flags] FILE")
+		fmt.Fprintln(stderr, "Usage: seat run [flags] FILE...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -149,7 +159,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		return exitStatus(2)
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() == 0 {
 		fs.Usage()
 		return exitStatus(2)
 	}
@@ -159,17 +169,15 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	defer func() { _ = log.Sync() }()
 
-	file := fs.Arg(0)
-	opts, ok := dev.loadOptions(*allowShell, stderr)
+	loadOpts, ok := dev.loadOptions(*allowShell, stderr)
 	if !ok {
 		return exitStatus(1)
 	}
-	prog, diags := interpreter.Load(file, opts)
-	printDiags(stderr, diags)
-	if prog == nil {
-		return exitStatus(1)
+	progs, ok := checkAll(fs.Args(), loadOpts, stderr)
+	if !ok {
+		return exitStatus(1) // a file with errors never starts
 	}
-	devices, err := dev.startDevices(prog)
+	devices, err := dev.startDevices(progs[0])
 	if err != nil {
 		fmt.Fprintln(stderr, "seat run:", err)
 		return exitStatus(2)
@@ -184,24 +192,102 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		_ = devices.Engine.Close()
 	}()
-	m, err := interpreter.New(prog, interpreter.Options{
-		Log: log, ScriptTimeout: *scriptTimeout, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell,
-		Devices: devices,
-	})
-	if err != nil {
-		log.Error("start-up failed", zap.String("error", err.Error()))
-		return exitStatus(1)
-	}
-	log.Info("starting", zap.String("behavior", prog.Name), zap.String("file", file))
-	if err := m.Run(ctx); err != nil {
-		var ee *interpreter.ExitError
-		if errors.As(err, &ee) {
-			return err
+
+	loadOpts.Tree = devices.Engine.Tree()
+	mg := manager.New(manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
+		Log: log, ScriptTimeout: *scriptTimeout, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
+	}})
+	// Every exit path stops the behaviors in reverse, then lets the joints go.
+	defer func() {
+		mg.StopAll()
+		if !devices.Engine.Stiff() {
+			return
 		}
-		log.Error("run failed", zap.String("error", err.Error()))
-		return exitStatus(1)
+		log.Info("relaxing the joints", zap.Duration("over", rampDown))
+		end := devices.Engine.RampDown(rampDown)
+		deadline := time.Now().Add(rampDown + time.Second)
+		for devices.Engine.Now() < end+devices.Engine.Period() && time.Now().Before(deadline) {
+			time.Sleep(devices.Engine.Period())
+		}
+	}()
+	for _, prog := range progs {
+		log.Info("starting", zap.String("behavior", prog.Name), zap.String("file", prog.File))
+		if _, err := mg.StartProgram(prog); err != nil {
+			log.Error("start-up failed", zap.String("behavior", prog.Name), zap.String("error", err.Error()))
+			return exitStatus(1)
+		}
+	}
+	if *control != "" {
+		stop, err := serveControl(*control, mg, log)
+		if err != nil {
+			log.Error("control API", zap.Error(err))
+			return exitStatus(1)
+		}
+		defer stop()
+		<-ctx.Done() // a managed process runs until it is told to stop
+		return nil
+	}
+	if code := mg.Wait(ctx); code != 0 {
+		return exitStatus(code)
 	}
 	return nil
+}
+
+// checkAll loads and checks every file, printing all diagnostics, and
+// enforces what several behaviors in one process must agree on.
+func checkAll(files []string, opts interpreter.LoadOptions, stderr io.Writer) ([]*interpreter.Program, bool) {
+	var progs []*interpreter.Program
+	ok := true
+	for _, file := range files {
+		prog, diags := interpreter.Load(file, opts)
+		printDiags(stderr, diags)
+		if prog == nil {
+			ok = false
+			continue
+		}
+		progs = append(progs, prog)
+	}
+	if !ok {
+		return nil, false
+	}
+	names, stdio := map[string]string{}, ""
+	for _, p := range progs {
+		if prev, dup := names[p.Name]; dup {
+			fmt.Fprintf(stderr, "%s: behavior name %q is already used by %s\n", p.File, p.Name, prev)
+			ok = false
+		}
+		names[p.Name] = p.File
+		if p.DevicesFile != progs[0].DevicesFile && opts.Tree == nil {
+			fmt.Fprintf(stderr, "%s: devices %q differs from the tree of %s; one process has one device tree (use --devices)\n", p.File, p.Devices, progs[0].File)
+			ok = false
+		}
+		for _, a := range p.Adaptors {
+			if a.Type == "stdio" {
+				if stdio != "" {
+					fmt.Fprintf(stderr, "%s: only one behavior may read standard input (%s does)\n", p.File, stdio)
+					ok = false
+				}
+				stdio = p.File
+			}
+		}
+	}
+	return progs, ok
+}
+
+// serveControl starts the control API; the returned function stops it.
+func serveControl(addr string, mg *manager.Manager, log *zap.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", manager.ControlAddr(addr))
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: manager.Handler(mg), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("control API", zap.String("url", "http://"+ln.Addr().String()+"/behaviors"))
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 func newLogger(format string, level zap.AtomicLevel, w io.Writer) (*zap.Logger, error) {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -159,12 +158,31 @@ func (mg *Manager) Load(file string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	return mg.loadLocked(prog)
+	return mg.LoadProgram(prog)
 }
 
-func (mg *Manager) loadLocked(prog *interpreter.Program) (Info, error) {
+// LoadProgram is Load for a behavior already compiled and checked.
+func (mg *Manager) LoadProgram(prog *interpreter.Program) (Info, error) {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	return mg.loadLocked(prog, true)
+}
+
+// StartProgram loads and starts a compiled behavior in one step (L4 from
+// unloaded): its adaptors open with events already queued for it.
+func (mg *Manager) StartProgram(prog *interpreter.Program) (Info, error) {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	info, err := mg.loadLocked(prog, false)
+	if err != nil {
+		return info, err
+	}
+	return mg.startLocked(mg.find(prog.Name))
+}
+
+// loadLocked creates the machine; open opens its adaptors now (a load),
+// else Run will (a start).
+func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error) {
 	e := mg.find(prog.Name)
 	if e != nil && e.state != Unloaded {
 		return Info{}, fmt.Errorf("%w: %q (from %s)", ErrDuplicate, prog.Name, e.file)
@@ -187,9 +205,11 @@ func (mg *Manager) loadLocked(prog *interpreter.Program) (Info, error) {
 		e.set(Unloaded, "load failed: "+err.Error())
 		return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
 	}
-	if err := m.Open(context.Background()); err != nil {
-		e.set(Unloaded, "load failed: "+err.Error())
-		return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
+	if open {
+		if err := m.Open(context.Background()); err != nil {
+			e.set(Unloaded, "load failed: "+err.Error())
+			return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
+		}
 	}
 	e.m = m
 	e.set(Loaded, "")
@@ -223,17 +243,18 @@ func (mg *Manager) Start(name string) (Info, error) {
 			return e.info(), err
 		}
 		mg.mu.Lock()
-		if _, err := mg.loadLocked(prog); err != nil {
+		if _, err := mg.loadLocked(prog, false); err != nil {
 			mg.mu.Unlock()
 			return e.info(), err
 		}
 	}
 	defer mg.mu.Unlock()
-	mg.startLocked(e)
-	return e.info(), nil
+	return mg.startLocked(e)
 }
 
-func (mg *Manager) startLocked(e *entry) {
+// startLocked runs the machine and waits until its initial state is
+// entered, or its start failed.
+func (mg *Manager) startLocked(e *entry) (Info, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel, e.done = cancel, make(chan struct{})
 	m := e.m
@@ -255,8 +276,8 @@ func (mg *Manager) startLocked(e *entry) {
 		e.m = nil
 		e.set(Unloaded, reason)
 		mg.mu.Unlock()
-		close(e.done)
 		mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", reason))
+		close(e.done) // last: nothing of this goroutine outlives a waiter
 	}()
 	e.set(Running, "")
 	mg.mu.Unlock()
@@ -265,6 +286,10 @@ func (mg *Manager) startLocked(e *entry) {
 	case <-e.done:
 	}
 	mg.mu.Lock()
+	if e.state == Unloaded && e.runErr != nil {
+		return e.info(), fmt.Errorf("start %q: %w", e.name, e.runErr)
+	}
+	return e.info(), nil
 }
 
 // Stop stops a running behavior (L6) and waits until it is unloaded.
@@ -349,14 +374,13 @@ func (mg *Manager) Reload(name string) (Info, error) {
 		}
 	}
 	mg.mu.Lock()
-	if _, err := mg.loadLocked(prog); err != nil {
-		mg.mu.Unlock()
+	defer mg.mu.Unlock()
+	if _, err := mg.loadLocked(prog, was != Running); err != nil {
 		return e.info(), err
 	}
 	if was == Running {
-		mg.startLocked(e)
+		return mg.startLocked(e)
 	}
-	defer mg.mu.Unlock()
 	return e.info(), nil
 }
 
@@ -432,16 +456,4 @@ func (mg *Manager) Wait(ctx context.Context) int {
 			return code
 		}
 	}
-}
-
-// Names lists the behaviors' names, sorted.
-func (mg *Manager) Names() []string {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	out := make([]string, 0, len(mg.entries))
-	for _, e := range mg.entries {
-		out = append(out, e.name)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seatml/seat/interpreter/manager"
+)
+
+// DefaultControl is where seat ctl looks for a seat started with --control.
+const DefaultControl = "127.0.0.1:7070"
+
+const ctlUsage = `Usage: seat ctl [--control ADDR] COMMAND
+  list                    the behaviors, their states and SEATML states
+  status NAME             one behavior
+  load [--start] FILE     load a behavior file (and start it)
+  start NAME              start a loaded or unloaded behavior
+  stop NAME               stop a running behavior
+  unload NAME             unload a behavior
+  reload NAME             check the file again, then stop, load and restart
+ADDR defaults to ` + DefaultControl + `; start seat with: seat run --control 7070 FILE...
+`
+
+func ctlCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("control", DefaultControl, "address of the control API")
+	fs.Usage = func() { fmt.Fprint(stderr, ctlUsage) }
+	if err := fs.Parse(args); err != nil {
+		return exitStatus(2)
+	}
+	c := &manager.Client{Addr: *addr}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fs.Usage()
+		return exitStatus(2)
+	}
+	fail := func(err error) error {
+		fmt.Fprintln(stderr, "seat ctl:", err)
+		return exitStatus(1)
+	}
+	var info manager.Info
+	switch cmd := rest[0]; {
+	case cmd == "list" && len(rest) == 1:
+		var list []manager.Info
+		if err := c.Do(http.MethodGet, "/behaviors", nil, &list); err != nil {
+			return fail(err)
+		}
+		printList(stdout, list)
+		return nil
+	case cmd == "status" && len(rest) == 2:
+		if err := c.Do(http.MethodGet, "/behaviors/"+rest[1], nil, &info); err != nil {
+			return fail(err)
+		}
+	case cmd == "load":
+		lf := flag.NewFlagSet("load", flag.ContinueOnError)
+		lf.SetOutput(stderr)
+		start := lf.Bool("start", false, "start it too")
+		if err := lf.Parse(rest[1:]); err != nil || lf.NArg() != 1 {
+			fs.Usage()
+			return exitStatus(2)
+		}
+		file, _ := filepath.Abs(lf.Arg(0)) // the server may run elsewhere
+		if err := c.Do(http.MethodPost, "/behaviors", map[string]any{"file": file, "start": *start}, &info); err != nil {
+			return fail(err)
+		}
+	case (cmd == "start" || cmd == "stop" || cmd == "unload" || cmd == "reload") && len(rest) == 2:
+		if err := c.Do(http.MethodPost, "/behaviors/"+rest[1]+"/"+cmd, nil, &info); err != nil {
+			return fail(err)
+		}
+	default:
+		fs.Usage()
+		return exitStatus(2)
+	}
+	printList(stdout, []manager.Info{info})
+	return nil
+}
+
+func printList(w io.Writer, list []manager.Info) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATE\tSEATML STATE\tSINCE\tREASON\tFILE")
+	for _, i := range list {
+		st := i.SEATMLState
+		if st == "" {
+			st = "-"
+		}
+		reason := i.Reason
+		if reason == "" {
+			reason = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, i.State, st, i.Since.Local().Format(time.TimeOnly), reason, i.File)
+	}
+	tw.Flush()
+}
