@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestRunSeveralBehaviorsWithControl runs two behaviors in one process with
+// --control and drives them with seat ctl.
+func TestRunSeveralBehaviorsWithControl(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name+".seatml")
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	a := write("a", `<seatml><general name="alpha"/><state name="one"/><state name="two"/></seatml>`)
+	b := write("b", `<seatml><general name="beta"/><state name="waiting"/></seatml>`)
+	c := write("c", `<seatml><general name="gamma"/><state name="s"/></seatml>`)
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr syncBuffer
+	go func() { done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr) }()
+	ctl := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
+		return out.String(), errb.String(), exitCode(err, &errb)
+	}
+	waitFor(t, func() bool { out, _, code := ctl("list"); return code == 0 && strings.Contains(out, "beta") })
+	out, _, _ := ctl("list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[1], "alpha") || !strings.Contains(lines[1], "running") || !strings.Contains(lines[1], "one") {
+		t.Errorf("list:\n%s", out)
+	}
+	if out, _, code := ctl("load", "--start", c); code != 0 || !strings.Contains(out, "gamma") || !strings.Contains(out, "running") {
+		t.Errorf("load --start: %d\n%s", code, out)
+	}
+	if out, _, code := ctl("stop", "beta"); code != 0 || !strings.Contains(out, "unloaded") {
+		t.Errorf("stop: %d\n%s", code, out)
+	}
+	if _, errOut, code := ctl("stop", "beta"); code != 1 || !strings.Contains(errOut, `stop "beta": the behavior is not running`) {
+		t.Errorf("stop again: %d %s", code, errOut)
+	}
+	if _, errOut, code := ctl("start", "nobody"); code != 1 || !strings.Contains(errOut, `no such behavior: "nobody"`) {
+		t.Errorf("unknown: %d %s", code, errOut)
+	}
+	if _, _, code := ctl("jump"); code != 2 {
+		t.Errorf("bad command: exit %d", code)
+	}
+	cancel() // SIGTERM: every behavior stops
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("seat run did not stop")
+	}
+	if !strings.Contains(stderr.String(), "control API") {
+		t.Errorf("no control API log:\n%s", stderr.String())
+	}
+	if _, errOut, code := ctl("list"); code != 1 || !strings.Contains(errOut, "is it running with --control?") {
+		t.Errorf("ctl with nothing running: %d %s", code, errOut)
+	}
+}
+
+func TestRunRefusesConflictingBehaviors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name+".seatml")
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	a := write("a", `<seatml><general name="same"><adaptor name="in" type="stdio"/></general><state name="s"/></seatml>`)
+	b := write("b", `<seatml><general name="same"><adaptor name="in" type="stdio"/></general><state name="s"/></seatml>`)
+	_, stderr, code := runSeat("run", a, b)
+	if code != 1 || !strings.Contains(stderr, `behavior name "same" is already used by `+a) || !strings.Contains(stderr, "only one behavior may read standard input") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
