@@ -36,7 +36,9 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr syncBuffer
-	go func() { done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	}()
 	ctl := func(args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
