@@ -547,3 +547,29 @@ func TestStopMidMotionIsSafe(t *testing.T) {
 		t.Errorf("hardness %v, then %v half way, then %v; want 1, 0.5, 0", before, half, r.dev.Engine.Value(knee))
 	}
 }
+
+func TestStopOneLeavesTheOtherAndFailedLoadHarmsNone(t *testing.T) {
+	r := newRig(t)
+	echo := `<state name="s"><rule><key>ping</key><script>seat.reply("pong")</script></rule></state>`
+	r.load(r.file("one", "", echo), true)
+	r.load(r.file("two", "", echo), true)
+	c, rd := r.dial("two")
+	if _, err := r.mg.Stop("one"); err != nil {
+		t.Fatal(err)
+	}
+	busy, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	if _, err := r.mg.Load(r.file("broken", `<adaptor name="x" type="socket" role="server" port="`+port+`"/>`, echo)); err == nil {
+		t.Fatal("a load on a busy port succeeded")
+	}
+	c.Write([]byte("ping\n"))
+	if line, err := rd.ReadString('\n'); err != nil || line != "pong\n" {
+		t.Fatalf("two: %q %v", line, err)
+	}
+	for name, want := range map[string]State{"one": Unloaded, "two": Running, "broken": Unloaded} {
+		if info, _ := r.mg.Info(name); info.State != want {
+			t.Errorf("%s is %s, want %s", name, info.State, want)
+		}
+	}
+}
