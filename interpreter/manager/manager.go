@@ -103,6 +103,14 @@ func New(opts Options) *Manager {
 	return &Manager{opts: opts, log: opts.Log}
 }
 
+// lookup finds a behavior; the caller holds mg.mu.
+func (mg *Manager) lookup(name string) (*entry, error) {
+	if e := mg.find(name); e != nil {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
+}
+
 func (mg *Manager) find(name string) *entry {
 	for _, e := range mg.entries {
 		if e.name == name {
@@ -222,10 +230,10 @@ func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error
 // enters its initial state (L4). Starting a running behavior is an error.
 func (mg *Manager) Start(name string) (Info, error) {
 	mg.mu.Lock()
-	e := mg.find(name)
-	if e == nil {
+	e, err := mg.lookup(name)
+	if err != nil {
 		mg.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+		return Info{}, err
 	}
 	switch e.state {
 	case Running:
@@ -295,10 +303,10 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 // Stop stops a running behavior (L6) and waits until it is unloaded.
 func (mg *Manager) Stop(name string) (Info, error) {
 	mg.mu.Lock()
-	e := mg.find(name)
-	if e == nil {
+	e, err := mg.lookup(name)
+	if err != nil {
 		mg.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+		return Info{}, err
 	}
 	if e.state != Running {
 		mg.mu.Unlock()
@@ -319,10 +327,10 @@ func (mg *Manager) Stop(name string) (Info, error) {
 // running one.
 func (mg *Manager) Unload(name string) (Info, error) {
 	mg.mu.Lock()
-	e := mg.find(name)
-	if e == nil {
+	e, err := mg.lookup(name)
+	if err != nil {
 		mg.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+		return Info{}, err
 	}
 	switch e.state {
 	case Running:
@@ -344,10 +352,10 @@ func (mg *Manager) Unload(name string) (Info, error) {
 // one was running.
 func (mg *Manager) Reload(name string) (Info, error) {
 	mg.mu.Lock()
-	e := mg.find(name)
-	if e == nil {
+	e, err := mg.lookup(name)
+	if err != nil {
 		mg.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+		return Info{}, err
 	}
 	if e.state == Stopping {
 		mg.mu.Unlock()
@@ -388,9 +396,9 @@ func (mg *Manager) Reload(name string) (Info, error) {
 func (mg *Manager) Info(name string) (Info, error) {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
-	e := mg.find(name)
-	if e == nil {
-		return Info{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+	e, err := mg.lookup(name)
+	if err != nil {
+		return Info{}, err
 	}
 	return e.info(), nil
 }
