@@ -13,4 +13,8 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require go.uber.org/multierr v1.10.0 // indirect
+require (
+	github.com/looplab/fsm v1.0.3 // indirect
+	github.com/qmuntal/stateless v1.7.2 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+)

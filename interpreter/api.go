@@ -1,7 +1,6 @@
 package interpreter
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -54,17 +53,16 @@ func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args
 // at the Lua error's line, else at the start of at.
 func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, args ...lua.LValue) error {
 	m.setGlobals(cc)
-	ctx, cancel := context.WithTimeout(context.Background(), m.opts.ScriptTimeout)
-	defer cancel()
-	m.L.SetContext(ctx)
-	defer m.L.RemoveContext()
 	m.L.Push(fn)
 	for _, a := range args {
 		m.L.Push(a)
 	}
-	if err := m.L.PCall(len(args), nret, nil); err != nil {
+	m.dog.start()
+	err := m.L.PCall(len(args), nret, nil)
+	timedOut := m.dog.stop()
+	if err != nil {
 		m.L.SetTop(0)
-		return scriptError(at, err, ctx, m.opts.ScriptTimeout.String())
+		return scriptError(at, err, timedOut, m.opts.ScriptTimeout.String())
 	}
 	return nil
 }
@@ -72,42 +70,106 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, arg
 func (m *Machine) setGlobals(cc *callCtx) {
 	L := m.L
 	L.SetGlobal("rtc_result", lua.LNil)
-	var data lua.LValue
-	switch cc.kind {
-	case ctxEvent:
-		data = lua.LString(cc.ev.Text)
-	case ctxPeriodic:
-		data = lua.LString("")
-	default:
-		data = lua.LNil
+	data := cc.dataLV
+	if data == nil { // converted once per event, not per chunk
+		switch cc.kind {
+		case ctxEvent:
+			data = lua.LString(cc.ev.Text)
+		case ctxPeriodic:
+			data = lua.LString("")
+		default:
+			data = lua.LNil
+		}
+		cc.dataLV = data
 	}
 	L.SetGlobal("rtc_in_data", data)
 	L.SetGlobal("web_in_data", data)
 	L.SetGlobal("event", m.eventTable(cc))
 }
 
-// eventTable builds (once per event) the Lua "event" table.
-func (m *Machine) eventTable(cc *callCtx) *lua.LTable {
+// eventData is what the Lua "event" value shows of one event or list. It
+// is read-only; its fields are read on access through a shared metatable,
+// so an event costs two small allocations whether or not a script looks.
+type eventData struct {
+	source, text string
+	hasText      bool
+	time         float64
+	key          string
+	caps         []string
+	capsTable    *lua.LTable
+}
+
+const eventType = "seat.event"
+
+// installEventType defines the metatable of "event" values.
+func (m *Machine) installEventType() {
+	L := m.L
+	mt := L.NewTypeMetatable(eventType)
+	L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
+		d := L.CheckUserData(1).Value.(*eventData)
+		switch L.CheckString(2) {
+		case "source":
+			L.Push(lua.LString(d.source))
+		case "text":
+			if d.hasText {
+				L.Push(lua.LString(d.text))
+			} else {
+				L.Push(lua.LNil)
+			}
+		case "time":
+			L.Push(lua.LNumber(d.time))
+		case "key":
+			if d.key == "" {
+				L.Push(lua.LNil)
+			} else {
+				L.Push(lua.LString(d.key))
+			}
+		case "captures":
+			if d.capsTable == nil {
+				d.capsTable = L.CreateTable(max(len(d.caps)-1, 0), 0)
+				for i := 1; i < len(d.caps); i++ {
+					d.capsTable.RawSetInt(i, lua.LString(d.caps[i]))
+				}
+			}
+			L.Push(d.capsTable)
+		default:
+			L.Push(lua.LNil)
+		}
+		return 1
+	}))
+	L.SetField(mt, "__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("event is read-only; copy what you need into your own variables")
+		return 0
+	}))
+	L.SetField(mt, "__tostring", L.NewFunction(func(L *lua.LState) int {
+		d := L.CheckUserData(1).Value.(*eventData)
+		L.Push(lua.LString(fmt.Sprintf("event{source=%q, text=%q, key=%q}", d.source, d.text, d.key)))
+		return 1
+	}))
+}
+
+// eventTable returns the Lua "event" value of a call context, building it
+// on first use.
+func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 	if cc.table != nil {
 		return cc.table
 	}
-	t := m.L.NewTable()
+	d := &eventData{key: cc.key, caps: cc.caps}
 	switch cc.kind {
 	case ctxEvent:
-		t.RawSetString("source", lua.LString(cc.ev.Source))
-		t.RawSetString("text", lua.LString(cc.ev.Text))
-		t.RawSetString("time", lua.LNumber(float64(cc.ev.Time.UnixNano())/1e9))
+		d.source, d.text, d.hasText = cc.ev.Source, cc.ev.Text, true
+		d.time = float64(cc.ev.Time.UnixNano()) / 1e9
 	case ctxPeriodic:
-		t.RawSetString("source", lua.LString(""))
-		t.RawSetString("text", lua.LString(""))
-		t.RawSetString("time", lua.LNumber(float64(m.clock.Now().UnixNano())/1e9))
+		d.hasText = true
+		d.time = float64(m.clock.Now().UnixNano()) / 1e9
 	default:
-		t.RawSetString("source", lua.LString(""))
-		t.RawSetString("time", lua.LNumber(float64(m.clock.Now().UnixNano())/1e9))
+		d.time = float64(m.clock.Now().UnixNano()) / 1e9
 	}
-	t.RawSetString("captures", m.L.NewTable())
-	cc.table = t
-	return t
+	ud := m.L.NewUserData()
+	ud.Value = d
+	ud.Metatable = m.L.GetTypeMetatable(eventType)
+	cc.data, cc.table = d, ud
+	return ud
 }
 
 // setEventKey records the word that fired and its submatches. For
@@ -117,17 +179,10 @@ func (m *Machine) setEventKey(cc *callCtx, key string, caps []string) {
 	if cc.ev != nil && cc.ev.Key != "" {
 		key = cc.ev.Key
 	}
-	t := m.eventTable(cc)
-	if key == "" {
-		t.RawSetString("key", lua.LNil)
-	} else {
-		t.RawSetString("key", lua.LString(key))
+	cc.key, cc.caps = key, caps
+	if cc.data != nil {
+		cc.data.key, cc.data.caps, cc.data.capsTable = key, caps, nil
 	}
-	c := m.L.NewTable()
-	for i := 1; i < len(caps); i++ {
-		c.RawSetInt(i, lua.LString(caps[i]))
-	}
-	t.RawSetString("captures", c)
 }
 
 // installAPI defines the seat table (§9.4).
@@ -191,7 +246,9 @@ func (m *Machine) luaReply(L *lua.LState) int {
 	if m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil {
 		L.RaiseError("seat.reply: the current event has no connection to reply to")
 	}
-	m.trace("reply:" + m.cc.ev.Source + ":" + text)
+	if m.tracing() {
+		m.trace("reply:" + m.cc.ev.Source + ":" + text)
+	}
 	if err := m.cc.ev.From.Send(text); err != nil {
 		m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))
 	}
@@ -227,7 +284,7 @@ func (m *Machine) declaredAdaptor(name string) bool {
 
 func (m *Machine) luaTransition(fn transFunc) lua.LGFunction {
 	return func(L *lua.LState) int {
-		req := &request{fn: fn}
+		req := request{ok: true, fn: fn}
 		if fn != transPop {
 			name := L.CheckString(1)
 			req.target = m.prog.State(name)

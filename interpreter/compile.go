@@ -733,6 +733,9 @@ func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Dia
 	if err != nil {
 		return nil, &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
 	}
+	// A chunk is a vararg function; gopher-lua would build Lua 5.0's "arg"
+	// table at every call for it. Chunks are called with no arguments.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return &chunk{proto: proto, file: file, line: line}, nil
 }
 

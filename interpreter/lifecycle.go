@@ -57,8 +57,10 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	}
 	m.trace("lua:open")
 	m.L = newSandbox()
+	m.dog = newWatchdog(m.L, opts.ScriptTimeout)
 	m.luaOpen = true
 	m.installAPI()
+	m.installEventType()
 	if err := m.setup(); err != nil {
 		m.closeLua()
 		m.closeM.Do(func() { close(m.done) })
@@ -108,7 +110,7 @@ func (m *Machine) runCallback(name string, args ...string) {
 		step += ":" + args[0]
 	}
 	m.trace(step)
-	cc := &callCtx{kind: ctxLifecycle}
+	cc := m.ctx(ctxLifecycle)
 	lv := make([]lua.LValue, len(args))
 	for i, a := range args {
 		lv[i] = lua.LString(a)
@@ -121,6 +123,7 @@ func (m *Machine) runCallback(name string, args ...string) {
 func (m *Machine) closeLua() {
 	if m.luaOpen {
 		m.trace("lua:close")
+		m.dog.close()
 		m.L.Close()
 		m.luaOpen = false
 	}
@@ -227,9 +230,9 @@ func (m *Machine) shutdown() {
 	if m.cur != nil {
 		m.trace("exit:" + m.cur.Name)
 		m.inExit = true
-		m.runList(m.cur.OnExit, &callCtx{kind: ctxLifecycle})
+		m.runList(m.cur.OnExit, m.ctx(ctxLifecycle))
 		m.inExit = false
-		m.req = nil
+		m.req = request{}
 	}
 	m.runCallback("onInput_onStop")
 	m.stopDevices()
@@ -315,3 +318,17 @@ func (m *Machine) resourceCallback(ev adaptors.Event) bool {
 	m.runCallback(cb, name, ev.Text)
 	return true
 }
+
+// Begin enters the initial state without opening adaptors or starting the
+// event loop, so that Dispatch can drive the machine synchronously. It is
+// for embedding seat in a Go program and for benchmarks; a machine that
+// Begins must not Run.
+func (m *Machine) Begin() {
+	m.running.Store(true)
+	m.enterInitial()
+	close(m.ready)
+}
+
+// Dispatch handles one event on the caller's goroutine (after Begin):
+// matching, actions, transitions, as the event loop would.
+func (m *Machine) Dispatch(ev adaptors.Event) { m.handleEvent(ev) }

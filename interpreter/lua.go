@@ -1,7 +1,6 @@
 package interpreter
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -90,7 +89,7 @@ var locRE = regexp.MustCompile(`^(.*?):(\d+): `)
 
 // scriptError turns a gopher-lua error into a ScriptError naming the file
 // and line.
-func scriptError(ch *chunk, err error, ctx context.Context, limit string) *ScriptError {
+func scriptError(ch *chunk, err error, timedOut bool, limit string) *ScriptError {
 	se := &ScriptError{File: ch.file, Line: ch.line}
 	msg := err.Error()
 	var ae *lua.ApiError
@@ -102,7 +101,7 @@ func scriptError(ch *chunk, err error, ctx context.Context, limit string) *Scrip
 		fmt.Sscanf(m[2], "%d", &se.Line)
 		msg = msg[len(m[0]):]
 	}
-	if ctx != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if timedOut {
 		se.Timeout = true
 		msg = "script stopped: time limit of " + limit + " exceeded"
 	}

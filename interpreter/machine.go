@@ -67,6 +67,7 @@ type Machine struct {
 	log   *zap.Logger
 	clock Clock
 	L     *lua.LState
+	dog   *watchdog
 	fns   map[*chunk]*lua.LFunction
 
 	queue  chan item
@@ -74,7 +75,7 @@ type Machine struct {
 	ready  chan struct{}
 	closeM sync.Once
 
-	curName  atomic.Value  // string: the current state, for other goroutines
+	curState atomic.Pointer[State] // the current state, for other goroutines
 	running  atomic.Bool   // events are queued, not dropped
 	dropped  atomic.Uint64 // events dropped while not running
 	luaOpen  bool
@@ -99,7 +100,9 @@ type Machine struct {
 	nextTick     time.Time
 
 	// per-list state
-	req      *request
+	req      request
+	ccs      [numCtx]callCtx
+	evBuf    adaptors.Event // the event being handled
 	inExit   bool
 	exitCode *int
 	cc       *callCtx
@@ -111,16 +114,24 @@ type item struct {
 	fn  func()
 }
 
+// request is a transition asked for by a list; ok is false for none.
 type request struct {
+	ok     bool
 	fn     transFunc
 	target *State
 }
 
-// callCtx is what scripts see of the current event.
+// callCtx is what scripts see of the current event or list. The machine
+// owns one per kind and reuses it; the Lua "event" table is built only when
+// a script or cond runs.
 type callCtx struct {
-	ev    *adaptors.Event
+	ev    *adaptors.Event // the event, for ctxEvent
 	kind  ctxKind
-	table *lua.LTable
+	key   string   // the word that fired
+	caps  []string // its submatches
+	table  *lua.LUserData
+	data   *eventData
+	dataLV lua.LValue // rtc_in_data
 }
 
 type ctxKind int
@@ -130,7 +141,20 @@ const (
 	ctxLifecycle
 	ctxPeriodic
 	ctxSetup
+	numCtx
 )
+
+// ctx returns the machine's call context of a kind, reset. Lists of one
+// kind never nest, so one of each suffices.
+func (m *Machine) ctx(kind ctxKind) *callCtx {
+	c := &m.ccs[kind]
+	*c = callCtx{kind: kind}
+	return c
+}
+
+// tracing reports whether a trace is recorded; callers build trace text
+// only then.
+func (m *Machine) tracing() bool { return m.opts.Trace != nil }
 
 // Ready is closed once the adaptors are open and the initial state entered.
 func (m *Machine) Ready() <-chan struct{} { return m.ready }
@@ -203,8 +227,10 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 
 // CurrentState returns the current state's name; safe from any goroutine.
 func (m *Machine) CurrentState() string {
-	s, _ := m.curName.Load().(string)
-	return s
+	if s := m.curState.Load(); s != nil {
+		return s.Name
+	}
+	return ""
 }
 
 // State returns the current state's name; call it from Sync.
@@ -228,8 +254,10 @@ func (m *Machine) enterInitial() {
 	m.notifyState()
 	m.armTimeout()
 	m.nextTick = m.clock.Now().Add(m.period())
-	m.trace("enter:" + s.Name)
-	m.settle(m.runList(s.OnEntry, &callCtx{kind: ctxLifecycle}))
+	if m.tracing() {
+		m.trace("enter:" + s.Name)
+	}
+	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 }
 
 func (m *Machine) period() time.Duration {
@@ -290,9 +318,11 @@ func (m *Machine) runDue() {
 	if !m.deadline.IsZero() && !now.Before(m.deadline) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
-		m.trace("timeout:" + s.Name)
+		if m.tracing() {
+			m.trace("timeout:" + s.Name)
+		}
 		if t := m.effectiveTimeout(); t != nil {
-			m.settle(m.runList(t.Actions, &callCtx{kind: ctxPeriodic}))
+			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
 		}
 		if m.moves == moves {
 			m.resetTimeout()
@@ -308,11 +338,13 @@ func (m *Machine) runDue() {
 			m.nextTick = now.Add(m.period()) // missed ticks are dropped
 		}
 		if m.hasExec() {
-			m.trace("exec:" + m.cur.Name)
+			if m.tracing() {
+				m.trace("exec:" + m.cur.Name)
+			}
 			state := m.cur
-			m.settle(m.runList(state.OnExec, &callCtx{kind: ctxPeriodic}))
+			m.settle(m.runList(state.OnExec, m.ctx(ctxPeriodic)))
 			if m.exitCode == nil {
-				m.settle(m.runList(m.prog.General.OnExec, &callCtx{kind: ctxPeriodic}))
+				m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
 			}
 		}
 	}
@@ -344,10 +376,12 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 	if ev.Source == "motion" && m.resourceCallback(ev) {
 		return
 	}
-	if ev.Key != "" {
+	if ev.Key != "" && m.tracing() {
 		m.trace("event:" + ev.Source + "/" + ev.Key)
 	}
-	cc := &callCtx{ev: &ev, kind: ctxEvent}
+	m.evBuf = ev
+	cc := m.ctx(ctxEvent)
+	cc.ev = &m.evBuf
 	moves := m.moves
 	ran := false
 	if ev.Source == "gui" {
@@ -441,7 +475,9 @@ func (m *Machine) try(cc *callCtx, r *Rule, key string, caps []string) bool {
 }
 
 func (m *Machine) fire(r *Rule, cc *callCtx, key string) {
-	m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
+	if m.tracing() {
+		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
+	}
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
 		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
 	}
@@ -522,7 +558,9 @@ func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 	if len(w.actions) > 0 {
 		m.gen++
 		m.setEventKey(cc, w.ID, nil)
-		m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
+		if m.tracing() {
+			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
+		}
 		m.resetTimeout()
 		m.settle(m.runList(w.actions, cc))
 		return true
@@ -532,8 +570,8 @@ func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 
 // settle carries out a transition request and those that follow from
 // onentry lists (§7).
-func (m *Machine) settle(req *request) {
-	for n := 0; req != nil && m.exitCode == nil; n++ {
+func (m *Machine) settle(req request) {
+	for n := 0; req.ok && m.exitCode == nil; n++ {
 		if n >= maxChain {
 			m.log.Error("transition chain cut", zap.Int("limit", maxChain), zap.String("state", m.cur.Name))
 			return
@@ -555,22 +593,28 @@ func (m *Machine) settle(req *request) {
 			m.stack = m.stack[:len(m.stack)-1]
 		}
 		from := m.cur
-		m.trace("exit:" + from.Name)
+		if m.tracing() {
+			m.trace("exit:" + from.Name)
+		}
 		m.inExit = true
-		m.runList(from.OnExit, &callCtx{kind: ctxLifecycle})
+		m.runList(from.OnExit, m.ctx(ctxLifecycle))
 		m.inExit = false
 		m.cur = target
 		m.moves++
-		m.log.Info("state", zap.String("from", from.Name), zap.String("to", target.Name))
+		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+			ce.Write(zap.String("from", from.Name), zap.String("to", target.Name))
+		}
 		m.notifyState()
 		m.armTimeout()
-		m.trace("enter:" + target.Name)
-		req = m.runList(target.OnEntry, &callCtx{kind: ctxLifecycle})
+		if m.tracing() {
+			m.trace("enter:" + target.Name)
+		}
+		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
 	}
 }
 
 func (m *Machine) notifyState() {
-	m.curName.Store(m.cur.Name)
+	m.curState.Store(m.cur)
 	m.adMu.RLock()
 	defer m.adMu.RUnlock()
 	for _, a := range m.adaptors {
@@ -591,8 +635,8 @@ func (m *Machine) notifyGUI(ref, op, value string) {
 }
 
 // runList runs an action list (§7) and returns the transition it requests.
-func (m *Machine) runList(list []action, cc *callCtx) *request {
-	m.req = nil
+func (m *Machine) runList(list []action, cc *callCtx) request {
+	m.req = request{}
 	prev := m.cc
 	m.cc = cc
 	defer func() { m.cc = prev }()
@@ -613,11 +657,11 @@ func (m *Machine) runList(list []action, cc *callCtx) *request {
 		case actTransition:
 			if m.inExit {
 				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.pos.String()))
-				m.req = nil
-				return nil
+				m.req = request{}
+				return request{}
 			}
-			m.req = nil
-			return &request{fn: a.fn, target: a.target}
+			m.req = request{}
+			return request{ok: true, fn: a.fn, target: a.target}
 		case actLog:
 			m.log.Log(a.level, a.text, zap.String("state", m.State()), zap.String("at", a.pos.String()))
 		case actShell:
@@ -635,11 +679,11 @@ func (m *Machine) runList(list []action, cc *callCtx) *request {
 	return m.takeRequest(true)
 }
 
-func (m *Machine) takeRequest(keep bool) *request {
+func (m *Machine) takeRequest(keep bool) request {
 	r := m.req
-	m.req = nil
+	m.req = request{}
 	if !keep {
-		return nil
+		return request{}
 	}
 	return r
 }
@@ -672,7 +716,9 @@ func (m *Machine) scriptFailed(err error, what string) {
 
 // send delivers text to a named adaptor (or logs why not).
 func (m *Machine) send(name, text, at string) {
-	m.trace("send:" + name + ":" + text)
+	if m.tracing() {
+		m.trace("send:" + name + ":" + text)
+	}
 	m.adMu.RLock()
 	a, opened := m.adaptors[name], m.opened
 	m.adMu.RUnlock()

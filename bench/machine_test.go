@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/looplab/fsm"
+	"github.com/qmuntal/stateless"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter"
+)
+
+// pingPong is the two-state ping-pong every implementation runs: the event
+// "ping" moves a to b, and b back to a.
+const pingPong = `<seatml><general name="pingpong"/>
+<state name="a"><rule><key>ping</key><statetransition>b</statetransition></rule></state>
+<state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule></state>
+</seatml>`
+
+const pingPongLua = `<seatml><general name="pingpong"><script>count = 0</script></general>
+<state name="a"><rule><key>ping</key><script>count = count + 1</script><statetransition>b</statetransition></rule></state>
+<state name="b"><rule><key>ping</key><script>count = count + 1</script><statetransition>a</statetransition></rule></state>
+</seatml>`
+
+func machine(b *testing.B, src string) *interpreter.Machine {
+	b.Helper()
+	prog, diags := interpreter.LoadBytes("bench.seatml", []byte(src), interpreter.LoadOptions{})
+	if prog == nil {
+		b.Fatal(diags)
+	}
+	m, err := interpreter.New(prog, interpreter.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Begin()
+	return m
+}
+
+func seatPingPong(b *testing.B) {
+	m := machine(b, pingPong)
+	ev := adaptors.Event{Source: "chat", Text: "ping"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Dispatch(ev)
+	}
+	if s := m.CurrentState(); s != "a" && s != "b" {
+		b.Fatalf("state %q", s)
+	}
+}
+
+func statelessPingPong(b *testing.B) {
+	sm := stateless.NewStateMachine("a")
+	sm.Configure("a").Permit("ping", "b")
+	sm.Configure("b").Permit("ping", "a")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := sm.FireCtx(ctx, "ping"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func fsmPingPong(b *testing.B) {
+	f := fsm.NewFSM("a", fsm.Events{
+		{Name: "ping", Src: []string{"a"}, Dst: "b"},
+		{Name: "pong", Src: []string{"b"}, Dst: "a"},
+	}, fsm.Callbacks{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		ev := "ping"
+		if f.Current() == "b" {
+			ev = "pong"
+		}
+		if err := f.Event(ctx, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPingPong is a keyed match plus a transition, no Lua, beside the
+// same two-state machine in qmuntal/stateless and looplab/fsm.
+func BenchmarkPingPong(b *testing.B) {
+	b.Run("seat", seatPingPong)
+	b.Run("stateless", statelessPingPong)
+	b.Run("fsm", fsmPingPong)
+}
+
+// BenchmarkPingPongRatio times the three ping-pongs in one benchmark and
+// reports seat's time per event as a ratio of each peer's, so every run
+// shows it. (testing.Benchmark cannot be nested, so it times them itself.)
+func BenchmarkPingPongRatio(b *testing.B) {
+	seat := perEvent(b, func(n int) {
+		m := machine(b, pingPong)
+		ev := adaptors.Event{Source: "chat", Text: "ping"}
+		for range n {
+			m.Dispatch(ev)
+		}
+	})
+	sl := perEvent(b, func(n int) {
+		sm := stateless.NewStateMachine("a")
+		sm.Configure("a").Permit("ping", "b")
+		sm.Configure("b").Permit("ping", "a")
+		ctx := context.Background()
+		for range n {
+			sm.FireCtx(ctx, "ping")
+		}
+	})
+	fs := perEvent(b, func(n int) {
+		f := fsm.NewFSM("a", fsm.Events{{Name: "ping", Src: []string{"a"}, Dst: "b"}, {Name: "pong", Src: []string{"b"}, Dst: "a"}}, fsm.Callbacks{})
+		ctx := context.Background()
+		for range n {
+			ev := "ping"
+			if f.Current() == "b" {
+				ev = "pong"
+			}
+			f.Event(ctx, ev)
+		}
+	})
+	for b.Loop() {
+	}
+	b.ReportMetric(seat, "seat-ns/event")
+	b.ReportMetric(seat/sl, "seat/stateless")
+	b.ReportMetric(seat/fs, "seat/fsm")
+}
+
+// perEvent runs fn with growing n until it takes 200 ms (or b.N is 1, a
+// smoke run) and returns the time per event in ns.
+func perEvent(b *testing.B, fn func(n int)) float64 {
+	n := 1000
+	for {
+		start := time.Now()
+		fn(n)
+		d := time.Since(start)
+		if d > 200*time.Millisecond || n >= 1<<26 || testing.Short() {
+			return float64(d.Nanoseconds()) / float64(n)
+		}
+		n *= 4
+	}
+}
+
+// BenchmarkPingPongLua is the same ping-pong with a small Lua action.
+func BenchmarkPingPongLua(b *testing.B) {
+	m := machine(b, pingPongLua)
+	ev := adaptors.Event{Source: "chat", Text: "ping"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Dispatch(ev)
+	}
+}
