@@ -76,8 +76,8 @@ type Machine struct {
 	closeM sync.Once
 
 	curState atomic.Pointer[State] // the current state, for other goroutines
-	running  atomic.Bool   // events are queued, not dropped
-	dropped  atomic.Uint64 // events dropped while not running
+	running  atomic.Bool           // events are queued, not dropped
+	dropped  atomic.Uint64         // events dropped while not running
 	luaOpen  bool
 	unloaded bool
 
@@ -125,10 +125,10 @@ type request struct {
 // owns one per kind and reuses it; the Lua "event" table is built only when
 // a script or cond runs.
 type callCtx struct {
-	ev    *adaptors.Event // the event, for ctxEvent
-	kind  ctxKind
-	key   string   // the word that fired
-	caps  []string // its submatches
+	ev     *adaptors.Event // the event, for ctxEvent
+	kind   ctxKind
+	key    string   // the word that fired
+	caps   []string // its submatches
 	table  *lua.LUserData
 	data   *eventData
 	dataLV lua.LValue // rtc_in_data
