@@ -3,9 +3,10 @@ module github.com/seatml/seat
 go 1.26.8
 
 require (
-	github.com/beevik/etree v1.8.1
 	github.com/google/go-cmp v0.7.0
 	github.com/gorilla/websocket v1.5.3
+	github.com/looplab/fsm v1.0.3
+	github.com/qmuntal/stateless v1.7.2
 	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
@@ -13,8 +14,4 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require (
-	github.com/looplab/fsm v1.0.3 // indirect
-	github.com/qmuntal/stateless v1.7.2 // indirect
-	go.uber.org/multierr v1.10.0 // indirect
-)
+require go.uber.org/multierr v1.10.0 // indirect

@@ -136,8 +136,9 @@ type Widget struct {
 
 // Tuning holds limits and delays an embedding program or a test may change.
 type Tuning struct {
-	// QueueLen is the bounded output queue per connection (messages).
-	QueueLen int
+	// QueueBytes bounds each connection's output queue, in bytes
+	// (DefaultQueueBytes if 0); a peer that lets it fill is disconnected.
+	QueueBytes int
 	// BackoffMin and BackoffMax bound a client's reconnection delay.
 	BackoffMin, BackoffMax time.Duration
 	// DialTimeout bounds the first connection attempt of a client.

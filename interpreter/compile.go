@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -45,6 +47,7 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 	}
 	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}, scripts: map[string]*motion.Script{}}
 	prog := ld.load(filepath.Clean(path), nil)
+	ld.compileAll()
 	ld.diags.Sort()
 	if ld.diags.HasErrors() || prog == nil {
 		return nil, ld.diags
@@ -76,6 +79,7 @@ type loader struct {
 	files     map[string]*parsedFile
 	validated map[string]bool
 	scripts   map[string]*motion.Script // parsed motion scripts by path; nil = failed
+	luaJobs   []*luaJob
 }
 
 type parsedFile struct {
@@ -671,11 +675,7 @@ func (c *compiler) execfile(a schema.Attr) *chunk {
 		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, unwrapPathError(err))
 		return nil
 	}
-	ch, perr := compileLua(path, string(data), 1, 1, false)
-	if perr != nil {
-		c.ld.diags = append(c.ld.diags, *perr)
-	}
-	return ch
+	return c.ld.queueLua(path, string(data), 1, 1, false)
 }
 
 // luaChunk compiles an element's text as Lua; nil if the text is blank.
@@ -686,30 +686,72 @@ func (c *compiler) luaChunk(n *schema.Node, expr bool) *chunk {
 		}
 		return nil
 	}
-	ch, perr := compileLua(n.Pos.File, n.Text, n.ContentPos.Line, n.ContentPos.Col, expr)
-	if perr != nil {
-		c.ld.diags = append(c.ld.diags, *perr)
-	}
+	return c.ld.queueLua(n.Pos.File, n.Text, n.ContentPos.Line, n.ContentPos.Col, expr)
+}
+
+// luaJob is a chunk waiting to be compiled.
+type luaJob struct {
+	ch        *chunk
+	src       string
+	line, col int
+	expr      bool
+	diag      *schema.Diagnostic
+}
+
+// queueLua returns a chunk that compileAll fills in: chunks compile in
+// parallel once every file is read.
+func (ld *loader) queueLua(file, src string, line, col int, expr bool) *chunk {
+	ch := &chunk{file: file, line: line}
+	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch, src: src, line: line, col: col, expr: expr})
 	return ch
 }
 
-// compileLua compiles src, which starts at line:col of file, padding it so
-// that Lua's line numbers are the file's. expr compiles a condition.
+// compileAll compiles the queued chunks on every core.
+func (ld *loader) compileAll() {
+	jobs := make(chan *luaJob)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(ld.luaJobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				compiled, d := compileLua(j.ch.file, j.src, j.line, j.col, j.expr)
+				if compiled != nil {
+					j.ch.proto = compiled.proto
+				}
+				j.diag = d
+			}
+		}()
+	}
+	for _, j := range ld.luaJobs {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
+	for _, j := range ld.luaJobs {
+		if j.diag != nil {
+			ld.diags = append(ld.diags, *j.diag)
+		}
+	}
+	ld.luaJobs = nil
+}
+
+// compileLua compiles src, which starts at line:col of file, so that Lua's
+// positions are the file's: the first line is indented to col, and the
+// compiled line numbers are shifted by the lines before it (padding with
+// newlines instead would make a large file's load quadratic). expr
+// compiles a condition.
 func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Diagnostic) {
 	var b strings.Builder
+	offset := line - 1
 	if expr {
-		b.WriteString(strings.Repeat("\n", max(line-2, 0)))
-		b.WriteString("return (")
-		if line >= 2 {
-			b.WriteString("\n")
-		}
-		b.WriteString(strings.Repeat(" ", col-1))
-		b.WriteString(src)
+		b.WriteString("return (\n")
+		offset = line - 2
+	}
+	b.WriteString(strings.Repeat(" ", col-1))
+	b.WriteString(src)
+	if expr {
 		b.WriteString("\n)")
-	} else {
-		b.WriteString(strings.Repeat("\n", line-1))
-		b.WriteString(strings.Repeat(" ", col-1))
-		b.WriteString(src)
 	}
 	stmts, err := parse.Parse(strings.NewReader(b.String()), file)
 	if err != nil {
@@ -718,7 +760,7 @@ func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Dia
 		if errors.As(err, &pe) {
 			d.Msg = "lua: " + pe.Message
 			if pe.Pos.Line != parse.EOF {
-				d.Pos.Line, d.Pos.Col = pe.Pos.Line, max(pe.Pos.Column, 1)
+				d.Pos.Line, d.Pos.Col = pe.Pos.Line+offset, max(pe.Pos.Column, 1)
 				if pe.Token != "" {
 					d.Msg += fmt.Sprintf(" near %q", pe.Token)
 				}
@@ -733,10 +775,29 @@ func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Dia
 	if err != nil {
 		return nil, &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
 	}
+	shiftLines(proto, offset)
 	// A chunk is a vararg function; gopher-lua would build Lua 5.0's "arg"
 	// table at every call for it. Chunks are called with no arguments.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return &chunk{proto: proto, file: file, line: line}, nil
+}
+
+// shiftLines adds offset to every line number of a compiled function and
+// of the functions it defines.
+func shiftLines(p *lua.FunctionProto, offset int) {
+	if offset == 0 {
+		return
+	}
+	if p.LineDefined > 0 {
+		p.LineDefined += offset
+		p.LastLineDefined += offset
+	}
+	for i := range p.DbgSourcePositions {
+		p.DbgSourcePositions[i] += offset
+	}
+	for _, f := range p.FunctionPrototypes {
+		shiftLines(f, offset)
+	}
 }
 
 // indexAll builds the matching index of every scope and runs the checks

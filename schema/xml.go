@@ -8,19 +8,10 @@ import (
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/beevik/etree"
 )
 
 // MaxDepth bounds how deeply elements may nest in a behavior file.
 const MaxDepth = 64
-
-// elemPos is what the pre-pass records of one element.
-type elemPos struct {
-	start  int // offset of '<'
-	endTag int // offset just after the start tag's '>'
-	attrs  map[string][2]int
-}
 
 // lineIndex turns byte offsets into positions.
 type lineIndex struct {
@@ -43,15 +34,16 @@ func (li *lineIndex) pos(off int) Pos {
 	return Pos{File: li.file, Line: line, Col: off - li.starts[line-1] + 1}
 }
 
-// ParseXML reads an XML file into a positioned tree. Positions come from an
-// encoding/xml pre-pass (etree keeps none); the tree from etree. Only UTF-8
-// is accepted (a byte-order mark is skipped); elements may nest MaxDepth
-// levels.
+// ParseXML reads an XML file into a positioned tree in one encoding/xml
+// pass: the decoder's offsets give every element's, attribute's and text's
+// position (a tree library keeps none). Only UTF-8 is accepted (a
+// byte-order mark is skipped); elements may nest MaxDepth levels. A
+// malformed file gives one error at the place the decoder stopped.
 func ParseXML(file string, data []byte) (*Node, List) {
 	var diags List
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	li := newLineIndex(file, data)
-	positions, err := prepass(data)
+	root, err := parseTree(data, li)
 	if err != nil {
 		var pe *posError
 		if errors.As(err, &pe) {
@@ -61,18 +53,7 @@ func ParseXML(file string, data []byte) (*Node, List) {
 		}
 		return nil, diags
 	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil {
-		diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "malformed XML: %v", err)
-		return nil, diags
-	}
-	root := doc.Root()
-	if root == nil {
-		diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "no root element")
-		return nil, diags
-	}
-	i := 0
-	return build(root, data, li, positions, &i), diags
+	return root, diags
 }
 
 var errCharset = errors.New("only UTF-8 files are supported; save the file as UTF-8")
@@ -84,7 +65,13 @@ type posError struct {
 
 func (e *posError) Error() string { return e.msg }
 
-func prepass(data []byte) ([]elemPos, error) {
+// open is an element being read, with its own character data so far.
+type open struct {
+	n    *Node
+	text []byte
+}
+
+func parseTree(data []byte, li *lineIndex) (*Node, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
 		if strings.EqualFold(charset, "utf-8") || strings.EqualFold(charset, "utf8") {
@@ -92,41 +79,99 @@ func prepass(data []byte) ([]elemPos, error) {
 		}
 		return nil, fmt.Errorf("%w (declared %q)", errCharset, charset)
 	}
-	var out []elemPos
-	depth := 0
+	var root *Node
+	var stack []*open
+	syntax := func(off int, err error) error {
+		msg := err.Error()
+		var se *xml.SyntaxError
+		if errors.As(err, &se) {
+			msg = se.Msg
+		}
+		msg = "malformed XML: " + strings.TrimPrefix(msg, "xml: ")
+		if errors.Is(err, errCharset) {
+			msg = errCharset.Error()
+		}
+		return &posError{off: off, msg: msg}
+	}
 	for {
 		off := int(d.InputOffset())
-		tok, err := d.Token()
+		tok, err := d.RawToken() // elements are matched here; no namespace work
 		if err == io.EOF {
-			if len(out) == 0 {
+			switch {
+			case root == nil:
 				return nil, &posError{off: 0, msg: "malformed XML: no root element"}
+			case len(stack) > 0:
+				return nil, &posError{off: len(data), msg: fmt.Sprintf("malformed XML: unexpected end of file: <%s> is not closed", stack[len(stack)-1].n.Name)}
 			}
-			return out, nil
+			return root, nil
 		}
 		if err != nil {
-			msg := err.Error()
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				msg = se.Msg
-			}
-			msg = "malformed XML: " + strings.TrimPrefix(msg, "xml: ")
-			if errors.Is(err, errCharset) {
-				msg = errCharset.Error()
-			}
-			return nil, &posError{off: int(d.InputOffset()), msg: msg}
+			return nil, syntax(int(d.InputOffset()), err)
 		}
-		switch tok.(type) {
+		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
-			if depth > MaxDepth {
+			if len(stack) >= MaxDepth {
 				return nil, &posError{off: off, msg: fmt.Sprintf("elements nest deeper than %d levels", MaxDepth)}
 			}
+			if root != nil && len(stack) == 0 {
+				return nil, &posError{off: off, msg: "malformed XML: more than one root element"}
+			}
 			end := int(d.InputOffset())
-			out = append(out, elemPos{start: off, endTag: end, attrs: scanAttrs(data[off:end], off)})
+			n := &Node{Name: t.Name.Local, Pos: li.pos(off), ContentPos: li.pos(end), TextPos: li.pos(firstTextOffset(data, end))}
+			offsets := scanAttrs(data[off:end], off)
+			for _, a := range t.Attr {
+				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+					continue
+				}
+				at := offsets[a.Name.Local]
+				n.Attrs = append(n.Attrs, Attr{Name: a.Name.Local, Value: a.Value, Pos: li.pos(at[0]), ValuePos: li.pos(at[1])})
+			}
+			if len(stack) == 0 {
+				root = n
+			} else {
+				p := stack[len(stack)-1].n
+				p.Children = append(p.Children, n)
+			}
+			stack = append(stack, &open{n: n})
 		case xml.EndElement:
-			depth--
+			top := stack[len(stack)-1]
+			if t.Name.Local != top.n.Name || (t.Name.Space != "" && !strings.HasPrefix(string(data[off:]), "</"+t.Name.Space+":")) {
+				return nil, &posError{off: int(d.InputOffset()), msg: fmt.Sprintf("malformed XML: element <%s> closed by </%s>", top.n.Name, qname(t.Name))}
+			}
+			top.n.Text = string(top.text)
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) == 0 {
+				if len(bytes.TrimSpace(t)) > 0 {
+					return nil, &posError{off: off, msg: "malformed XML: text outside the root element"}
+				}
+				continue
+			}
+			top := stack[len(stack)-1]
+			top.text = append(top.text, t...)
+		case xml.Comment:
+			if len(stack) > 0 { // comments are removed; their line breaks kept
+				top := stack[len(stack)-1]
+				for range bytes.Count(t, []byte("\n")) {
+					top.text = append(top.text, '\n')
+				}
+			}
+		case xml.ProcInst:
+			if len(stack) > 0 {
+				top := stack[len(stack)-1]
+				for range bytes.Count(t.Inst, []byte("\n")) {
+					top.text = append(top.text, '\n')
+				}
+			}
 		}
 	}
+}
+
+func qname(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
 }
 
 // scanAttrs finds the offsets of each attribute's name and value in a
@@ -171,39 +216,6 @@ func scanAttrs(tag []byte, base int) map[string][2]int {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
-func build(el *etree.Element, data []byte, li *lineIndex, ps []elemPos, i *int) *Node {
-	ep := ps[*i]
-	*i++
-	n := &Node{
-		Name:       el.Tag,
-		Pos:        li.pos(ep.start),
-		ContentPos: li.pos(ep.endTag),
-	}
-	for _, a := range el.Attr {
-		if a.Space == "xmlns" || (a.Space == "" && a.Key == "xmlns") {
-			continue
-		}
-		off := ep.attrs[a.Key]
-		n.Attrs = append(n.Attrs, Attr{Name: a.Key, Value: a.Value, Pos: li.pos(off[0]), ValuePos: li.pos(off[1])})
-	}
-	var text strings.Builder
-	for _, tok := range el.Child {
-		switch t := tok.(type) {
-		case *etree.CharData:
-			text.WriteString(t.Data)
-		case *etree.Comment:
-			text.WriteString(strings.Repeat("\n", strings.Count(t.Data, "\n")))
-		case *etree.ProcInst:
-			text.WriteString(strings.Repeat("\n", strings.Count(t.Inst, "\n")))
-		case *etree.Element:
-			n.Children = append(n.Children, build(t, data, li, ps, i))
-		}
-	}
-	n.Text = text.String()
-	n.TextPos = li.pos(firstTextOffset(data, ep.endTag))
-	return n
-}
 
 // firstTextOffset finds the first character of an element's content that is
 // neither white space nor inside a comment, looking into CDATA sections.

@@ -23,7 +23,6 @@ func init() { adaptors.Register("socket", New) }
 
 // Defaults.
 const (
-	DefaultQueueLen    = 256
 	DefaultBackoffMin  = 100 * time.Millisecond
 	DefaultBackoffMax  = 5 * time.Second
 	DefaultDialTimeout = time.Second
@@ -81,9 +80,6 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		if a.maxline, err = strconv.Atoi(v); err != nil || a.maxline <= 0 {
 			return nil, fmt.Errorf("maxline %q is not a whole number greater than 0", v)
 		}
-	}
-	if a.tune.QueueLen <= 0 {
-		a.tune.QueueLen = DefaultQueueLen
 	}
 	if a.tune.BackoffMin <= 0 {
 		a.tune.BackoffMin = DefaultBackoffMin
@@ -220,7 +216,7 @@ type conn struct {
 	a    *Adaptor
 	c    net.Conn
 	peer string
-	out  chan string
+	out  *adaptors.Outbox
 	done chan struct{} // closed when the connection is closed
 	// drain is closed when the adaptor closes: the writer sends what is
 	// queued, then closes the connection.
@@ -229,7 +225,7 @@ type conn struct {
 }
 
 func (a *Adaptor) start(c net.Conn) *conn {
-	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: make(chan string, a.tune.QueueLen), done: make(chan struct{}), drain: make(chan struct{})}
+	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: adaptors.NewOutbox(a.tune.QueueBytes), done: make(chan struct{}), drain: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -253,14 +249,12 @@ func (cn *conn) Send(text string) error {
 		return adaptors.ErrNotConnected
 	default:
 	}
-	select {
-	case cn.out <- text:
+	if cn.out.Put(text) {
 		return nil
-	default:
-		cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue", cap(cn.out)))
-		cn.close()
-		return adaptors.ErrQueueFull
 	}
+	cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue_bytes", cn.out.Max()))
+	cn.close()
+	return adaptors.ErrQueueFull
 }
 
 func (cn *conn) close() {
@@ -304,37 +298,36 @@ func (cn *conn) read() {
 	}
 }
 
+// write sends what is queued, everything queued at once per flush.
 func (cn *conn) write() {
 	defer cn.a.wg.Done()
 	defer cn.close()
-	w := bufio.NewWriter(cn.c)
+	w := bufio.NewWriterSize(cn.c, 32*1024)
+	var batch []string
+	flush := func(deadline time.Duration) bool {
+		batch = cn.out.Take(batch)
+		for _, text := range batch {
+			w.WriteString(text)
+			w.WriteByte('\n')
+		}
+		clear(batch)
+		_ = cn.c.SetWriteDeadline(time.Now().Add(deadline))
+		if err := w.Flush(); err != nil {
+			cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+			return false
+		}
+		return true
+	}
 	for {
 		select {
 		case <-cn.done:
 			return
 		case <-cn.drain:
-			for {
-				select {
-				case text := <-cn.out:
-					w.WriteString(text)
-					w.WriteByte('\n')
-					continue
-				default:
-				}
-				break
-			}
-			_ = cn.c.SetWriteDeadline(time.Now().Add(time.Second))
-			_ = w.Flush()
+			cn.out.Close()
+			flush(time.Second)
 			return
-		case text := <-cn.out:
-			w.WriteString(text)
-			w.WriteByte('\n')
-			if len(cn.out) > 0 && w.Buffered() < 32*1024 {
-				continue
-			}
-			_ = cn.c.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := w.Flush(); err != nil {
-				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+		case <-cn.out.Wait():
+			if !flush(writeTimeout) {
 				return
 			}
 		}

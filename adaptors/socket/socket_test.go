@@ -140,7 +140,7 @@ func TestOverLongLineClosesOnlyThatConnection(t *testing.T) {
 }
 
 func TestSlowReaderIsDisconnected(t *testing.T) {
-	a, s, logs := server(t, nil, adaptors.Tuning{QueueLen: 4})
+	a, s, logs := server(t, nil, adaptors.Tuning{QueueBytes: 256 << 10})
 	slow := dial(t, a.Addr())
 	fast := dial(t, a.Addr())
 	slow.Write([]byte("hi\n"))

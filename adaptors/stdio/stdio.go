@@ -25,9 +25,9 @@ type Adaptor struct {
 	out  *bufio.Writer
 	outW io.Writer
 
-	mu     sync.RWMutex // guards closed and sends on queue
-	closed bool
-	queue  chan string
+	queue  *adaptors.Outbox
+	stop   chan struct{}
+	once   sync.Once
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -45,11 +45,8 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		a.outW = os.Stdout
 	}
 	a.out = bufio.NewWriter(a.outW)
-	n := cfg.Tuning.QueueLen
-	if n <= 0 {
-		n = 1024
-	}
-	a.queue = make(chan string, n)
+	a.queue = adaptors.NewOutbox(cfg.Tuning.QueueBytes)
+	a.stop = make(chan struct{})
 	return a, nil
 }
 
@@ -93,44 +90,47 @@ func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
 
 func (a *Adaptor) write() {
 	defer a.wg.Done()
-	for text := range a.queue {
-		a.out.WriteString(text)
-		a.out.WriteByte('\n')
-		if len(a.queue) == 0 {
-			if err := a.out.Flush(); err != nil {
-				a.log.Warn("standard output", zap.Error(err))
-			}
+	var batch []string
+	flush := func() {
+		batch = a.queue.Take(batch)
+		for _, text := range batch {
+			a.out.WriteString(text)
+			a.out.WriteByte('\n')
+		}
+		clear(batch)
+		if err := a.out.Flush(); err != nil {
+			a.log.Warn("standard output", zap.Error(err))
 		}
 	}
-	_ = a.out.Flush()
+	for {
+		select {
+		case <-a.queue.Wait():
+			flush()
+		case <-a.stop:
+			a.queue.Close()
+			flush()
+			return
+		}
+	}
 }
 
-// Send queues a line for standard output.
+// Send queues a line for standard output; it fails when the reader of
+// standard output has let the queue fill.
 func (a *Adaptor) Send(text string) error {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	if a.closed {
-		return adaptors.ErrNotConnected
-	}
-	select {
-	case a.queue <- text:
-		return nil
-	default:
+	if !a.queue.Put(text) {
 		return adaptors.ErrQueueFull
 	}
+	return nil
 }
 
 // Close flushes standard output and stops.
 func (a *Adaptor) Close() error {
-	a.mu.Lock()
-	if !a.closed {
-		a.closed = true
+	a.once.Do(func() {
 		if a.cancel != nil {
 			a.cancel()
 		}
-		close(a.queue)
-	}
-	a.mu.Unlock()
+		close(a.stop)
+	})
 	a.wg.Wait()
 	return nil
 }

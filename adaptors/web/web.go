@@ -35,8 +35,6 @@ func init() { adaptors.Register("web", New) }
 const (
 	// MaxFrame bounds request bodies and WebSocket frames.
 	MaxFrame = 64 << 10
-	// DefaultQueueLen bounds each client's output queue, in frames.
-	DefaultQueueLen = 256
 	writeTimeout    = 10 * time.Second
 	pingPeriod      = 30 * time.Second
 )
@@ -82,12 +80,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		return nil, fmt.Errorf("port %q is not a port number", cfg.Attrs["port"])
 	}
 	a := &Adaptor{name: cfg.Name, addr: net.JoinHostPort(host, strconv.Itoa(port)), log: cfg.Log,
-		queue: cfg.Tuning.QueueLen, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
+		queue: cfg.Tuning.QueueBytes, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
-	}
-	if a.queue <= 0 {
-		a.queue = DefaultQueueLen
 	}
 	if a.gui == nil {
 		a.gui = &adaptors.GUI{}
@@ -458,7 +453,7 @@ func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // Upgrade has answered
 	}
 	ws.SetReadLimit(MaxFrame)
-	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: make(chan []byte, a.queue), done: make(chan struct{}), drain: make(chan struct{})}
+	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: adaptors.NewOutbox(a.queue), done: make(chan struct{}), drain: make(chan struct{})}
 	a.mu.Lock()
 	if a.ctx.Err() != nil {
 		a.mu.Unlock()
@@ -479,7 +474,7 @@ type client struct {
 	a     *Adaptor
 	ws    *websocket.Conn
 	peer  string
-	out   chan []byte
+	out   *adaptors.Outbox // frames
 	done  chan struct{}
 	drain chan struct{}
 	once  sync.Once
@@ -504,10 +499,8 @@ func (c *client) send(frames ...[]byte) bool {
 			return false
 		default:
 		}
-		select {
-		case c.out <- f:
-		default:
-			c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue", cap(c.out)))
+		if !c.out.Put(string(f)) {
+			c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue_bytes", c.out.Max()))
 			c.close()
 			return false
 		}
@@ -532,12 +525,17 @@ func (c *client) write() {
 	defer c.close()
 	ping := time.NewTicker(pingPeriod)
 	defer ping.Stop()
-	put := func(b []byte) bool {
-		_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-			c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
-			return false
+	var batch []string
+	flush := func() bool {
+		batch = c.out.Take(batch)
+		for _, f := range batch {
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, []byte(f)); err != nil {
+				c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
+				return false
+			}
 		}
+		clear(batch)
 		return true
 	}
 	for {
@@ -545,21 +543,13 @@ func (c *client) write() {
 		case <-c.done:
 			return
 		case <-c.drain:
-			for {
-				select {
-				case b := <-c.out:
-					if !put(b) {
-						return
-					}
-					continue
-				default:
-				}
-				break
+			c.out.Close()
+			if flush() {
+				_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "seat stopped"), time.Now().Add(time.Second))
 			}
-			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "seat stopped"), time.Now().Add(time.Second))
 			return
-		case b := <-c.out:
-			if !put(b) {
+		case <-c.out.Wait():
+			if !flush() {
 				return
 			}
 		case <-ping.C:
