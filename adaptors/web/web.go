@@ -34,9 +34,9 @@ func init() { adaptors.Register("web", New) }
 // Limits.
 const (
 	// MaxFrame bounds request bodies and WebSocket frames.
-	MaxFrame = 64 << 10
-	writeTimeout    = 10 * time.Second
-	pingPeriod      = 30 * time.Second
+	MaxFrame     = 64 << 10
+	writeTimeout = 10 * time.Second
+	pingPeriod   = 30 * time.Second
 )
 
 //go:embed static
