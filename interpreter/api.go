@@ -15,7 +15,11 @@ import (
 func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
 	fn := m.fns[ch]
 	if fn == nil {
-		fn = m.L.NewFunctionFromProto(ch.proto)
+		proto, err := ch.get()
+		if err != nil {
+			return lua.LNil, &ScriptError{File: ch.file, Line: ch.line, Msg: err.Error()}
+		}
+		fn = m.L.NewFunctionFromProto(proto)
 		m.fns[ch] = fn
 	}
 	if err := m.pcall(fn, 1, cc, ch); err != nil {

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 	"go.uber.org/zap/zapcore"
 
@@ -80,6 +82,47 @@ type loader struct {
 	validated map[string]bool
 	scripts   map[string]*motion.Script // parsed motion scripts by path; nil = failed
 	luaJobs   []*luaJob
+	// Keys and patterns repeat across states; each is worked out once.
+	expansions map[string]expansion
+	patterns   map[string]compiledWord
+}
+
+type expansion struct {
+	words []string
+	err   error
+}
+
+type compiledWord struct {
+	re  *regexp.Regexp
+	err error
+}
+
+// expand is ExpandKey, once per distinct key text of a load. The words are
+// shared, never modified.
+func (ld *loader) expand(text string) ([]string, error) {
+	if e, ok := ld.expansions[text]; ok {
+		return e.words, e.err
+	}
+	words, err := ExpandKey(text)
+	if ld.expansions == nil {
+		ld.expansions = map[string]expansion{}
+	}
+	ld.expansions[text] = expansion{words, err}
+	return words, err
+}
+
+// pattern is compileWord, once per distinct word of a load (a compiled
+// regexp is safe to share).
+func (ld *loader) pattern(w string) (*regexp.Regexp, error) {
+	if p, ok := ld.patterns[w]; ok {
+		return p.re, p.err
+	}
+	re, err := compileWord(w)
+	if ld.patterns == nil {
+		ld.patterns = map[string]compiledWord{}
+	}
+	ld.patterns[w] = compiledWord{re, err}
+	return re, err
 }
 
 type parsedFile struct {
@@ -448,7 +491,7 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		c.sourceOK(a.ValuePos, "key source", a.Value)
 	}
 	text := strings.TrimSpace(n.Text)
-	words, err := ExpandKey(text)
+	words, err := c.ld.expand(text)
 	if err != nil {
 		ke := err.(*KeyError)
 		pos := n.TextPos
@@ -459,7 +502,7 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		return
 	}
 	for _, w := range words {
-		re, err := compileWord(w)
+		re, err := c.ld.pattern(w)
 		if err != nil {
 			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", w, err)
 			continue
@@ -689,44 +732,83 @@ func (c *compiler) luaChunk(n *schema.Node, expr bool) *chunk {
 	return c.ld.queueLua(n.Pos.File, n.Text, n.ContentPos.Line, n.ContentPos.Col, expr)
 }
 
-// luaJob is a chunk waiting to be compiled.
+// luaJob is a chunk waiting to be checked.
 type luaJob struct {
-	ch        *chunk
-	src       string
-	line, col int
-	expr      bool
-	diag      *schema.Diagnostic
+	ch   *chunk
+	diag *schema.Diagnostic
 }
 
-// queueLua returns a chunk that compileAll fills in: chunks compile in
-// parallel once every file is read.
+// mayFailToCompile reports whether gopher-lua could reject src only when
+// compiling it, not when parsing it: such chunks compile at load.
+func mayFailToCompile(src string) bool {
+	return len(src) > 2048 || strings.Contains(src, "...") || strings.Contains(src, "goto") ||
+		strings.Contains(src, "::") || strings.Contains(src, "break")
+}
+
+// check finds every error of a chunk at load: a syntax error, or for the
+// chunks that mayFailToCompile, a compile error. Other chunks compile on
+// first use (proto), which keeps loading a large file fast.
+func (ch *chunk) check() *schema.Diagnostic {
+	if mayFailToCompile(ch.src) {
+		proto, d := compileLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+		if proto != nil {
+			ch.once.Do(func() { ch.compiled = proto })
+		}
+		return d
+	}
+	_, d := parseLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+	return d
+}
+
+// get returns the chunk's compiled function, compiling it once.
+func (ch *chunk) get() (*lua.FunctionProto, error) {
+	ch.once.Do(func() {
+		proto, d := compileLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+		if d != nil {
+			ch.err = errors.New(d.Error())
+			return
+		}
+		ch.compiled = proto
+	})
+	return ch.compiled, ch.err
+}
+
+// queueLua returns a chunk that compileAll checks once every file is read.
 func (ld *loader) queueLua(file, src string, line, col int, expr bool) *chunk {
-	ch := &chunk{file: file, line: line}
-	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch, src: src, line: line, col: col, expr: expr})
+	ch := &chunk{file: file, line: line, src: src, col: col, expr: expr}
+	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch})
 	return ch
 }
 
-// compileAll compiles the queued chunks on every core.
+// compileAll checks every queued chunk on every core: chunks that
+// mayFailToCompile compile one by one; the others are parsed together, a
+// group at a time, and one by one only when their group has an error.
 func (ld *loader) compileAll() {
-	jobs := make(chan *luaJob)
+	var risky, plain []*luaJob
+	for _, j := range ld.luaJobs {
+		if mayFailToCompile(j.ch.src) {
+			risky = append(risky, j)
+		} else {
+			plain = append(plain, j)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(ld.luaJobs), 1)) {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				compiled, d := compileLua(j.ch.file, j.src, j.line, j.col, j.expr)
-				if compiled != nil {
-					j.ch.proto = compiled.proto
+			for i := w; i < len(risky); i += workers {
+				risky[i].diag = risky[i].ch.check()
+			}
+			lo, hi := w*len(plain)/workers, (w+1)*len(plain)/workers
+			if group := plain[lo:hi]; !parseTogether(group) {
+				for _, j := range group {
+					j.diag = j.ch.check()
 				}
-				j.diag = d
 			}
 		}()
 	}
-	for _, j := range ld.luaJobs {
-		jobs <- j
-	}
-	close(jobs)
 	wg.Wait()
 	for _, j := range ld.luaJobs {
 		if j.diag != nil {
@@ -736,12 +818,111 @@ func (ld *loader) compileAll() {
 	ld.luaJobs = nil
 }
 
+// parseTogether parses chunks as one Lua source, each in a block of its
+// own, and reports whether every chunk is valid. It is sound: a chunk that
+// is not a valid block on its own would move a block's first or last line.
+func parseTogether(jobs []*luaJob) bool {
+	if len(jobs) == 0 {
+		return true
+	}
+	var b strings.Builder
+	type span struct{ first, last int }
+	spans := make([]span, len(jobs))
+	line := 1
+	for i, j := range jobs {
+		open, close := "do\n", "\nend\n"
+		if j.ch.expr {
+			open, close = "do local _ = (\n", "\n) end\n"
+		}
+		b.WriteString(open)
+		b.WriteString(j.ch.src)
+		b.WriteString(close)
+		// The opening line, the chunk's lines, the closing line.
+		last := line + 1 + strings.Count(j.ch.src, "\n") + 1
+		spans[i] = span{line, last}
+		line = last + 1
+	}
+	stmts, err := parse.Parse(strings.NewReader(b.String()), "check")
+	if err != nil || len(stmts) != len(jobs) {
+		return false
+	}
+	for i, st := range stmts {
+		do, ok := st.(*ast.DoBlockStmt)
+		if !ok || do.Line() != spans[i].first || do.LastLine() != spans[i].last {
+			return false
+		}
+		if jobs[i].ch.expr { // exactly "local _ = (expr)": the text stayed inside its parentheses
+			la, ok := firstLocal(do.Stmts)
+			if !ok || len(la.Names) != 1 || len(la.Exprs) != 1 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func firstLocal(stmts []ast.Stmt) (*ast.LocalAssignStmt, bool) {
+	if len(stmts) != 1 {
+		return nil, false
+	}
+	la, ok := stmts[0].(*ast.LocalAssignStmt)
+	return la, ok
+}
+
 // compileLua compiles src, which starts at line:col of file, so that Lua's
 // positions are the file's: the first line is indented to col, and the
 // compiled line numbers are shifted by the lines before it (padding with
 // newlines instead would make a large file's load quadratic). expr
 // compiles a condition.
-func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Diagnostic) {
+func compileLua(file, src string, line, col int, expr bool) (*lua.FunctionProto, *schema.Diagnostic) {
+	stmts, d := parseLua(file, src, line, col, expr)
+	if d != nil {
+		return nil, d
+	}
+	offset := line - 1
+	if expr {
+		offset = line - 2
+	}
+	proto, err := lua.Compile(stmts, file)
+	if err != nil {
+		return nil, compileDiagnostic(err, file, line, col, offset)
+	}
+	shiftLines(proto, offset)
+	// A chunk is a vararg function; gopher-lua would build Lua 5.0's "arg"
+	// table at every call for it. Chunks are called with no arguments.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	return proto, nil
+}
+
+var (
+	compileErrRE = regexp.MustCompile(`^compile error near line\((\d+)\) [^:]*: (.*)$`)
+	atLineRE     = regexp.MustCompile(`at line (\d+)`)
+)
+
+// compileDiagnostic places a gopher-lua compile error at its file line
+// (gopher-lua counts lines from the chunk's start).
+func compileDiagnostic(err error, file string, line, col, offset int) *schema.Diagnostic {
+	d := &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
+	m := compileErrRE.FindStringSubmatch(strings.TrimSpace(err.Error()))
+	if m == nil {
+		return d
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n > 0 {
+		d.Pos.Line = n + offset
+		if d.Pos.Line != line {
+			d.Pos.Col = 1
+		}
+	}
+	d.Msg = "lua: " + atLineRE.ReplaceAllStringFunc(m[2], func(s string) string {
+		k, _ := strconv.Atoi(strings.TrimPrefix(s, "at line "))
+		return fmt.Sprintf("at line %d", k+offset)
+	})
+	return d
+}
+
+// parseLua parses a chunk placed as compileLua places it.
+func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.Diagnostic) {
 	var b strings.Builder
 	offset := line - 1
 	if expr {
@@ -771,15 +952,7 @@ func compileLua(file, src string, line, col int, expr bool) (*chunk, *schema.Dia
 		}
 		return nil, &d
 	}
-	proto, err := lua.Compile(stmts, file)
-	if err != nil {
-		return nil, &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
-	}
-	shiftLines(proto, offset)
-	// A chunk is a vararg function; gopher-lua would build Lua 5.0's "arg"
-	// table at every call for it. Chunks are called with no arguments.
-	proto.IsVarArg &^= lua.VarArgNeedsArg
-	return &chunk{proto: proto, file: file, line: line}, nil
+	return stmts, nil
 }
 
 // shiftLines adds offset to every line number of a compiled function and

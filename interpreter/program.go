@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"regexp"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -137,11 +138,18 @@ type setupItem struct {
 	chunks []*chunk
 }
 
-// chunk is precompiled Lua with the file it came from.
+// chunk is Lua from a behavior (or an execfile) with its place in the
+// file; its bytecode is compiled once, at load or on first use (get).
 type chunk struct {
-	proto *lua.FunctionProto
-	file  string
-	line  int
+	file string
+	line int
+	src  string
+	col  int
+	expr bool
+
+	once     sync.Once
+	compiled *lua.FunctionProto
+	err      error
 }
 
 type actionKind int
