@@ -58,6 +58,28 @@ type Sink interface {
 	EndOfInput(source string)
 }
 
+// BatchSink is a Sink that takes several events at once, in order. An
+// adaptor that has many events ready (lines already buffered) delivers them
+// as one batch: one queue operation and one wake-up instead of one each.
+type BatchSink interface {
+	Sink
+	DeliverBatch(ctx context.Context, evs []Event) error
+}
+
+// FlushingSink is a Sink that calls Flush on its adaptors after each batch
+// of work (the interpreter's machine). Adaptors then need not wake their
+// writers for every message: they mark connections with output and start
+// writing on Flush, one write per connection per batch.
+type FlushingSink interface {
+	Sink
+	Flushes() bool
+}
+
+// Flusher is implemented by adaptors that batch output until Flush.
+type Flusher interface {
+	Flush()
+}
+
 // Adaptor is a transport instance declared by a behavior.
 type Adaptor interface {
 	// Name is the adaptor's declared name.

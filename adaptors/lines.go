@@ -2,6 +2,7 @@ package adaptors
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,17 @@ func (lr *LineReader) Next() (string, error) {
 			return "", err
 		}
 	}
+}
+
+// Ready reports whether a whole line is already buffered, so that Next
+// will not wait for input.
+func (lr *LineReader) Ready() bool {
+	n := lr.r.Buffered()
+	if n == 0 || lr.skip {
+		return false
+	}
+	b, _ := lr.r.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 func trimEOL(b []byte) []byte {

@@ -27,21 +27,36 @@ func NewOutbox(max int) *Outbox {
 	return &Outbox{max: max, wake: make(chan struct{}, 1)}
 }
 
-// Put queues s; it reports false if the outbox is full or closed.
+// Put queues s and wakes the writer; it reports false if the outbox is
+// full or closed.
 func (o *Outbox) Put(s string) bool {
-	o.mu.Lock()
-	if o.closed || o.bytes+len(s) > o.max && len(o.items) > 0 {
-		o.mu.Unlock()
-		return false
+	ok, _ := o.Add(s)
+	if ok {
+		o.Signal()
 	}
+	return ok
+}
+
+// Add queues s without waking the writer (Signal does); first reports
+// whether the outbox was empty before.
+func (o *Outbox) Add(s string) (ok, first bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || o.bytes+len(s) > o.max && len(o.items) > 0 {
+		return false, false
+	}
+	first = len(o.items) == 0
 	o.items = append(o.items, s)
 	o.bytes += len(s)
-	o.mu.Unlock()
+	return true, first
+}
+
+// Signal wakes the writer.
+func (o *Outbox) Signal() {
 	select {
 	case o.wake <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // Wait returns a channel that receives after Put.

@@ -89,7 +89,11 @@ type Engine struct {
 	k          float64
 	stats      Stats
 	inflight   chan struct{}
+	jitter     Histogram
 }
+
+// Jitter returns the histogram of cycle start jitter recorded by Run.
+func (e *Engine) Jitter() *Histogram { return &e.jitter }
 
 // NewEngine opens the backend for tree and fills memory with the tree's
 // configuration keys.
@@ -565,6 +569,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		start := time.Now()
 		jitter := start.Sub(due)
+		e.jitter.Add(jitter)
 		e.mu.Lock()
 		e.stats.Jitter = jitter
 		e.stats.JitterMax = max(e.stats.JitterMax, jitter)

@@ -241,7 +241,7 @@ func (m *Machine) luaSend(L *lua.LState) int {
 	if !m.declaredAdaptor(name) {
 		L.RaiseError("seat.send: %q is not a declared adaptor", name)
 	}
-	m.send(name, text, m.where(L))
+	m.send(name, text, luaWhere{m, L})
 	return 0
 }
 
@@ -267,6 +267,14 @@ func luaText(L *lua.LState, n int) string {
 	L.ArgError(n, "string expected, got "+v.Type().String())
 	return ""
 }
+
+// luaWhere names the Lua line running now, when formatted.
+type luaWhere struct {
+	m *Machine
+	L *lua.LState
+}
+
+func (w luaWhere) String() string { return w.m.where(w.L) }
 
 func (m *Machine) where(L *lua.LState) string {
 	if dbg, ok := L.GetStack(1); ok {

@@ -580,6 +580,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 			a.kind = actMessage
 			a.text = ch.Text
 			a.sendto = c.sendto(ch)
+			a.slot = c.adaptorSlot(a.sendto)
 			if in, ok := ch.Attr("input"); ok {
 				a.input = in.Value
 				if w := c.prog.widgets[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
@@ -700,6 +701,16 @@ func (c *compiler) sendto(n *schema.Node) string {
 		c.errorf(a.Pos, "%s sendto %q is not a declared adaptor%s", n.Name, a.Value, schema.DidYouMean(a.Value, c.adaptorNames(), "%q"))
 	}
 	return a.Value
+}
+
+// adaptorSlot returns the index of a declared adaptor, or -1.
+func (c *compiler) adaptorSlot(name string) int {
+	for i, d := range c.prog.Adaptors {
+		if d.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func (c *compiler) adaptorNames() []string {
@@ -983,6 +994,26 @@ func (c *compiler) indexAll() {
 	for _, s := range c.prog.States {
 		c.index(&s.Scope)
 	}
+	// Sources become small numbers, so that matching indexes a slice.
+	ids := map[string]int{"": 0}
+	scopes := []*Scope{c.prog.General}
+	for _, s := range c.prog.States {
+		scopes = append(scopes, &s.Scope)
+	}
+	for _, sc := range scopes {
+		for src := range sc.groups {
+			if _, ok := ids[src]; !ok {
+				ids[src] = len(ids)
+			}
+		}
+	}
+	for _, sc := range scopes {
+		sc.bySource = make([]*group, len(ids))
+		for src, g := range sc.groups {
+			sc.bySource[ids[src]] = g
+		}
+	}
+	c.prog.sourceIDs = ids
 }
 
 func (c *compiler) index(sc *Scope) {

@@ -183,6 +183,7 @@ func (m *Machine) Run(ctx context.Context) error {
 	m.running.Store(true)
 	m.startDevices()
 	m.enterInitial()
+	m.flushAdaptors()
 	close(m.ready)
 	timer := m.clock.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -212,10 +213,19 @@ loop:
 			case it.eof:
 				m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
 				break loop
+			case it.batch != nil:
+				for i, ev := range it.batch {
+					if ctx.Err() != nil || m.exitCode != nil {
+						m.answer(it.batch[i:])
+						break
+					}
+					m.handleEvent(ev)
+				}
 			default:
 				m.handleEvent(it.ev)
 			}
 		}
+		m.flushAdaptors()
 	}
 	m.shutdown()
 	if m.exitCode != nil && *m.exitCode != 0 {
@@ -242,11 +252,19 @@ func (m *Machine) shutdown() {
 	for {
 		select {
 		case it := <-m.queue:
-			if it.ev.Done != nil {
-				it.ev.Done()
-			}
+			m.answer([]adaptors.Event{it.ev})
+			m.answer(it.batch)
 		default:
 			return
+		}
+	}
+}
+
+// answer releases the senders waiting on events that will not be handled.
+func (m *Machine) answer(evs []adaptors.Event) {
+	for _, ev := range evs {
+		if ev.Done != nil {
+			ev.Done()
 		}
 	}
 }
@@ -277,6 +295,17 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 		m.adMu.Lock()
 		m.adaptors[d.Name] = a
 		m.adMu.Unlock()
+		if m.slots == nil {
+			m.slots = make([]adaptors.Adaptor, len(m.prog.Adaptors))
+		}
+		for i := range m.prog.Adaptors {
+			if m.prog.Adaptors[i].Name == d.Name {
+				m.slots[i] = a
+			}
+		}
+		if f, ok := a.(adaptors.Flusher); ok {
+			m.flushers = append(m.flushers, f)
+		}
 	}
 	m.adMu.Lock()
 	m.opened = true
@@ -291,6 +320,7 @@ func (m *Machine) closeAdaptors() {
 	m.adaptors = map[string]adaptors.Adaptor{}
 	m.opened = false
 	m.adMu.Unlock()
+	m.slots, m.flushers = nil, nil
 	if !was {
 		return
 	}

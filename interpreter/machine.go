@@ -85,7 +85,9 @@ type Machine struct {
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
 
-	dev *devLink
+	dev      *devLink
+	flushers []adaptors.Flusher // open adaptors that hold output until Flush
+	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
 
 	cur       *State
 	stack     []*State
@@ -109,9 +111,10 @@ type Machine struct {
 }
 
 type item struct {
-	ev  adaptors.Event
-	eof bool
-	fn  func()
+	ev    adaptors.Event
+	batch []adaptors.Event
+	eof   bool
+	fn    func()
 }
 
 // request is a transition asked for by a list; ok is false for none.
@@ -187,6 +190,43 @@ func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
 		return ctx.Err()
 	case <-m.done:
 		return errors.New("behavior stopped")
+	}
+}
+
+// DeliverBatch queues several events as one item, in order (BatchSink).
+func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	if !m.running.Load() {
+		for _, ev := range evs {
+			if err := m.Deliver(ctx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	now := m.clock.Now()
+	for i := range evs {
+		if evs[i].Time.IsZero() {
+			evs[i].Time = now
+		}
+	}
+	select {
+	case m.queue <- item{batch: evs}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-m.done:
+		return errors.New("behavior stopped")
+	}
+}
+
+// Flushes tells adaptors that the machine calls their Flush after each
+// pass of its loop (FlushingSink): they may hold output until then.
+func (m *Machine) Flushes() bool { return true }
+
+// flushAdaptors starts the writes of the output held since the last pass.
+func (m *Machine) flushAdaptors() {
+	for _, f := range m.flushers {
+		f.Flush()
 	}
 }
 
@@ -415,10 +455,14 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 	m.gen++
 	scopes := [2]*Scope{&m.cur.Scope, m.prog.General}
-	sources := [2]string{source, ""}
+	id, known := m.prog.sourceIDs[source]
+	ids := [2]int{id, 0}
 	for _, sc := range scopes {
-		for _, src := range sources {
-			g := sc.groups[src]
+		for k, src := range ids {
+			if k == 0 && (!known || id == 0) {
+				continue // no rule names this source
+			}
+			g := sc.bySource[src]
 			if g == nil {
 				continue
 			}
@@ -451,9 +495,6 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 				if m.try(cc, r, w.Text, caps) {
 					return true
 				}
-			}
-			if source == "" {
-				break // both passes would be the same scope
 			}
 		}
 	}
@@ -653,7 +694,7 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 				m.log.Warn("message not sent", zap.String("at", a.pos.String()), zap.Error(err))
 				continue
 			}
-			m.send(a.sendto, enc, a.pos.String())
+			m.sendSlot(a.slot, a.sendto, enc, a.pos)
 		case actTransition:
 			if m.inExit {
 				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.pos.String()))
@@ -663,7 +704,9 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 			m.req = request{}
 			return request{ok: true, fn: a.fn, target: a.target}
 		case actLog:
-			m.log.Log(a.level, a.text, zap.String("state", m.State()), zap.String("at", a.pos.String()))
+			if ce := m.log.Check(a.level, a.text); ce != nil {
+				ce.Write(zap.String("state", m.State()), zap.Stringer("at", a.pos))
+			}
 		case actShell:
 			if !m.runShell(a) {
 				return m.takeRequest(false)
@@ -706,7 +749,7 @@ func (m *Machine) runScript(a *action, cc *callCtx) bool {
 		m.scriptFailed(&ScriptError{File: a.pos.File, Line: a.pos.Line, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
 		return false
 	}
-	m.send(a.sendto, text, a.pos.String())
+	m.send(a.sendto, text, a.pos)
 	return true
 }
 
@@ -714,8 +757,20 @@ func (m *Machine) scriptFailed(err error, what string) {
 	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
 }
 
-// send delivers text to a named adaptor (or logs why not).
-func (m *Machine) send(name, text, at string) {
+// sendSlot is send for an adaptor known by its index in Program.Adaptors.
+func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() {
+		if err := m.slots[slot].Send(text); err != nil {
+			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
+		}
+		return
+	}
+	m.send(name, text, at)
+}
+
+// send delivers text to a named adaptor (or logs why not); at says where
+// the send came from, formatted only if something is logged.
+func (m *Machine) send(name, text string, at fmt.Stringer) {
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
 	}
@@ -727,14 +782,14 @@ func (m *Machine) send(name, text, at string) {
 		case m.isIgnoredAdaptor(name):
 			m.log.Debug("message to an adaptor seat does not run; dropped", zap.String("adaptor", name))
 		case !opened:
-			m.log.Warn("message not sent: adaptor not active", zap.String("adaptor", name), zap.String("at", at))
+			m.log.Warn("message not sent: adaptor not active", zap.String("adaptor", name), zap.Stringer("at", at))
 		default:
-			m.log.Warn("message not sent: adaptor not open", zap.String("adaptor", name), zap.String("at", at))
+			m.log.Warn("message not sent: adaptor not open", zap.String("adaptor", name), zap.Stringer("at", at))
 		}
 		return
 	}
 	if err := a.Send(text); err != nil {
-		m.log.Warn("message not sent", zap.String("adaptor", name), zap.String("at", at), zap.Error(err))
+		m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 	}
 }
 

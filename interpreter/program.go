@@ -50,6 +50,7 @@ type Program struct {
 	Diagnostics schema.List
 
 	stateByName map[string]*State
+	sourceIDs   map[string]int // sources of keyed rules; "" is 0
 	widgets     map[string]*Widget
 	rules       []*Rule // every rule, indexed by Rule.id
 }
@@ -74,6 +75,7 @@ type Scope struct {
 	Rules     []*Rule
 	DataRules []*Rule
 	groups    map[string]*group // by source; "" = rules with no source
+	bySource  []*group          // the same, by Program.sourceIDs (0: no source)
 }
 
 // State is one SEATML state.
@@ -176,6 +178,7 @@ type action struct {
 	pos    schema.Pos
 	text   string
 	sendto string
+	slot   int    // index of sendto in Program.Adaptors
 	input  string // message: "state:id" of a widget
 	encode func(string) (string, error)
 	level  zapcore.Level

@@ -47,9 +47,19 @@ type Adaptor struct {
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
+	list   atomic.Pointer[[]*conn] // a copy of conns for Send, replaced on change
 	ln     net.Listener
 	closed bool
+
+	// deferred is set when the sink calls Flush: sends then mark their
+	// connection dirty instead of waking its writer.
+	deferred bool
+	dirtyMu  sync.Mutex
+	dirty    []*conn
 }
+
+// maxBatch bounds how many buffered lines a reader delivers at once.
+const maxBatch = 256
 
 // New builds a socket adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
@@ -111,6 +121,9 @@ func (a *Adaptor) Addr() string {
 func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
+	if fs, ok := sink.(adaptors.FlushingSink); ok && fs.Flushes() {
+		a.deferred = true
+	}
 	if a.server {
 		var lc net.ListenConfig
 		ln, err := lc.Listen(ctx, "tcp", a.addr)
@@ -233,6 +246,7 @@ func (a *Adaptor) start(c net.Conn) *conn {
 		return nil
 	}
 	a.conns[cn] = struct{}{}
+	a.snapshotLocked()
 	a.wg.Add(2)
 	a.mu.Unlock()
 	go cn.read()
@@ -249,7 +263,16 @@ func (cn *conn) Send(text string) error {
 		return adaptors.ErrNotConnected
 	default:
 	}
-	if cn.out.Put(text) {
+	if !cn.a.deferred {
+		if cn.out.Put(text) {
+			return nil
+		}
+	} else if ok, first := cn.out.Add(text); ok {
+		if first {
+			cn.a.dirtyMu.Lock()
+			cn.a.dirty = append(cn.a.dirty, cn)
+			cn.a.dirtyMu.Unlock()
+		}
 		return nil
 	}
 	cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue_bytes", cn.out.Max()))
@@ -263,6 +286,7 @@ func (cn *conn) close() {
 		cn.c.Close()
 		cn.a.mu.Lock()
 		delete(cn.a.conns, cn)
+		cn.a.snapshotLocked()
 		cn.a.mu.Unlock()
 	})
 }
@@ -271,14 +295,32 @@ func (cn *conn) read() {
 	defer cn.a.wg.Done()
 	defer cn.close()
 	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
+	bs, batching := cn.a.sink.(adaptors.BatchSink)
 	for {
 		line, err := lr.Next()
 		switch {
+		case err == nil && batching && lr.Ready():
+			// More lines are already here: hand them over together.
+			batch := []adaptors.Event{{Source: cn.a.name, Text: line, From: cn}}
+			for len(batch) < maxBatch && lr.Ready() {
+				if line, err = lr.Next(); err != nil {
+					break
+				}
+				batch = append(batch, adaptors.Event{Source: cn.a.name, Text: line, From: cn})
+			}
+			if derr := bs.DeliverBatch(cn.a.ctx, batch); derr != nil {
+				return
+			}
+			if err == nil {
+				continue
+			}
 		case err == nil:
 			if derr := cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Text: line, From: cn}); derr != nil {
 				return
 			}
 			continue
+		}
+		switch {
 		case errors.Is(err, adaptors.ErrLineTooLong):
 			cn.a.log.Error("line too long; connection closed", zap.String("peer", cn.peer), zap.Int("maxline", cn.a.maxline))
 		case errors.Is(err, adaptors.ErrPartialLine):
@@ -334,14 +376,21 @@ func (cn *conn) write() {
 	}
 }
 
+// snapshotLocked refreshes the connection list Send reads; a.mu is held.
+func (a *Adaptor) snapshotLocked() {
+	list := make([]*conn, 0, len(a.conns))
+	for cn := range a.conns {
+		list = append(list, cn)
+	}
+	a.list.Store(&list)
+}
+
 // Send queues text for every connected peer. It never blocks.
 func (a *Adaptor) Send(text string) error {
-	a.mu.Lock()
-	conns := make([]*conn, 0, len(a.conns))
-	for cn := range a.conns {
-		conns = append(conns, cn)
+	var conns []*conn
+	if p := a.list.Load(); p != nil {
+		conns = *p
 	}
-	a.mu.Unlock()
 	if len(conns) == 0 {
 		if a.server {
 			a.log.Debug("no client connected; message dropped")
@@ -353,6 +402,17 @@ func (a *Adaptor) Send(text string) error {
 		_ = cn.Send(text)
 	}
 	return nil
+}
+
+// Flush starts writing what was sent since the last Flush.
+func (a *Adaptor) Flush() {
+	a.dirtyMu.Lock()
+	dirty := a.dirty
+	a.dirty = nil
+	a.dirtyMu.Unlock()
+	for _, cn := range dirty {
+		cn.out.Signal()
+	}
 }
 
 // Close stops listening or reconnecting, closes every connection and waits
@@ -385,6 +445,7 @@ func (a *Adaptor) Close() error {
 }
 
 var (
+	_ adaptors.Flusher   = (*Adaptor)(nil)
 	_ adaptors.Adaptor   = (*Adaptor)(nil)
 	_ adaptors.Addresser = (*Adaptor)(nil)
 	_ adaptors.Conn      = (*conn)(nil)

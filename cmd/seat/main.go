@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -145,6 +146,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	scriptTimeout := fs.Duration("script-timeout", interpreter.DefaultScriptTimeout, "time limit of each script, cond and shell command")
 	logFormat := fs.String("log-format", "console", "log format: console or json")
 	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file (for benchmarks)")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
 	var dev deviceFlags
@@ -168,6 +170,16 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}
 	defer func() { _ = log.Sync() }()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 
 	loadOpts, ok := dev.loadOptions(*allowShell, stderr)
 	if !ok {

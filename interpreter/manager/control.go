@@ -26,8 +26,19 @@ func (e *APIError) Error() string {
 	return e.Message + ":\n" + strings.Join(e.Diagnostics, "\n")
 }
 
+// EngineStats is the answer of GET /engine: the control loop's counters and
+// its jitter histogram (hal.Histogram buckets, for hal.Quantile).
+type EngineStats struct {
+	Cycles          int64    `json:"cycles"`
+	LateCycles      int64    `json:"late_cycles"`
+	HardnessCuts    int64    `json:"hardness_cuts"`
+	JitterMaxMicros int64    `json:"jitter_max_us"`
+	JitterHistogram []uint64 `json:"jitter_histogram"`
+}
+
 // Handler serves the control API:
 //
+//	GET  /engine                     the control loop's figures
 //	GET  /behaviors                  list
 //	GET  /behaviors/{name}           one behavior
 //	POST /behaviors {"file":F,"start":true}   load (and start)
@@ -39,6 +50,18 @@ func (e *APIError) Error() string {
 // header) are refused, and on loopback the Host must be a loopback name.
 func Handler(mg *Manager) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /engine", func(w http.ResponseWriter, r *http.Request) {
+		dev := mg.opts.Machine.Devices
+		if dev == nil {
+			writeJSON(w, http.StatusNotFound, APIError{Message: "no device layer"})
+			return
+		}
+		s := dev.Engine.Stats()
+		writeJSON(w, http.StatusOK, EngineStats{
+			Cycles: s.Cycles, LateCycles: s.LateCycles, HardnessCuts: s.HardnessCuts,
+			JitterMaxMicros: s.JitterMax.Microseconds(), JitterHistogram: dev.Engine.Jitter().Snapshot(),
+		})
+	})
 	mux.HandleFunc("GET /behaviors", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, mg.List())
 	})

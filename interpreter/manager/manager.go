@@ -202,7 +202,9 @@ func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error
 	e.file = prog.File
 	opts := mg.opts.Machine
 	name := prog.Name
-	opts.Trace = func(step string) { mg.trace(name, step) }
+	if mg.opts.Trace != nil { // a trace costs formatting on every rule fired
+		opts.Trace = func(step string) { mg.trace(name, step) }
+	}
 	opts.OnResource = func(key, text string) {
 		mg.mu.Lock()
 		e.reason = key + ": " + text

@@ -1,0 +1,617 @@
+// Command seatload measures a running seat against the loopback floor: a
+// bare line-echo server (and a bare WebSocket echo server) that does no
+// work. It starts both, runs them in turns (A B A B) in one invocation, and
+// prints every figure beside its floor with the ratio seat/floor:
+//
+//	go run ./bench/cmd/seatload                      # every workload
+//	go run ./bench/cmd/seatload -workload message -n 200000 -c 8
+//
+// Stop-and-wait sends one request and waits for its answer; pipelined keeps
+// -window requests in flight on each of -c connections. seat also reports
+// its idle memory and its 100 Hz control loop's jitter under the pipelined
+// load. The behaviors are bench/*.seatml, run with --log-level warn.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/interpreter/manager"
+)
+
+var (
+	nFlag      = flag.Int("n", 200000, "requests per pipelined run")
+	swFlag     = flag.Int("stopwait", 20000, "requests per stop-and-wait run")
+	cFlag      = flag.Int("c", 8, "connections of the pipelined run (at most 8)")
+	window     = flag.Int("window", 64, "requests in flight per connection in the pipelined run")
+	warmup     = flag.Int("warmup", 5000, "requests before each measured run")
+	workloads  = flag.String("workload", "all", "message, lua, transition, or all")
+	wsFlag     = flag.Bool("ws", true, "also measure the WebSocket adaptor")
+	rounds     = flag.Int("rounds", 2, "rounds of floor then seat")
+	seatBin    = flag.String("seat", "", "seat binary (default: go build ./cmd/seat)")
+	benchDir   = flag.String("dir", "bench", "directory of the benchmark behaviors")
+	cpuprofile = flag.String("seat-cpuprofile", "", "write seat's CPU profile of the last workload here")
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-serve-echo" {
+		serveEcho()
+		return
+	}
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "seatload:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	if *cFlag < 1 || *cFlag > 8 {
+		return errors.New("-c must be 1 to 8 (the behaviors have eight adaptors)")
+	}
+	bin := *seatBin
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "seatload-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "seat")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/seat")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building seat: %w", err)
+		}
+	}
+	echo, err := startEcho()
+	if err != nil {
+		return err
+	}
+	defer echo.stop()
+	fmt.Printf("seatload: %s, %d CPUs, GOMAXPROCS %d; stop-and-wait %d requests, pipelined %d over %d connections x %d in flight, warm-up %d, %d rounds (floor, seat, floor, seat ...)\n\n",
+		runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), *swFlag, *nFlag, *cFlag, *window, *warmup, *rounds)
+	list := []string{"message", "lua", "transition"}
+	if *workloads != "all" {
+		list = strings.Split(*workloads, ",")
+	}
+	for i, w := range list {
+		profile := ""
+		if i == len(list)-1 {
+			profile = *cpuprofile
+		}
+		if err := workload(bin, w, echo, profile); err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+	}
+	if *wsFlag {
+		if err := webWorkload(bin, echo); err != nil {
+			return fmt.Errorf("web: %w", err)
+		}
+	}
+	return nil
+}
+
+// --- the floor ---------------------------------------------------------
+
+type echoProc struct {
+	cmd      *exec.Cmd
+	tcp, ws  string
+	stdin    io.WriteCloser
+	rssIdleK int
+}
+
+func (e *echoProc) stop() { e.stdin.Close(); e.cmd.Wait() }
+
+func startEcho() (*echoProc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-serve-echo")
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	e := &echoProc{cmd: cmd, stdin: stdin}
+	r := bufio.NewReader(out)
+	for e.tcp == "" || e.ws == "" {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("echo server: %w", err)
+		}
+		kind, addr, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if kind == "tcp" {
+			e.tcp = addr
+		} else {
+			e.ws = addr
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	e.rssIdleK = rssKiB(cmd.Process.Pid)
+	return e, nil
+}
+
+// serveEcho is the floor: TCP lines and WebSocket frames sent straight back.
+func serveEcho() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r, w := bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
+				for {
+					line, err := r.ReadSlice('\n')
+					if err != nil {
+						return
+					}
+					w.Write(line)
+					if r.Buffered() == 0 { // answer a batch with one write, as seat does
+						if w.Flush() != nil {
+							return
+						}
+					}
+				}
+			}()
+		}
+	}()
+	wsln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+	go http.Serve(wsln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		for {
+			kind, data, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			if ws.WriteMessage(kind, data) != nil {
+				return
+			}
+		}
+	}))
+	fmt.Printf("tcp %s\nws %s\n", ln.Addr(), wsln.Addr())
+	io.Copy(io.Discard, os.Stdin) // until seatload exits
+}
+
+// --- seat ----------------------------------------------------------------
+
+type seatProc struct {
+	cmd     *exec.Cmd
+	ports   []string
+	control string
+	rssK    int
+}
+
+func freePort() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	_, p, _ := net.SplitHostPort(ln.Addr().String())
+	return p
+}
+
+var portRE = regexp.MustCompile(`port="0"`)
+
+// startSeat runs seat on a copy of a bench behavior whose ports are chosen
+// here, and waits until every port answers.
+func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
+	data, err := os.ReadFile(filepath.Join(*benchDir, file))
+	if err != nil {
+		return nil, err
+	}
+	s := &seatProc{control: "127.0.0.1:" + freePort()}
+	src := portRE.ReplaceAllStringFunc(string(data), func(string) string {
+		p := freePort()
+		s.ports = append(s.ports, p)
+		return `port="` + p + `"`
+	})
+	dir, err := os.MkdirTemp("", "seatload-")
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, file)
+	os.WriteFile(path, []byte(src), 0o644)
+	args := []string{"run", "--log-level", "warn", "--control", s.control}
+	if cpuprofile != "" {
+		args = append(args, "--cpuprofile", cpuprofile)
+	}
+	s.cmd = exec.Command(bin, append(args, path)...)
+	s.cmd.Stderr = os.Stderr
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, p := range append(append([]string{}, s.ports...), strings.TrimPrefix(s.control, "127.0.0.1:")) {
+		for {
+			c, err := net.Dial("tcp", "127.0.0.1:"+p)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				s.stop()
+				return nil, fmt.Errorf("seat did not open port %s", p)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	time.Sleep(time.Second) // settle, then the idle footprint
+	s.rssK = rssKiB(s.cmd.Process.Pid)
+	return s, nil
+}
+
+func (s *seatProc) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (s *seatProc) engine() (manager.EngineStats, error) {
+	var st manager.EngineStats
+	resp, err := http.Get("http://" + s.control + "/engine")
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+func rssKiB(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			k, _ := strconv.Atoi(f[1])
+			return k
+		}
+	}
+	return 0
+}
+
+// --- clients -------------------------------------------------------------
+
+// conn is one client connection speaking lines or frames.
+type conn interface {
+	send(n int) error // queue n requests and flush
+	recv() error      // read one answer
+	close()
+}
+
+type tcpConn struct {
+	c net.Conn
+	r *bufio.Reader
+	w *bufio.Writer
+}
+
+func dialTCP(addr string) (conn, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &tcpConn{c: c, r: bufio.NewReaderSize(c, 64<<10), w: bufio.NewWriterSize(c, 64<<10)}, nil
+}
+
+func (t *tcpConn) send(n int) error {
+	for range n {
+		t.w.WriteString("ping\n")
+	}
+	return t.w.Flush()
+}
+
+func (t *tcpConn) recv() error {
+	_, err := t.r.ReadSlice('\n')
+	return err
+}
+
+func (t *tcpConn) close() { t.c.Close() }
+
+type wsConn struct {
+	ws  *websocket.Conn
+	mu  sync.Mutex
+	msg []byte
+}
+
+var wsRequest = []byte(`{"type":"event","text":"ping"}`)
+
+func dialWS(url string, skip int) (conn, error) {
+	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	for range skip { // seat's state and panel frames on connect
+		if _, _, err := ws.ReadMessage(); err != nil {
+			return nil, err
+		}
+	}
+	return &wsConn{ws: ws}, nil
+}
+
+func (w *wsConn) send(n int) error {
+	for range n {
+		if err := w.ws.WriteMessage(websocket.TextMessage, wsRequest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *wsConn) recv() error {
+	_, _, err := w.ws.ReadMessage()
+	return err
+}
+
+func (w *wsConn) close() { w.ws.Close() }
+
+// --- measurements ----------------------------------------------------------
+
+type result struct {
+	p50, p90, p99, max time.Duration
+	stopWait           float64 // requests/s, one connection
+	pipelined          float64 // requests/s, c connections
+}
+
+func stopAndWait(c conn, n int) (result, error) {
+	for range *warmup {
+		if err := c.send(1); err != nil {
+			return result{}, err
+		}
+		if err := c.recv(); err != nil {
+			return result{}, err
+		}
+	}
+	lat := make([]time.Duration, n)
+	start := time.Now()
+	for i := range n {
+		t0 := time.Now()
+		if err := c.send(1); err != nil {
+			return result{}, err
+		}
+		if err := c.recv(); err != nil {
+			return result{}, err
+		}
+		lat[i] = time.Since(t0)
+	}
+	total := time.Since(start)
+	slices.Sort(lat)
+	q := func(f float64) time.Duration { return lat[min(int(f*float64(n)), n-1)] }
+	return result{p50: q(0.5), p90: q(0.9), p99: q(0.99), max: lat[n-1], stopWait: float64(n) / total.Seconds()}, nil
+}
+
+// pipelined runs n requests over the connections, window in flight each.
+func pipelined(conns []conn, n int) (float64, error) {
+	per := n / len(conns)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*len(conns))
+	start := time.Now()
+	for _, c := range conns {
+		sem := make(chan struct{}, *window)
+		wg.Add(2)
+		go func() { // writer: keep the window full, a batch per write
+			defer wg.Done()
+			for sent := 0; sent < per; {
+				k := 0
+				sem <- struct{}{}
+				k++
+			fill:
+				for sent+k < per {
+					select {
+					case sem <- struct{}{}:
+						k++
+					default:
+						break fill
+					}
+				}
+				if err := c.send(k); err != nil {
+					errs <- err
+					return
+				}
+				sent += k
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range per {
+				if err := c.recv(); err != nil {
+					errs <- err
+					return
+				}
+				<-sem
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(per*len(conns)) / elapsed.Seconds(), nil
+}
+
+func measure(dial func(i int) (conn, error), n int) (result, error) {
+	one, err := dial(0)
+	if err != nil {
+		return result{}, err
+	}
+	r, err := stopAndWait(one, max(*swFlag*n / *nFlag, 100))
+	one.close()
+	if err != nil {
+		return r, err
+	}
+	var conns []conn
+	for i := range *cFlag {
+		c, err := dial(i)
+		if err != nil {
+			return r, err
+		}
+		conns = append(conns, c)
+	}
+	defer func() {
+		for _, c := range conns {
+			c.close()
+		}
+	}()
+	if _, err := pipelined(conns, *warmup*len(conns)); err != nil {
+		return r, err
+	}
+	r.pipelined, err = pipelined(conns, n)
+	return r, err
+}
+
+// --- reports ---------------------------------------------------------------
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func report(title string, floor, seat []result, extra []string) {
+	fmt.Printf("%s\n", title)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tfloor\tseat\tseat/floor\t")
+	row := func(name string, get func(result) float64, unit string) {
+		var f, s []float64
+		for i := range floor {
+			f = append(f, get(floor[i]))
+			s = append(s, get(seat[i]))
+		}
+		mf, ms := median(f), median(s)
+		format := func(v float64) string {
+			if unit == "µs" {
+				return fmt.Sprintf("%.1f µs", v)
+			}
+			return fmt.Sprintf("%.0f/s", v)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", name, format(mf), format(ms), ms/mf)
+	}
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+	row("stop-and-wait p50", func(r result) float64 { return us(r.p50) }, "µs")
+	row("stop-and-wait p90", func(r result) float64 { return us(r.p90) }, "µs")
+	row("stop-and-wait p99", func(r result) float64 { return us(r.p99) }, "µs")
+	row("stop-and-wait max", func(r result) float64 { return us(r.max) }, "µs")
+	row("stop-and-wait throughput", func(r result) float64 { return r.stopWait }, "/s")
+	row(fmt.Sprintf("pipelined throughput, %d conns", *cFlag), func(r result) float64 { return r.pipelined }, "/s")
+	tw.Flush()
+	for _, e := range extra {
+		fmt.Println("  " + e)
+	}
+	fmt.Println()
+}
+
+func workload(bin, name string, echo *echoProc, cpuprofile string) error {
+	seat, err := startSeat(bin, name+".seatml", cpuprofile)
+	if err != nil {
+		return err
+	}
+	defer seat.stop()
+	var floor, seatRes []result
+	var jitter []uint64
+	for range *rounds {
+		f, err := measure(func(int) (conn, error) { return dialTCP(echo.tcp) }, *nFlag)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		before, err := seat.engine()
+		if err != nil {
+			return err
+		}
+		s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:" + seat.ports[i]) }, *nFlag)
+		if err != nil {
+			return fmt.Errorf("seat: %w", err)
+		}
+		after, err := seat.engine()
+		if err != nil {
+			return err
+		}
+		if jitter == nil {
+			jitter = make([]uint64, len(after.JitterHistogram))
+		}
+		for i := range after.JitterHistogram {
+			jitter[i] += after.JitterHistogram[i] - before.JitterHistogram[i]
+		}
+		floor, seatRes = append(floor, f), append(seatRes, s)
+	}
+	var cycles uint64
+	for _, c := range jitter {
+		cycles += c
+	}
+	extra := []string{
+		fmt.Sprintf("idle RSS: seat %.1f MB, floor %.1f MB", float64(seat.rssK)/1024, float64(echo.rssIdleK)/1024),
+		fmt.Sprintf("seat's 100 Hz device loop during the runs (%d cycles): jitter p50 %v, p99 %v, max %v",
+			cycles, hal.Quantile(jitter, 0.5), hal.Quantile(jitter, 0.99), hal.Quantile(jitter, 1)),
+	}
+	report(fmt.Sprintf("workload %q over TCP (%s)", name, name+".seatml"), floor, seatRes, extra)
+	return nil
+}
+
+func webWorkload(bin string, echo *echoProc) error {
+	seat, err := startSeat(bin, "web.seatml", "")
+	if err != nil {
+		return err
+	}
+	defer seat.stop()
+	var floor, seatRes []result
+	for range *rounds {
+		f, err := measure(func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0) }, *nFlag/5)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		s, err := measure(func(int) (conn, error) { return dialWS("ws://127.0.0.1:"+seat.ports[0]+"/ws", 2) }, *nFlag/5)
+		if err != nil {
+			return fmt.Errorf("seat: %w", err)
+		}
+		floor, seatRes = append(floor, f), append(seatRes, s)
+	}
+	report("WebSocket: a Lua reply to each event frame (web.seatml), n/5 requests", floor, seatRes,
+		[]string{fmt.Sprintf("idle RSS: seat %.1f MB", float64(seat.rssK)/1024)})
+	return nil
+}
