@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -546,4 +547,47 @@ func TestStiffAndRampDown(t *testing.T) {
 	if v := value(t, e, "HeadYaw/Hardness/Actuator"); v != 0 || e.Stiff() {
 		t.Errorf("after the ramp: hardness %v, stiff %v", v, e.Stiff())
 	}
+}
+
+// TestRunOnItsOwnThread runs the real loop briefly: it ticks on the wall
+// clock, records every tick's jitter, says what priority it obtained, and
+// returns nil once its context ends. No figure about time is asserted
+// (the machine may be loaded); bench/ measures the jitter.
+func TestRunOnItsOwnThread(t *testing.T) {
+	e, err := NewEngine(NAOTree(), NewSim(), Options{Period: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := e.Memory().Subscribe("DCM/Time", 16) // written every cycle
+	defer ticks.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	for range 5 {
+		select {
+		case <-ticks.C():
+		case err := <-done:
+			t.Fatalf("Run ended early: %v", err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	cycles := e.Stats().Cycles
+	if cycles < 5 {
+		t.Fatalf("%d cycles after 5 ticks", cycles)
+	}
+	var recorded uint64
+	for _, n := range e.Jitter().Snapshot() {
+		recorded += n
+	}
+	if recorded != uint64(cycles) {
+		t.Errorf("jitter histogram holds %d ticks, engine ran %d cycles", recorded, cycles)
+	}
+	p := e.Priority()
+	if p == "" || !(strings.HasPrefix(p, "SCHED_FIFO") || strings.HasPrefix(p, "nice") || strings.HasPrefix(p, "normal (")) {
+		t.Errorf("Priority() = %q", p)
+	}
+	t.Logf("loop priority: %s", p)
 }

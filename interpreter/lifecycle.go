@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -221,6 +222,10 @@ loop:
 					}
 					m.handleEvent(ev)
 				}
+				// With more batches waiting, receiving the next would not
+				// yield: yield here, so that timers on this P (the
+				// control loop's 10 ms tick) run on time.
+				runtime.Gosched()
 			default:
 				m.handleEvent(it.ev)
 			}

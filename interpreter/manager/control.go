@@ -34,6 +34,7 @@ type EngineStats struct {
 	HardnessCuts    int64    `json:"hardness_cuts"`
 	JitterMaxMicros int64    `json:"jitter_max_us"`
 	JitterHistogram []uint64 `json:"jitter_histogram"`
+	Priority        string   `json:"priority"` // the loop thread's: "SCHED_FIFO 10", "nice -10", "normal (why)"
 }
 
 // Handler serves the control API:
@@ -60,6 +61,7 @@ func Handler(mg *Manager) http.Handler {
 		writeJSON(w, http.StatusOK, EngineStats{
 			Cycles: s.Cycles, LateCycles: s.LateCycles, HardnessCuts: s.HardnessCuts,
 			JitterMaxMicros: s.JitterMax.Microseconds(), JitterHistogram: dev.Engine.Jitter().Snapshot(),
+			Priority: dev.Engine.Priority(),
 		})
 	})
 	mux.HandleFunc("GET /behaviors", func(w http.ResponseWriter, r *http.Request) {

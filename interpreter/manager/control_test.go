@@ -142,3 +142,23 @@ func TestControlAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestControlAPIEngine(t *testing.T) {
+	r := newRig(t)
+	c := api(t, r)
+	r.step(100 * time.Millisecond)
+	var got EngineStats
+	if err := c.Do("GET", "/engine", nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	s := r.dev.Engine.Stats()
+	if got.Cycles != s.Cycles || got.Cycles < 10 || got.LateCycles != s.LateCycles {
+		t.Errorf("GET /engine = cycles %d late %d, engine says %d %d", got.Cycles, got.LateCycles, s.Cycles, s.LateCycles)
+	}
+	if len(got.JitterHistogram) != 2001 {
+		t.Errorf("jitter histogram has %d buckets", len(got.JitterHistogram))
+	}
+	if got.Priority != "" { // the rig steps the engine itself; Run never ran
+		t.Errorf("priority %q without Run", got.Priority)
+	}
+}

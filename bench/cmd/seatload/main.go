@@ -51,6 +51,7 @@ var (
 	seatBin    = flag.String("seat", "", "seat binary (default: go build ./cmd/seat)")
 	benchDir   = flag.String("dir", "bench", "directory of the benchmark behaviors")
 	cpuprofile = flag.String("seat-cpuprofile", "", "write seat's CPU profile of the last workload here")
+	seatEnv    = flag.String("seat-env", "", "extra environment for seat, e.g. \"GOMAXPROCS=3 GOGC=200\"")
 )
 
 func main() {
@@ -254,6 +255,9 @@ func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
 	}
 	s.cmd = exec.Command(bin, append(args, path)...)
 	s.cmd.Stderr = os.Stderr
+	if *seatEnv != "" {
+		s.cmd.Env = append(os.Environ(), strings.Fields(*seatEnv)...)
+	}
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}

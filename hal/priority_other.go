@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hal
+
+func raisePriority() (string, bool) { return "normal (thread priorities not supported here)", false }
