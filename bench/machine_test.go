@@ -130,8 +130,8 @@ func BenchmarkPingPongRatio(b *testing.B) {
 	b.ReportMetric(seat/fs, "seat/fsm")
 }
 
-// perEvent runs fn with growing n until it takes 200 ms (or b.N is 1, a
-// smoke run) and returns the time per event in ns.
+// perEvent runs fn with growing n until it takes 200 ms (once, with
+// -short) and returns the time per event in ns.
 func perEvent(b *testing.B, fn func(n int)) float64 {
 	n := 1000
 	for {

@@ -14,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -327,17 +328,19 @@ type conn interface {
 }
 
 type tcpConn struct {
-	c net.Conn
-	r *bufio.Reader
-	w *bufio.Writer
+	c    net.Conn
+	r    *bufio.Reader
+	w    *bufio.Writer
+	want []byte // every answer, so that a wrong one is never counted
 }
 
-func dialTCP(addr string) (conn, error) {
+// dialTCP connects to a line server whose answer to "ping" is want.
+func dialTCP(addr, want string) (conn, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return &tcpConn{c: c, r: bufio.NewReaderSize(c, 64<<10), w: bufio.NewWriterSize(c, 64<<10)}, nil
+	return &tcpConn{c: c, r: bufio.NewReaderSize(c, 64<<10), w: bufio.NewWriterSize(c, 64<<10), want: []byte(want + "\n")}, nil
 }
 
 func (t *tcpConn) send(n int) error {
@@ -348,21 +351,27 @@ func (t *tcpConn) send(n int) error {
 }
 
 func (t *tcpConn) recv() error {
-	_, err := t.r.ReadSlice('\n')
+	line, err := t.r.ReadSlice('\n')
+	if err == nil && !bytes.Equal(line, t.want) {
+		err = fmt.Errorf("%s answered %q, want %q", t.c.RemoteAddr(), line, t.want)
+	}
 	return err
 }
 
 func (t *tcpConn) close() { t.c.Close() }
 
 type wsConn struct {
-	ws  *websocket.Conn
-	mu  sync.Mutex
-	msg []byte
+	ws   *websocket.Conn
+	mu   sync.Mutex
+	msg  []byte
+	want []byte // in every answer
 }
 
 var wsRequest = []byte(`{"type":"event","text":"ping"}`)
 
-func dialWS(url string, skip int) (conn, error) {
+// dialWS connects to a WebSocket server whose answers to an event frame
+// contain want, skipping its first skip frames.
+func dialWS(url string, skip int, want string) (conn, error) {
 	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
 		return nil, err
@@ -372,7 +381,7 @@ func dialWS(url string, skip int) (conn, error) {
 			return nil, err
 		}
 	}
-	return &wsConn{ws: ws}, nil
+	return &wsConn{ws: ws, want: []byte(want)}, nil
 }
 
 func (w *wsConn) send(n int) error {
@@ -385,7 +394,10 @@ func (w *wsConn) send(n int) error {
 }
 
 func (w *wsConn) recv() error {
-	_, _, err := w.ws.ReadMessage()
+	_, msg, err := w.ws.ReadMessage()
+	if err == nil && !bytes.Contains(msg, w.want) {
+		err = fmt.Errorf("%s answered %q, want a frame with %q", w.ws.RemoteAddr(), msg, w.want)
+	}
 	return err
 }
 
@@ -560,7 +572,7 @@ func workload(bin, name string, echo *echoProc, cpuprofile string) error {
 	var floor, seatRes []result
 	var jitter []uint64
 	for range *rounds {
-		f, err := measure(func(int) (conn, error) { return dialTCP(echo.tcp) }, *nFlag)
+		f, err := measure(func(int) (conn, error) { return dialTCP(echo.tcp, "ping") }, *nFlag)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
@@ -568,7 +580,7 @@ func workload(bin, name string, echo *echoProc, cpuprofile string) error {
 		if err != nil {
 			return err
 		}
-		s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:" + seat.ports[i]) }, *nFlag)
+		s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:"+seat.ports[i], "pong") }, *nFlag)
 		if err != nil {
 			return fmt.Errorf("seat: %w", err)
 		}
@@ -605,11 +617,11 @@ func webWorkload(bin string, echo *echoProc) error {
 	defer seat.stop()
 	var floor, seatRes []result
 	for range *rounds {
-		f, err := measure(func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0) }, *nFlag/5)
+		f, err := measure(func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0, string(wsRequest)) }, *nFlag/5)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		s, err := measure(func(int) (conn, error) { return dialWS("ws://127.0.0.1:"+seat.ports[0]+"/ws", 2) }, *nFlag/5)
+		s, err := measure(func(int) (conn, error) { return dialWS("ws://127.0.0.1:"+seat.ports[0]+"/ws", 2, `"pong"`) }, *nFlag/5)
 		if err != nil {
 			return fmt.Errorf("seat: %w", err)
 		}
