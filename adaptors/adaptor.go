@@ -61,9 +61,38 @@ type Sink interface {
 // BatchSink is a Sink that takes several events at once, in order. An
 // adaptor that has many events ready (lines already buffered) delivers them
 // as one batch: one queue operation and one wake-up instead of one each.
+// The sink owns evs after the call; a batch from NewBatch is handed back
+// with ReleaseBatch once its events are handled.
 type BatchSink interface {
 	Sink
 	DeliverBatch(ctx context.Context, evs []Event) error
+}
+
+// BatchCap is the capacity of the batches NewBatch hands out: the most
+// events a reader should put in one batch.
+const BatchCap = 64
+
+var batches = sync.Pool{New: func() any { return new([]Event) }}
+
+// NewBatch returns an empty batch of events, reused from earlier batches
+// given back with ReleaseBatch, so that a busy reader does not allocate.
+func NewBatch() []Event {
+	b := *batches.Get().(*[]Event)
+	if b == nil {
+		b = make([]Event, 0, BatchCap)
+	}
+	return b[:0]
+}
+
+// ReleaseBatch gives a batch back for reuse. Nothing may use it afterwards.
+// Batches that grew beyond NewBatch's capacity are left to the collector.
+func ReleaseBatch(b []Event) {
+	if cap(b) != BatchCap {
+		return
+	}
+	clear(b[:cap(b)]) // drop the references the events hold
+	b = b[:0]
+	batches.Put(&b)
 }
 
 // FlushingSink is a Sink that calls Flush on its adaptors after each batch

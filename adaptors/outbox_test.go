@@ -35,3 +35,22 @@ func TestOutbox(t *testing.T) {
 		t.Fatal("Put after Close succeeded")
 	}
 }
+
+func TestBatchReuse(t *testing.T) {
+	b := NewBatch()
+	if len(b) != 0 || cap(b) != BatchCap {
+		t.Fatalf("NewBatch: len %d cap %d", len(b), cap(b))
+	}
+	b = append(b, Event{Source: "chat", Text: "ping", Done: func() {}})
+	held := b[:1]
+	ReleaseBatch(b)
+	if held[0].Text != "" || held[0].Done != nil {
+		t.Errorf("a released batch still holds its events: %+v", held[0])
+	}
+	for range 3 { // whatever the pool returns is empty and full-sized
+		if c := NewBatch(); len(c) != 0 || cap(c) != BatchCap {
+			t.Errorf("NewBatch after release: len %d cap %d", len(c), cap(c))
+		}
+	}
+	ReleaseBatch(make([]Event, 3, 200)) // grown batches are not kept: no panic, no reuse
+}

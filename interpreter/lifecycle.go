@@ -222,6 +222,7 @@ loop:
 					}
 					m.handleEvent(ev)
 				}
+				adaptors.ReleaseBatch(it.batch)
 				// With more batches waiting, receiving the next would not
 				// yield: yield here, so that timers on this P (the
 				// control loop's 10 ms tick) run on time.
@@ -259,6 +260,9 @@ func (m *Machine) shutdown() {
 		case it := <-m.queue:
 			m.answer([]adaptors.Event{it.ev})
 			m.answer(it.batch)
+			if it.batch != nil {
+				adaptors.ReleaseBatch(it.batch)
+			}
 		default:
 			return
 		}

@@ -201,6 +201,7 @@ func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error 
 				return err
 			}
 		}
+		adaptors.ReleaseBatch(evs) // Deliver copied the events
 		return nil
 	}
 	now := m.clock.Now()
@@ -694,7 +695,7 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 				m.log.Warn("message not sent", zap.String("at", a.pos.String()), zap.Error(err))
 				continue
 			}
-			m.sendSlot(a.slot, a.sendto, enc, a.pos)
+			m.sendSlot(a.slot, a.sendto, enc, &a.pos) // a pointer: no boxing per message
 		case actTransition:
 			if m.inExit {
 				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.pos.String()))
@@ -749,7 +750,7 @@ func (m *Machine) runScript(a *action, cc *callCtx) bool {
 		m.scriptFailed(&ScriptError{File: a.pos.File, Line: a.pos.Line, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
 		return false
 	}
-	m.send(a.sendto, text, a.pos)
+	m.send(a.sendto, text, &a.pos)
 	return true
 }
 

@@ -47,7 +47,7 @@ func (m *Machine) runShell(a *action) bool {
 	}
 	out := strings.TrimSuffix(stdout.String(), "\n")
 	if a.sendto != "" {
-		m.send(a.sendto, out, a.pos)
+		m.send(a.sendto, out, &a.pos)
 	} else if out != "" {
 		m.log.Debug("shell output", zap.String("at", a.pos.String()), zap.String("stdout", out))
 	}

@@ -56,10 +56,9 @@ type Adaptor struct {
 	deferred bool
 	dirtyMu  sync.Mutex
 	dirty    []*conn
+	flushMu  sync.Mutex // one Flush at a time: it owns spare
+	spare    []*conn    // the dirty list's other buffer
 }
-
-// maxBatch bounds how many buffered lines a reader delivers at once.
-const maxBatch = 256
 
 // New builds a socket adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
@@ -301,8 +300,8 @@ func (cn *conn) read() {
 		switch {
 		case err == nil && batching && lr.Ready():
 			// More lines are already here: hand them over together.
-			batch := []adaptors.Event{{Source: cn.a.name, Text: line, From: cn}}
-			for len(batch) < maxBatch && lr.Ready() {
+			batch := append(adaptors.NewBatch(), adaptors.Event{Source: cn.a.name, Text: line, From: cn})
+			for len(batch) < adaptors.BatchCap && lr.Ready() {
 				if line, err = lr.Next(); err != nil {
 					break
 				}
@@ -406,13 +405,17 @@ func (a *Adaptor) Send(text string) error {
 
 // Flush starts writing what was sent since the last Flush.
 func (a *Adaptor) Flush() {
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
 	a.dirtyMu.Lock()
 	dirty := a.dirty
-	a.dirty = nil
+	a.dirty = a.spare[:0]
 	a.dirtyMu.Unlock()
 	for _, cn := range dirty {
 		cn.out.Signal()
 	}
+	clear(dirty)
+	a.spare = dirty
 }
 
 // Close stops listening or reconnecting, closes every connection and waits

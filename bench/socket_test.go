@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	_ "github.com/seatml/seat/adaptors/socket"
+	"github.com/seatml/seat/interpreter"
+)
+
+// BenchmarkSocketPipelined is seatload's pipelined message workload inside
+// one process: a client keeps 64 "ping" lines in flight on a real loopback
+// connection to message.seatml's first adaptor, and every "pong" is
+// checked. Its allocations per event are the server's plus none of the
+// client's (the client reuses its buffers), which is what -benchmem and
+// -memprofile are for here; seatload gives the throughput beside the floor.
+func BenchmarkSocketPipelined(b *testing.B) {
+	prog, diags := interpreter.Load("message.seatml", interpreter.LoadOptions{})
+	if prog == nil {
+		b.Fatal(diags)
+	}
+	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	}()
+	select {
+	case <-m.Ready():
+	case err := <-done:
+		b.Fatalf("Run ended: %v", err)
+	}
+	c, err := net.Dial("tcp", m.Adaptor("chat0").(interface{ Addr() string }).Addr())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Minute))
+
+	const window = 64
+	pings := bytes.Repeat([]byte("ping\n"), window)
+	r := bufio.NewReaderSize(c, 64<<10)
+	errs := make(chan error, 1)
+	credit := make(chan int, 1<<16)
+	n := b.N
+	b.ReportAllocs()
+	b.ResetTimer()
+	go func() { // the writer: a window's worth at first, then what was answered
+		for sent := 0; sent < n; {
+			k := min(window, n-sent)
+			if sent > 0 {
+				k = min(<-credit, n-sent)
+			}
+			if _, err := c.Write(pings[:5*k]); err != nil {
+				errs <- err
+				return
+			}
+			sent += k
+		}
+	}()
+	// At most a window is in flight, so at most 64 credits wait.
+	for got, acked := 0, 0; got < n; {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if string(line) != "pong\n" {
+			b.Fatalf("answer %q", line)
+		}
+		got++
+		acked++
+		if r.Buffered() == 0 { // about to wait: let the writer refill
+			credit <- acked
+			acked = 0
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
