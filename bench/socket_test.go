@@ -14,14 +14,19 @@ import (
 	"github.com/seatml/seat/interpreter"
 )
 
-// BenchmarkSocketPipelined is seatload's pipelined message workload inside
-// one process: a client keeps 64 "ping" lines in flight on a real loopback
-// connection to message.seatml's first adaptor, and every "pong" is
-// checked. Its allocations per event are the server's plus none of the
+// BenchmarkSocketPipelined is seatload's pipelined workloads inside one
+// process: a client keeps 64 "ping" lines in flight on a real loopback
+// connection to the behavior's first adaptor, and every "pong" is checked. Its allocations per event are the server's plus none of the
 // client's (the client reuses its buffers), which is what -benchmem and
 // -memprofile are for here; seatload gives the throughput beside the floor.
 func BenchmarkSocketPipelined(b *testing.B) {
-	prog, diags := interpreter.Load("message.seatml", interpreter.LoadOptions{})
+	for _, w := range []string{"message", "lua", "transition"} {
+		b.Run(w, func(b *testing.B) { socketPipelined(b, w+".seatml") })
+	}
+}
+
+func socketPipelined(b *testing.B, file string) {
+	prog, diags := interpreter.Load(file, interpreter.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}

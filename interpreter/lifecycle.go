@@ -315,6 +315,12 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 		if f, ok := a.(adaptors.Flusher); ok {
 			m.flushers = append(m.flushers, f)
 		}
+		if o, ok := a.(adaptors.StateObserver); ok {
+			m.stateObs = append(m.stateObs, o)
+		}
+		if o, ok := a.(adaptors.GUIObserver); ok {
+			m.guiObs = append(m.guiObs, o)
+		}
 	}
 	m.adMu.Lock()
 	m.opened = true
@@ -329,7 +335,7 @@ func (m *Machine) closeAdaptors() {
 	m.adaptors = map[string]adaptors.Adaptor{}
 	m.opened = false
 	m.adMu.Unlock()
-	m.slots, m.flushers = nil, nil
+	m.slots, m.flushers, m.stateObs, m.guiObs = nil, nil, nil, nil
 	if !was {
 		return
 	}

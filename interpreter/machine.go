@@ -87,6 +87,8 @@ type Machine struct {
 
 	dev      *devLink
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
+	stateObs []adaptors.StateObserver
+	guiObs   []adaptors.GUIObserver
 	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
 
 	cur       *State
@@ -409,7 +411,9 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 	if ev.Done != nil {
 		defer ev.Done()
 	}
-	ev.Text = strings.TrimRight(ev.Text, "\r\n")
+	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
+		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
+	}
 	if ev.Update {
 		m.updateWidget(ev)
 		return
@@ -657,22 +661,14 @@ func (m *Machine) settle(req request) {
 
 func (m *Machine) notifyState() {
 	m.curState.Store(m.cur)
-	m.adMu.RLock()
-	defer m.adMu.RUnlock()
-	for _, a := range m.adaptors {
-		if o, ok := a.(adaptors.StateObserver); ok {
-			o.StateChanged(m.cur.Name)
-		}
+	for _, o := range m.stateObs {
+		o.StateChanged(m.cur.Name)
 	}
 }
 
 func (m *Machine) notifyGUI(ref, op, value string) {
-	m.adMu.RLock()
-	defer m.adMu.RUnlock()
-	for _, a := range m.adaptors {
-		if o, ok := a.(adaptors.GUIObserver); ok {
-			o.GUIUpdate(ref, op, value)
-		}
+	for _, o := range m.guiObs {
+		o.GUIUpdate(ref, op, value)
 	}
 }
 
