@@ -69,7 +69,7 @@ func (lr *LineReader) Next() (string, error) {
 			if len(lr.buf) == 0 {
 				return "", io.EOF
 			}
-			if len(lr.buf) > lr.max {
+			if len(trimEOL(lr.buf)) > lr.max {
 				return "", fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, lr.max)
 			}
 			return clean(trimEOL(lr.buf)), ErrPartialLine

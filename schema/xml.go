@@ -134,6 +134,9 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 			}
 			stack = append(stack, &open{n: n})
 		case xml.EndElement:
+			if len(stack) == 0 {
+				return nil, &posError{off: off, msg: fmt.Sprintf("malformed XML: </%s> closes no element", qname(t.Name))}
+			}
 			top := stack[len(stack)-1]
 			if t.Name.Local != top.n.Name || (t.Name.Space != "" && !strings.HasPrefix(string(data[off:]), "</"+t.Name.Space+":")) {
 				return nil, &posError{off: int(d.InputOffset()), msg: fmt.Sprintf("malformed XML: element <%s> closed by </%s>", top.n.Name, qname(t.Name))}

@@ -38,6 +38,8 @@ func TestParseXMLErrors(t *testing.T) {
 		{"", "f.seatml:1:1: malformed XML: no root element"},
 		{"<seatml>\n  <general>\n</seatml>", "f.seatml:3:10: malformed XML: element <general> closed by </seatml>"},
 		{"<seatml>\n<a b=1/>", "f.seatml:2:7: malformed XML: unquoted or missing attribute value in element"},
+		{"</A>", "f.seatml:1:1: malformed XML: </A> closes no element"}, // found by FuzzLoad
+		{"<a/>\n</b>", "f.seatml:2:1: malformed XML: </b> closes no element"},
 	} {
 		_, diags := ParseXML("f.seatml", []byte(c.src))
 		if len(diags) != 1 || diags[0].Error() != c.want {
