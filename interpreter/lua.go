@@ -11,7 +11,8 @@ import (
 
 // newSandbox returns a Lua state with only the libraries SEATML §9.3 allows:
 // base without dofile and loadfile (load takes strings only), string without
-// dump, table, math, and os reduced to time, clock and date.
+// dump, table, math, and os reduced to time, clock and date. The string
+// metatable is hidden, and setmetatable takes tables only.
 func newSandbox() *lua.LState {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true})
 	for _, lib := range []struct {
@@ -34,6 +35,23 @@ func newSandbox() *lua.LState {
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		s.RawSetString("dump", lua.LNil)
 	}
+	// Strings share one metatable: scripts may use its methods but neither
+	// see nor replace it (getmetatable("") is false, as in Lua 5.1
+	// sandboxes; gopher-lua's setmetatable would accept a string).
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		mt.RawSetString("__metatable", lua.LFalse)
+	}
+	setmetatable := L.GetGlobal("setmetatable")
+	L.SetGlobal("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		L.CheckTable(1)
+		top := L.GetTop()
+		L.Push(setmetatable)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, 1)
+		return 1
+	}))
 	if os, ok := L.GetGlobal("os").(*lua.LTable); ok {
 		keep := map[string]bool{"time": true, "clock": true, "date": true}
 		var drop []lua.LValue
