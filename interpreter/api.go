@@ -63,10 +63,10 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, arg
 	}
 	m.dog.start()
 	err := m.L.PCall(len(args), nret, nil)
-	timedOut := m.dog.stop()
+	stopped := m.dog.stop()
 	if err != nil {
 		m.L.SetTop(0)
-		return scriptError(at, err, timedOut, m.opts.ScriptTimeout.String())
+		return scriptError(at, err, stopped, &m.opts)
 	}
 	return nil
 }

@@ -84,3 +84,47 @@ func TestTimeLimitCannotBeCaught(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptMemoryLimit: a script that allocates without bound is stopped
+// at the memory limit, well before the time limit and without taking the
+// process down; string.rep refuses a result over the limit outright; a
+// script inside the limit runs; and the behavior answers the next event.
+func TestScriptMemoryLimit(t *testing.T) {
+	const limit = 32 << 20
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>double</key><script><![CDATA[local s = "x" for i = 1, 40 do s = s .. s end]]></script>`+msg("escaped"))+
+		rule("", `<key>table</key><script><![CDATA[local t = {} for i = 1, 1e9 do t[i] = {i} end]]></script>`+msg("escaped"))+
+		rule("", `<key>rep</key><script><![CDATA[local s = string.rep("abc", 1e10)]]></script>`+msg("escaped"))+
+		rule("", `<key>rep-method</key><script><![CDATA[local s = ("abc"):rep(1e10)]]></script>`+msg("escaped"))+
+		rule("", `<key>small</key><script sendto="chat"><![CDATA[return #string.rep("ab", 1000)]]></script>`)+
+		rule("", `<key>ping</key>`+msg("pong"))+
+		`</state>`), func(o *Options) { o.ScriptMemory = limit; o.ScriptTimeout = time.Minute })
+	h.take()
+	for _, ev := range []string{"double", "table", "rep", "rep-method"} {
+		h.event("chat", ev)
+		h.event("chat", "ping")
+		if diff := cmp.Diff([]string{"chat:pong"}, h.sends()); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", ev, diff)
+		}
+	}
+	h.event("chat", "small")
+	if diff := cmp.Diff([]string{"chat:2000"}, h.sends()); diff != "" {
+		t.Errorf("small: (-want +got):\n%s", diff)
+	}
+	logs := h.logs.FilterMessageSnippet("script").All()
+	var memory, rep int
+	for _, e := range logs {
+		for _, f := range e.Context {
+			if strings.Contains(f.String, "memory limit of 32 MiB") {
+				if strings.Contains(f.String, "string.rep") {
+					rep++
+				} else {
+					memory++
+				}
+			}
+		}
+	}
+	if memory != 2 || rep != 2 {
+		t.Errorf("want 2 memory stops and 2 string.rep refusals logged, got %d and %d; logs: %v", memory, rep, logs)
+	}
+}

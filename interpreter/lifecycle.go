@@ -40,6 +40,9 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	if opts.QueueLen <= 0 {
 		opts.QueueLen = DefaultQueueLen
 	}
+	if opts.ScriptMemory == 0 {
+		opts.ScriptMemory = DefaultScriptMemory
+	}
 	m := &Machine{
 		prog:     prog,
 		opts:     opts,
@@ -57,8 +60,8 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		m.values[ref] = w.Initial
 	}
 	m.trace("lua:open")
-	m.L = newSandbox()
-	m.dog = newWatchdog(m.L, opts.ScriptTimeout)
+	m.L = newSandbox(opts.ScriptMemory)
+	m.dog = newWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.luaOpen = true
 	m.installAPI()
 	m.installEventType()

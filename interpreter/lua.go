@@ -13,7 +13,7 @@ import (
 // base without dofile and loadfile (load takes strings only), string without
 // dump, table, math, and os reduced to time, clock and date. The string
 // metatable is hidden, and setmetatable takes tables only.
-func newSandbox() *lua.LState {
+func newSandbox(memory uint64) *lua.LState {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true})
 	for _, lib := range []struct {
 		name string
@@ -34,6 +34,20 @@ func newSandbox() *lua.LState {
 	}
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		s.RawSetString("dump", lua.LNil)
+		// string.rep builds its result in one Go call, which neither
+		// limit can interrupt: refuse results over the memory limit.
+		rep := s.RawGetString("rep")
+		s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+			str, n := L.CheckString(1), L.CheckInt(2)
+			if n > 0 && uint64(len(str)) > 0 && uint64(n) > memory/uint64(len(str)) {
+				L.RaiseError("string.rep: the result (%d x %d bytes) is over the script memory limit of %s", n, len(str), bytesText(memory))
+			}
+			L.Push(rep)
+			L.Push(lua.LString(str))
+			L.Push(lua.LNumber(n))
+			L.Call(2, 1)
+			return 1
+		}))
 	}
 	// Strings share one metatable: scripts may use its methods but neither
 	// see nor replace it (getmetatable("") is false, as in Lua 5.1
@@ -93,7 +107,8 @@ type ScriptError struct {
 	File    string
 	Line    int
 	Msg     string
-	Timeout bool
+	Timeout bool // stopped at the time limit
+	Memory  bool // stopped at the memory limit
 }
 
 func (e *ScriptError) Error() string {
@@ -107,7 +122,7 @@ var locRE = regexp.MustCompile(`^(.*?):(\d+): `)
 
 // scriptError turns a gopher-lua error into a ScriptError naming the file
 // and line.
-func scriptError(ch *chunk, err error, timedOut bool, limit string) *ScriptError {
+func scriptError(ch *chunk, err error, stopped stopReason, opts *Options) *ScriptError {
 	se := &ScriptError{File: ch.file, Line: ch.line}
 	msg := err.Error()
 	var ae *lua.ApiError
@@ -119,9 +134,13 @@ func scriptError(ch *chunk, err error, timedOut bool, limit string) *ScriptError
 		fmt.Sscanf(m[2], "%d", &se.Line)
 		msg = msg[len(m[0]):]
 	}
-	if timedOut {
+	switch stopped {
+	case stoppedTime:
 		se.Timeout = true
-		msg = "script stopped: time limit of " + limit + " exceeded"
+		msg = "script stopped: time limit of " + opts.ScriptTimeout.String() + " exceeded"
+	case stoppedMemory:
+		se.Memory = true
+		msg = "script stopped: it grew the heap by more than the script memory limit of " + bytesText(opts.ScriptMemory)
 	}
 	se.Msg = strings.TrimSpace(msg)
 	return se
@@ -140,4 +159,17 @@ func toText(v lua.LValue) (string, bool) {
 		return "false", true
 	}
 	return "", false
+}
+
+// bytesText formats a byte count for messages: "256 MiB", "1.5 KiB", "12 B".
+func bytesText(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -20,9 +20,11 @@ import (
 // Defaults of Options.
 const (
 	DefaultScriptTimeout = time.Second
-	DefaultQueueLen      = 1024
-	maxChain             = 100
-	maxStack             = 1000
+	// DefaultScriptMemory is how much a script call may grow the heap.
+	DefaultScriptMemory = 64 << 20
+	DefaultQueueLen     = 1024
+	maxChain            = 100
+	maxStack            = 1000
 )
 
 // Options configure a machine.
@@ -31,6 +33,10 @@ type Options struct {
 	Clock Clock
 	// ScriptTimeout limits each script, cond and general script.
 	ScriptTimeout time.Duration
+	// ScriptMemory limits how many bytes one script call may grow the
+	// heap by (DefaultScriptMemory if 0), and the longest string
+	// string.rep may build.
+	ScriptMemory uint64
 	// QueueLen bounds the event queue.
 	QueueLen int
 	Stdin    io.Reader

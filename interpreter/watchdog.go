@@ -2,29 +2,52 @@ package interpreter
 
 import (
 	"context"
+	"runtime/metrics"
 	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// watchdog enforces the script time limit without allocating per call: the
-// Lua state keeps one cancellable context, and one reusable timer cancels
-// it when a call overruns. A late timer for a call that has ended does
-// nothing; a cancelled context is replaced before the next call.
+// watchdog enforces the script time and memory limits without allocating
+// or reading the clock per call: the Lua state keeps one cancellable
+// context, and one reusable timer cancels it when a call overruns. A call
+// that lasts beyond the first tick is checked every tick: the heap's
+// growth since that first tick must stay under the memory limit (Go has
+// no per-goroutine heap, so the process heap stands in; a call that runs
+// for ticks while it grows is the one allocating). A late timer for a call
+// that has ended does nothing; a cancelled context is replaced before the
+// next call.
 type watchdog struct {
-	L     *lua.LState
-	limit time.Duration
-	timer *time.Timer
+	L      *lua.LState
+	limit  time.Duration
+	memory uint64 // bytes of heap growth allowed per call; 0: no limit
+	timer  *time.Timer
 
-	mu     sync.Mutex
-	armed  bool // a call is running
-	fired  bool // the running call was cancelled
-	cancel context.CancelFunc
+	mu      sync.Mutex
+	armed   bool      // a call is running
+	started time.Time // when the call's first tick was armed
+	base    uint64    // heap bytes at the call's first tick; 0 before it
+	fired   stopReason
+	cancel  context.CancelFunc
+	sample  []metrics.Sample
 }
 
-func newWatchdog(L *lua.LState, limit time.Duration) *watchdog {
-	w := &watchdog{L: L, limit: limit}
+// stopReason says why the watchdog stopped a call.
+type stopReason uint8
+
+const (
+	notStopped stopReason = iota
+	stoppedTime
+	stoppedMemory
+)
+
+// memoryTick is how often a long call's heap is looked at.
+const memoryTick = 2 * time.Millisecond
+
+func newWatchdog(L *lua.LState, limit time.Duration, memory uint64) *watchdog {
+	w := &watchdog{L: L, limit: limit, memory: memory,
+		sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
 	w.renew()
 	w.timer = time.AfterFunc(time.Hour, w.fire)
 	w.timer.Stop()
@@ -37,13 +60,41 @@ func (w *watchdog) renew() {
 	w.L.SetContext(ctx)
 }
 
+// tick is the first timer's delay: the time limit, or the memory tick if
+// that comes first.
+func (w *watchdog) tick() time.Duration {
+	if w.memory > 0 {
+		return min(w.limit, memoryTick)
+	}
+	return w.limit
+}
+
 func (w *watchdog) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.armed && !w.fired {
-		w.fired = true
-		w.cancel()
+	if !w.armed || w.fired != notStopped {
+		return
 	}
+	now := time.Now()
+	if w.started.IsZero() {
+		w.started = now.Add(-w.tick())
+	}
+	if now.Sub(w.started) >= w.limit {
+		w.fired = stoppedTime
+		w.cancel()
+		return
+	}
+	metrics.Read(w.sample)
+	heap := w.sample[0].Value.Uint64()
+	switch {
+	case w.base == 0:
+		w.base = heap
+	case heap > w.base && heap-w.base > w.memory:
+		w.fired = stoppedMemory
+		w.cancel()
+		return
+	}
+	w.timer.Reset(min(memoryTick, w.limit-now.Sub(w.started)))
 }
 
 // start arms the timer for one call.
@@ -51,18 +102,19 @@ func (w *watchdog) start() {
 	w.mu.Lock()
 	w.armed = true
 	w.mu.Unlock()
-	w.timer.Reset(w.limit)
+	w.timer.Reset(w.tick())
 }
 
-// stop disarms it and reports whether the call was stopped by it.
-func (w *watchdog) stop() bool {
+// stop disarms it and reports whether, and why, the call was stopped.
+func (w *watchdog) stop() stopReason {
 	w.timer.Stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.armed = false
+	w.started, w.base = time.Time{}, 0
 	fired := w.fired
-	if fired {
-		w.fired = false
+	if fired != notStopped {
+		w.fired = notStopped
 		w.renew()
 	}
 	return fired

@@ -144,6 +144,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.SetOutput(stderr)
 	allowShell := fs.Bool("allow-shell", false, "allow <shell> actions")
 	scriptTimeout := fs.Duration("script-timeout", interpreter.DefaultScriptTimeout, "time limit of each script, cond and shell command")
+	scriptMemory := fs.Uint64("script-memory", interpreter.DefaultScriptMemory>>20, "MiB one script call may grow the heap by")
 	logFormat := fs.String("log-format", "console", "log format: console or json")
 	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file (for benchmarks)")
@@ -207,7 +208,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 	loadOpts.Tree = devices.Engine.Tree()
 	mg := manager.New(manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
-		Log: log, ScriptTimeout: *scriptTimeout, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
+		Log: log, ScriptTimeout: *scriptTimeout, ScriptMemory: max(*scriptMemory, 1) << 20, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
 	}})
 	// Every exit path stops the behaviors in reverse, then lets the joints go.
 	defer func() {
