@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -156,6 +158,21 @@ type Config struct {
 	Tuning Tuning
 	// GUI describes the behavior's widgets, for adaptors that show them.
 	GUI *GUI
+}
+
+// Address reads the host and port attributes of a network adaptor: the
+// host defaults to 127.0.0.1, so nothing listens beyond this machine
+// unless the file says so; the port must be 0..65535 (0: any free port).
+func (c Config) Address() (addr string, port int, err error) {
+	host := c.Attrs["host"]
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err = strconv.Atoi(c.Attrs["port"])
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("port %q is not a port number", c.Attrs["port"])
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), port, nil
 }
 
 // GUI is the widget layout of a behavior, state by state (SEATML §11).

@@ -191,13 +191,21 @@ func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = m.clock.Now()
 	}
+	return m.enqueue(ctx, item{ev: ev})
+}
+
+// errStopped is returned to senders once the machine has stopped.
+var errStopped = errors.New("behavior stopped")
+
+// enqueue queues it, blocking while the queue is full.
+func (m *Machine) enqueue(ctx context.Context, it item) error {
 	select {
-	case m.queue <- item{ev: ev}:
+	case m.queue <- it:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-m.done:
-		return errors.New("behavior stopped")
+		return errStopped
 	}
 }
 
@@ -218,14 +226,7 @@ func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error 
 			evs[i].Time = now
 		}
 	}
-	select {
-	case m.queue <- item{batch: evs}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-m.done:
-		return errors.New("behavior stopped")
-	}
+	return m.enqueue(ctx, item{batch: evs})
 }
 
 // Flushes tells adaptors that the machine calls their Flush after each
@@ -257,12 +258,8 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 		}
 		close(ran)
 	}}
-	select {
-	case m.queue <- it:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-m.done:
-		return errors.New("behavior stopped")
+	if err := m.enqueue(ctx, it); err != nil {
+		return err
 	}
 	select {
 	case <-ran:
@@ -270,7 +267,7 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-m.done:
-		return errors.New("behavior stopped")
+		return errStopped
 	}
 }
 

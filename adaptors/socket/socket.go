@@ -66,15 +66,11 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
-	host := cfg.Attrs["host"]
-	if host == "" {
-		host = "127.0.0.1"
+	addr, port, err := cfg.Address()
+	if err != nil {
+		return nil, err
 	}
-	port, err := strconv.Atoi(cfg.Attrs["port"])
-	if err != nil || port < 0 || port > 65535 {
-		return nil, fmt.Errorf("port %q is not a port number", cfg.Attrs["port"])
-	}
-	a.addr = net.JoinHostPort(host, strconv.Itoa(port))
+	a.addr = addr
 	switch cfg.Attrs["role"] {
 	case "", "client":
 		if port == 0 {

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,15 +70,11 @@ type Adaptor struct {
 
 // New builds a web adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	host := cfg.Attrs["host"]
-	if host == "" {
-		host = "127.0.0.1"
+	addr, _, err := cfg.Address()
+	if err != nil {
+		return nil, err
 	}
-	port, err := strconv.Atoi(cfg.Attrs["port"])
-	if err != nil || port < 0 || port > 65535 {
-		return nil, fmt.Errorf("port %q is not a port number", cfg.Attrs["port"])
-	}
-	a := &Adaptor{name: cfg.Name, addr: net.JoinHostPort(host, strconv.Itoa(port)), log: cfg.Log,
+	a := &Adaptor{name: cfg.Name, addr: addr, log: cfg.Log,
 		queue: cfg.Tuning.QueueBytes, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
@@ -599,6 +594,8 @@ func (c *client) read() {
 
 // decode turns an incoming frame into an event.
 func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
+	// Only the fields a client may send: the outgoing ones of frame
+	// (name, widgets, ...) are ignored whatever they hold.
 	var f struct {
 		Type   string  `json:"type"`
 		Source string  `json:"source"`
