@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -226,10 +225,6 @@ loop:
 					m.handleEvent(ev)
 				}
 				adaptors.ReleaseBatch(it.batch)
-				// With more batches waiting, receiving the next would not
-				// yield: yield here, so that timers on this P (the
-				// control loop's 10 ms tick) run on time.
-				runtime.Gosched()
 			default:
 				m.handleEvent(it.ev)
 			}
@@ -263,9 +258,7 @@ func (m *Machine) shutdown() {
 		case it := <-m.queue:
 			m.answer([]adaptors.Event{it.ev})
 			m.answer(it.batch)
-			if it.batch != nil {
-				adaptors.ReleaseBatch(it.batch)
-			}
+			adaptors.ReleaseBatch(it.batch)
 		default:
 			return
 		}

@@ -36,17 +36,11 @@ func newSandbox(memory uint64) *lua.LState {
 		s.RawSetString("dump", lua.LNil)
 		// string.rep builds its result in one Go call, which neither
 		// limit can interrupt: refuse results over the memory limit.
-		rep := s.RawGetString("rep")
-		s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+		s.RawSetString("rep", guarded(L, s.RawGetString("rep"), func(L *lua.LState) {
 			str, n := L.CheckString(1), L.CheckInt(2)
-			if n > 0 && uint64(len(str)) > 0 && uint64(n) > memory/uint64(len(str)) {
+			if n > 0 && len(str) > 0 && uint64(n) > memory/uint64(len(str)) {
 				L.RaiseError("string.rep: the result (%d x %d bytes) is over the script memory limit of %s", n, len(str), bytesText(memory))
 			}
-			L.Push(rep)
-			L.Push(lua.LString(str))
-			L.Push(lua.LNumber(n))
-			L.Call(2, 1)
-			return 1
 		}))
 	}
 	// Strings share one metatable: scripts may use its methods but neither
@@ -55,17 +49,7 @@ func newSandbox(memory uint64) *lua.LState {
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
 		mt.RawSetString("__metatable", lua.LFalse)
 	}
-	setmetatable := L.GetGlobal("setmetatable")
-	L.SetGlobal("setmetatable", L.NewFunction(func(L *lua.LState) int {
-		L.CheckTable(1)
-		top := L.GetTop()
-		L.Push(setmetatable)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		return 1
-	}))
+	L.SetGlobal("setmetatable", guarded(L, L.GetGlobal("setmetatable"), func(L *lua.LState) { L.CheckTable(1) }))
 	if os, ok := L.GetGlobal("os").(*lua.LTable); ok {
 		keep := map[string]bool{"time": true, "clock": true, "date": true}
 		var drop []lua.LValue
@@ -79,27 +63,30 @@ func newSandbox(memory uint64) *lua.LState {
 		}
 	}
 	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
-	loadString := L.GetGlobal("loadstring")
-	L.SetGlobal("load", L.NewFunction(func(L *lua.LState) int {
+	L.SetGlobal("load", guarded(L, L.GetGlobal("loadstring"), func(L *lua.LState) {
 		if L.Get(1).Type() != lua.LTString {
 			L.ArgError(1, "load takes a string in seat")
 		}
-		s := L.CheckString(1)
-		if strings.HasPrefix(s, "\x1bLua") {
+		if strings.HasPrefix(L.CheckString(1), "\x1bLua") {
 			L.ArgError(1, "binary chunks are not allowed")
 		}
-		top := L.GetTop()
-		L.Push(loadString)
-		L.Push(lua.LString(s))
-		if top >= 2 {
-			L.Push(L.Get(2))
-			L.Call(2, lua.MultRet)
-		} else {
-			L.Call(1, lua.MultRet)
-		}
-		return L.GetTop() - top
 	}))
 	return L
+}
+
+// guarded returns fn behind check: check sees the arguments first and may
+// raise an error; otherwise fn gets them all and its results are returned.
+func guarded(L *lua.LState, fn lua.LValue, check func(*lua.LState)) *lua.LFunction {
+	return L.NewFunction(func(L *lua.LState) int {
+		check(L)
+		top := L.GetTop()
+		L.Push(fn)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, lua.MultRet)
+		return L.GetTop() - top
+	})
 }
 
 // ScriptError is a failed Lua chunk or a runaway.

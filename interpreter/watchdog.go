@@ -21,7 +21,7 @@ import (
 type watchdog struct {
 	L      *lua.LState
 	limit  time.Duration
-	memory uint64 // bytes of heap growth allowed per call; 0: no limit
+	memory uint64 // bytes of heap growth allowed per call
 	timer  *time.Timer
 
 	mu      sync.Mutex
@@ -60,15 +60,6 @@ func (w *watchdog) renew() {
 	w.L.SetContext(ctx)
 }
 
-// tick is the first timer's delay: the time limit, or the memory tick if
-// that comes first.
-func (w *watchdog) tick() time.Duration {
-	if w.memory > 0 {
-		return min(w.limit, memoryTick)
-	}
-	return w.limit
-}
-
 func (w *watchdog) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -77,7 +68,7 @@ func (w *watchdog) fire() {
 	}
 	now := time.Now()
 	if w.started.IsZero() {
-		w.started = now.Add(-w.tick())
+		w.started = now.Add(-min(w.limit, memoryTick))
 	}
 	if now.Sub(w.started) >= w.limit {
 		w.fired = stoppedTime
@@ -102,7 +93,7 @@ func (w *watchdog) start() {
 	w.mu.Lock()
 	w.armed = true
 	w.mu.Unlock()
-	w.timer.Reset(w.tick())
+	w.timer.Reset(min(w.limit, memoryTick))
 }
 
 // stop disarms it and reports whether, and why, the call was stopped.
