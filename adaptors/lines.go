@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -21,13 +20,14 @@ var ErrLineTooLong = errors.New("line too long")
 var ErrPartialLine = errors.New("input ended inside a line")
 
 // LineReader splits a stream into lines (LF or CRLF), bounded in length,
-// with invalid UTF-8 replaced by U+FFFD. It allocates only for lines longer
-// than its buffer.
+// with invalid UTF-8 and NUL bytes replaced by U+FFFD. It allocates only
+// for lines longer than its buffer.
 type LineReader struct {
-	r    *bufio.Reader
-	max  int
-	buf  []byte
-	skip bool // the rest of an over-long line is still to be discarded
+	r        *bufio.Reader
+	max      int
+	buf      []byte
+	skip     bool // the rest of an over-long line is still to be discarded
+	repaired bool
 }
 
 // NewLineReader reads lines of at most max bytes from r.
@@ -37,6 +37,10 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	}
 	return &LineReader{r: bufio.NewReaderSize(r, 4096), max: max}
 }
+
+// Repaired reports whether the line Next returned last had invalid UTF-8
+// or NUL bytes replaced.
+func (lr *LineReader) Repaired() bool { return lr.repaired }
 
 // Next returns the next line without its end. At the end of input it
 // returns io.EOF, or the partial last line with ErrPartialLine. After
@@ -53,6 +57,7 @@ func (lr *LineReader) Next() (string, error) {
 		}
 	}
 	lr.buf = lr.buf[:0]
+	lr.repaired = false
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		lr.buf = append(lr.buf, chunk...)
@@ -62,7 +67,7 @@ func (lr *LineReader) Next() (string, error) {
 		}
 		switch {
 		case err == nil:
-			return clean(trimEOL(lr.buf)), nil
+			return lr.clean(trimEOL(lr.buf)), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
@@ -72,7 +77,7 @@ func (lr *LineReader) Next() (string, error) {
 			if len(trimEOL(lr.buf)) > lr.max {
 				return "", fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, lr.max)
 			}
-			return clean(trimEOL(lr.buf)), ErrPartialLine
+			return lr.clean(trimEOL(lr.buf)), ErrPartialLine
 		default:
 			return "", err
 		}
@@ -100,9 +105,11 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-func clean(b []byte) string {
-	if utf8.Valid(b) {
+func (lr *LineReader) clean(b []byte) string {
+	if utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
 		return string(b)
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	s, _ := CleanText(string(b))
+	lr.repaired = true
+	return s
 }

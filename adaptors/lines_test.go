@@ -25,7 +25,7 @@ func TestLineReader(t *testing.T) {
 		{"over max is skipped", "123456789\nok\n", 8, []step{{"", ErrLineTooLong}, {"ok", nil}, {"", io.EOF}}},
 		{"long over buffer", strings.Repeat("x", 10000) + "\nok\n", 9000, []step{{"", ErrLineTooLong}, {"ok", nil}}},
 		{"long under max", strings.Repeat("x", 10000) + "\n", 20000, []step{{strings.Repeat("x", 10000), nil}}},
-		{"invalid utf-8 and nul", "a\xffb\x00c\n", 16, []step{{"a\uFFFDb\x00c", nil}}},
+		{"invalid utf-8 and nul", "a\xffb\x00c\n", 16, []step{{"a\uFFFDb\uFFFDc", nil}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -37,5 +37,35 @@ func TestLineReader(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestRepairedIsPerLine(t *testing.T) {
+	lr := NewLineReader(strings.NewReader("ok\nnul\x00\nok\n\xc3(\n"), 64)
+	for i, want := range []bool{false, true, false, true} {
+		if _, err := lr.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if lr.Repaired() != want {
+			t.Errorf("line %d: Repaired() = %v, want %v", i, lr.Repaired(), want)
+		}
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		repaired bool
+	}{
+		{"plain ünïcode", "plain ünïcode", false},
+		{"", "", false},
+		{"a\x00b", "a\uFFFDb", true},
+		{"\xff\xfe\x00", "\uFFFD\uFFFD", true},
+		{"end\xe2\x82", "end\uFFFD", true},
+	} {
+		got, repaired := CleanText(c.in)
+		if got != c.want || repaired != c.repaired {
+			t.Errorf("CleanText(%q) = %q, %v; want %q, %v", c.in, got, repaired, c.want, c.repaired)
+		}
 	}
 }

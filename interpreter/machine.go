@@ -177,6 +177,38 @@ func (m *Machine) Adaptor(name string) adaptors.Adaptor {
 	return m.adaptors[name]
 }
 
+// AdaptorInfo describes an open adaptor: where it listens or connects, and
+// its connection and rejection counts (adaptors.Stats, for adaptors that
+// keep them).
+type AdaptorInfo struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Addr string `json:"addr,omitempty"`
+	adaptors.Stats
+}
+
+// Adaptors lists the open adaptors in declaration order.
+func (m *Machine) Adaptors() []AdaptorInfo {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	var out []AdaptorInfo
+	for _, d := range m.prog.Adaptors {
+		a := m.adaptors[d.Name]
+		if a == nil {
+			continue
+		}
+		i := AdaptorInfo{Name: d.Name, Type: d.Type}
+		if ad, ok := a.(adaptors.Addresser); ok {
+			i.Addr = ad.Addr()
+		}
+		if sr, ok := a.(adaptors.StatsReporter); ok {
+			i.Stats = sr.Stats()
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
 // Deliver queues an event; it blocks while the queue is full. While the
 // behavior is loaded but not running, events are dropped and counted (L5).
 func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {

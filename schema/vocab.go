@@ -186,10 +186,11 @@ type AdaptorType struct {
 // are looked up as "ros_*".
 var AdaptorTypes = map[string]AdaptorType{
 	"socket": {Attrs: map[string]AttrSpec{
-		"host":    {},
-		"port":    {Required: true, Kind: Port},
-		"role":    {Kind: Enum, Enum: []string{"client", "server"}},
-		"maxline": {Kind: PosInt},
+		"host":     {},
+		"port":     {Required: true, Kind: Port},
+		"role":     {Kind: Enum, Enum: []string{"client", "server"}},
+		"maxline":  {Kind: PosInt},
+		"maxconns": {Kind: PosInt},
 	}},
 	"stdio": {Max: 1},
 	"web": {Max: 1, Attrs: map[string]AttrSpec{
@@ -197,6 +198,7 @@ var AdaptorTypes = map[string]AdaptorType{
 		"port":          {Required: true, Kind: Port},
 		"dir":           {},
 		"allow":         {},
+		"maxconns":      {Kind: PosInt},
 		"document_root": {Alias: "dir"},
 	}},
 	"rtcin":    {Ignored: true},

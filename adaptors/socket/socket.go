@@ -31,12 +31,14 @@ const (
 
 // Adaptor is a socket adaptor in client or server role.
 type Adaptor struct {
-	name    string
-	addr    string
-	server  bool
-	maxline int
-	log     *zap.Logger
-	tune    adaptors.Tuning
+	name     string
+	addr     string
+	server   bool
+	maxline  int
+	maxconns int
+	log      *zap.Logger
+	tune     adaptors.Tuning
+	stats    adaptors.Counters
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -62,7 +64,8 @@ type Adaptor struct {
 
 // New builds a socket adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{}, maxline: adaptors.DefaultMaxLine}
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{},
+		maxline: adaptors.DefaultMaxLine, maxconns: adaptors.DefaultMaxConns}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -81,9 +84,14 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	default:
 		return nil, fmt.Errorf("role %q is not client or server", cfg.Attrs["role"])
 	}
-	if v := cfg.Attrs["maxline"]; v != "" {
-		if a.maxline, err = strconv.Atoi(v); err != nil || a.maxline <= 0 {
-			return nil, fmt.Errorf("maxline %q is not a whole number greater than 0", v)
+	for _, lim := range []struct {
+		attr string
+		to   *int
+	}{{"maxline", &a.maxline}, {"maxconns", &a.maxconns}} {
+		if v := cfg.Attrs[lim.attr]; v != "" {
+			if *lim.to, err = strconv.Atoi(v); err != nil || *lim.to <= 0 {
+				return nil, fmt.Errorf("%s %q is not a whole number greater than 0", lim.attr, v)
+			}
 		}
 	}
 	if a.tune.BackoffMin <= 0 {
@@ -100,6 +108,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 
 // Name returns the adaptor's name.
 func (a *Adaptor) Name() string { return a.name }
+
+// Stats returns the adaptor's connection and rejection counts.
+func (a *Adaptor) Stats() adaptors.Stats { return a.stats.Snapshot() }
 
 // Addr returns the listening address of a server (the chosen port when 0
 // was declared), or the target of a client.
@@ -125,6 +136,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 		if err != nil {
 			return err
 		}
+		ln = adaptors.Limit(ln, a.maxconns, &a.stats, a.log)
 		a.mu.Lock()
 		a.ln = ln
 		a.mu.Unlock()
@@ -184,7 +196,7 @@ func (a *Adaptor) dial(timeout time.Duration) *conn {
 	if err != nil {
 		return nil
 	}
-	cn := a.start(c)
+	cn := a.start(adaptors.Counted(c, &a.stats))
 	if cn != nil {
 		a.log.Info("connected", zap.String("peer", cn.peer))
 	}
@@ -228,8 +240,9 @@ type conn struct {
 	done chan struct{} // closed when the connection is closed
 	// drain is closed when the adaptor closes: the writer sends what is
 	// queued, then closes the connection.
-	drain chan struct{}
-	once  sync.Once
+	drain  chan struct{}
+	once   sync.Once
+	warned bool // a repaired line was logged (reader goroutine)
 }
 
 func (a *Adaptor) start(c net.Conn) *conn {
@@ -253,10 +266,8 @@ func (cn *conn) String() string { return cn.a.name + " " + cn.peer }
 
 // Send queues text for this peer; a full queue disconnects it.
 func (cn *conn) Send(text string) error {
-	select {
-	case <-cn.done:
+	if cn.closed() {
 		return adaptors.ErrNotConnected
-	default:
 	}
 	if !cn.a.deferred {
 		if cn.out.Put(text) {
@@ -271,8 +282,19 @@ func (cn *conn) Send(text string) error {
 		return nil
 	}
 	cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue_bytes", cn.out.Max()))
+	cn.a.stats.SlowPeer.Add(1)
 	cn.close()
 	return adaptors.ErrQueueFull
+}
+
+// closed reports whether the connection has been closed.
+func (cn *conn) closed() bool {
+	select {
+	case <-cn.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (cn *conn) close() {
@@ -291,17 +313,23 @@ func (cn *conn) read() {
 	defer cn.close()
 	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
 	bs, batching := cn.a.sink.(adaptors.BatchSink)
+	event := func(line string) adaptors.Event {
+		if lr.Repaired() {
+			cn.repaired()
+		}
+		return adaptors.Event{Source: cn.a.name, Text: line, From: cn}
+	}
 	for {
 		line, err := lr.Next()
 		switch {
 		case err == nil && batching && lr.Ready():
 			// More lines are already here: hand them over together.
-			batch := append(adaptors.NewBatch(), adaptors.Event{Source: cn.a.name, Text: line, From: cn})
+			batch := append(adaptors.NewBatch(), event(line))
 			for len(batch) < adaptors.BatchCap && lr.Ready() {
 				if line, err = lr.Next(); err != nil {
 					break
 				}
-				batch = append(batch, adaptors.Event{Source: cn.a.name, Text: line, From: cn})
+				batch = append(batch, event(line))
 			}
 			if derr := bs.DeliverBatch(cn.a.ctx, batch); derr != nil {
 				return
@@ -310,7 +338,7 @@ func (cn *conn) read() {
 				continue
 			}
 		case err == nil:
-			if derr := cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Text: line, From: cn}); derr != nil {
+			if derr := cn.a.sink.Deliver(cn.a.ctx, event(line)); derr != nil {
 				return
 			}
 			continue
@@ -318,21 +346,31 @@ func (cn *conn) read() {
 		switch {
 		case errors.Is(err, adaptors.ErrLineTooLong):
 			cn.a.log.Error("line too long; connection closed", zap.String("peer", cn.peer), zap.Int("maxline", cn.a.maxline))
+			cn.a.stats.LineTooLong.Add(1)
 		case errors.Is(err, adaptors.ErrPartialLine):
 			cn.a.log.Warn("peer closed inside a line; partial line dropped", zap.String("peer", cn.peer), zap.Int("bytes", len(line)))
+			cn.a.stats.PartialLine.Add(1)
 		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 			if cn.a.server {
 				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
 			}
 		default:
-			select {
-			case <-cn.done:
-			default:
+			if !cn.closed() {
 				cn.a.log.Warn("read failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
 			}
 		}
 		return
 	}
+}
+
+// repaired counts a line whose invalid UTF-8 or NUL bytes were replaced,
+// logging the first of each connection.
+func (cn *conn) repaired() {
+	if !cn.warned {
+		cn.warned = true
+		cn.a.log.Warn("invalid UTF-8 or NUL bytes replaced by U+FFFD (logged once per connection)", zap.String("peer", cn.peer))
+	}
+	cn.a.stats.Repaired.Add(1)
 }
 
 // write sends what is queued, everything queued at once per flush.
@@ -350,7 +388,9 @@ func (cn *conn) write() {
 		clear(batch)
 		_ = cn.c.SetWriteDeadline(time.Now().Add(deadline))
 		if err := w.Flush(); err != nil {
-			cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+			if !cn.closed() { // else the reason was logged where it was closed
+				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+			}
 			return false
 		}
 		return true

@@ -25,6 +25,7 @@ type Adaptor struct {
 	out  *bufio.Writer
 	outW io.Writer
 
+	stats  adaptors.Counters
 	queue  *adaptors.Outbox
 	stop   chan struct{}
 	once   sync.Once
@@ -53,6 +54,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 // Name returns the adaptor's name.
 func (a *Adaptor) Name() string { return a.name }
 
+// Stats counts the lines skipped as too long and repaired.
+func (a *Adaptor) Stats() adaptors.Stats { return a.stats.Snapshot() }
+
 // String names the peer for logs.
 func (a *Adaptor) String() string { return a.name + " stdio" }
 
@@ -69,6 +73,12 @@ func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
 	lr := adaptors.NewLineReader(a.in, adaptors.DefaultMaxLine)
 	for {
 		line, err := lr.Next()
+		if lr.Repaired() {
+			if a.stats.Repaired.Load() == 0 {
+				a.log.Warn("standard input: invalid UTF-8 or NUL bytes replaced by U+FFFD (logged once)")
+			}
+			a.stats.Repaired.Add(1)
+		}
 		if err == nil || errors.Is(err, adaptors.ErrPartialLine) {
 			if derr := sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: line, From: a}); derr != nil {
 				return
@@ -79,6 +89,7 @@ func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
 			continue
 		case errors.Is(err, adaptors.ErrLineTooLong):
 			a.log.Error("standard input line too long; skipped", zap.Error(err))
+			a.stats.LineTooLong.Add(1)
 			continue
 		}
 		if ctx.Err() == nil {

@@ -28,7 +28,7 @@ func (s *sink) EndOfInput(src string) { s.ended <- src }
 
 func TestStdioLinesInMessagesOut(t *testing.T) {
 	var out bytes.Buffer
-	in := strings.NewReader("one\r\n" + strings.Repeat("x", adaptors.DefaultMaxLine+1) + "\ntwo\nlast")
+	in := strings.NewReader("one\r\n" + strings.Repeat("x", adaptors.DefaultMaxLine+1) + "\ntwo\x00\xff\nlast")
 	a, err := New(adaptors.Config{Name: "term", Stdin: in, Stdout: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +54,11 @@ func TestStdioLinesInMessagesOut(t *testing.T) {
 	s.mu.Lock()
 	got := strings.Join(s.events, "|")
 	s.mu.Unlock()
-	if got != "one|two|last" {
-		t.Errorf("events %q: the over-long line must be skipped and the partial last line kept", got)
+	if got != "one|two\uFFFD\uFFFD|last" {
+		t.Errorf("events %q: the over-long line must be skipped, NUL and invalid UTF-8 replaced, and the partial last line kept", got)
+	}
+	if st := a.(adaptors.StatsReporter).Stats(); st.LineTooLong != 1 || st.Repaired != 1 {
+		t.Errorf("stats %+v, want one line too long and one repaired", st)
 	}
 	if out.String() != "hello\nworld\n" {
 		t.Errorf("stdout %q", out.String())

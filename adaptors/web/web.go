@@ -18,9 +18,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
@@ -36,6 +38,9 @@ const (
 	MaxFrame     = 64 << 10
 	writeTimeout = 10 * time.Second
 	pingPeriod   = 30 * time.Second
+	// idleTimeout closes kept-alive HTTP connections with no request, so
+	// that idle browsers do not hold connection slots.
+	idleTimeout = 2 * time.Minute
 )
 
 //go:embed static
@@ -53,6 +58,9 @@ type Adaptor struct {
 	log   *zap.Logger
 	queue int
 	gui   *adaptors.GUI
+	// maxconns bounds open HTTP and WebSocket connections together.
+	maxconns int
+	stats    adaptors.Counters
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -78,6 +86,12 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		queue: cfg.Tuning.QueueBytes, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
+	}
+	a.maxconns = adaptors.DefaultMaxConns
+	if v := cfg.Attrs["maxconns"]; v != "" {
+		if a.maxconns, err = strconv.Atoi(v); err != nil || a.maxconns <= 0 {
+			return nil, fmt.Errorf("maxconns %q is not a whole number greater than 0", v)
+		}
 	}
 	if a.gui == nil {
 		a.gui = &adaptors.GUI{}
@@ -106,6 +120,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 // Name returns the adaptor's name.
 func (a *Adaptor) Name() string { return a.name }
 
+// Stats returns the adaptor's connection and rejection counts.
+func (a *Adaptor) Stats() adaptors.Stats { return a.stats.Snapshot() }
+
 // Addr returns the listening address.
 func (a *Adaptor) Addr() string {
 	a.mu.Lock()
@@ -130,6 +147,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	if err != nil {
 		return err
 	}
+	ln = adaptors.Limit(ln, a.maxconns, &a.stats, a.log)
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
 	mux := http.NewServeMux()
@@ -138,7 +156,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	mux.HandleFunc("GET /{$}", a.servePage)
 	mux.HandleFunc("GET "+AssetPrefix+"{file}", a.serveAsset)
 	mux.HandleFunc("GET /", a.serveFile)
-	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return a.ctx }}
+	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout, BaseContext: func(net.Listener) context.Context { return a.ctx }}
 	a.mu.Lock()
 	a.ln = ln
 	a.mu.Unlock()
@@ -287,11 +305,16 @@ func (a *Adaptor) serveProcessResult(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrame))
 	if err != nil {
 		a.log.Warn("request body refused", zap.String("peer", r.RemoteAddr), zap.Error(err))
+		a.stats.LineTooLong.Add(1)
 		http.Error(w, "body over 64 KiB", http.StatusRequestEntityTooLarge)
 		return
 	}
+	text, repaired := adaptors.CleanText(string(body))
+	if repaired {
+		a.repaired(r.RemoteAddr, nil)
+	}
 	done := make(chan struct{})
-	ev := adaptors.Event{Source: a.name, Text: string(body), Done: func() { close(done) }}
+	ev := adaptors.Event{Source: a.name, Text: text, Done: func() { close(done) }}
 	if err := a.sink.Deliver(r.Context(), ev); err != nil {
 		http.Error(w, "behavior not running", http.StatusServiceUnavailable)
 		return
@@ -474,6 +497,8 @@ type client struct {
 	drain chan struct{}
 	once  sync.Once
 	dOnce sync.Once
+	// warned is set once a repaired frame was logged (reader goroutine).
+	warned bool
 }
 
 func (c *client) String() string { return c.a.name + " " + c.peer }
@@ -496,6 +521,7 @@ func (c *client) send(frames ...[]byte) bool {
 		}
 		if !c.out.Put(string(f)) {
 			c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue_bytes", c.out.Max()))
+			c.a.stats.SlowPeer.Add(1)
 			c.close()
 			return false
 		}
@@ -513,6 +539,16 @@ func (c *client) close() {
 	})
 }
 
+// closed reports whether the connection has been closed.
+func (c *client) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *client) drainAndClose() { c.dOnce.Do(func() { close(c.drain) }) }
 
 func (c *client) write() {
@@ -526,7 +562,9 @@ func (c *client) write() {
 		for _, f := range batch {
 			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if err := c.ws.WriteMessage(websocket.TextMessage, []byte(f)); err != nil {
-				c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
+				if !c.closed() { // else the reason was logged where it was closed
+					c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
+				}
 				return false
 			}
 		}
@@ -565,12 +603,11 @@ func (c *client) read() {
 			switch {
 			case errors.Is(err, websocket.ErrReadLimit):
 				c.a.log.Error("frame over 64 KiB; connection closed", zap.String("peer", c.peer))
+				c.a.stats.LineTooLong.Add(1)
 			case errors.As(err, &ce):
 				c.a.log.Info("client disconnected", zap.String("peer", c.peer))
 			default:
-				select {
-				case <-c.done:
-				default:
+				if !c.closed() {
 					c.a.log.Info("client disconnected", zap.String("peer", c.peer), zap.Error(err))
 				}
 			}
@@ -578,18 +615,37 @@ func (c *client) read() {
 		}
 		if kind != websocket.TextMessage {
 			c.a.log.Warn("binary frame ignored", zap.String("peer", c.peer))
+			c.a.stats.InvalidFrame.Add(1)
 			continue
 		}
 		ev, err := c.a.decode(data)
 		if err != nil {
 			c.a.log.Warn("invalid frame ignored", zap.String("peer", c.peer), zap.Error(err))
+			c.a.stats.InvalidFrame.Add(1)
 			continue
+		}
+		if text, repaired := adaptors.CleanText(ev.Text); repaired || !utf8.Valid(data) {
+			// encoding/json has already replaced invalid UTF-8; NUL is ours.
+			ev.Text = text
+			c.a.repaired(c.peer, &c.warned)
 		}
 		ev.From = c
 		if err := c.a.sink.Deliver(c.a.ctx, ev); err != nil {
 			return
 		}
 	}
+}
+
+// repaired counts an event whose invalid UTF-8 or NUL bytes were replaced,
+// and logs it unless *warned (then sets it: once per WebSocket connection).
+func (a *Adaptor) repaired(peer string, warned *bool) {
+	if warned == nil || !*warned {
+		a.log.Warn("invalid UTF-8 or NUL bytes replaced by U+FFFD", zap.String("peer", peer))
+		if warned != nil {
+			*warned = true
+		}
+	}
+	a.stats.Repaired.Add(1)
 }
 
 // decode turns an incoming frame into an event.

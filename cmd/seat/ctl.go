@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
 )
 
@@ -57,6 +58,9 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		if err := c.Do(http.MethodGet, "/behaviors/"+rest[1], nil, &info); err != nil {
 			return fail(err)
 		}
+		printList(stdout, []manager.Info{info})
+		printAdaptors(stdout, info.Adaptors)
+		return nil
 	case cmd == "load":
 		lf := flag.NewFlagSet("load", flag.ContinueOnError)
 		lf.SetOutput(stderr)
@@ -94,6 +98,26 @@ func printList(w io.Writer, list []manager.Info) {
 			reason = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, i.State, st, i.Since.Local().Format(time.TimeOnly), reason, i.File)
+	}
+	tw.Flush()
+}
+
+// printAdaptors shows each open adaptor's connections and what it refused
+// (docs/guarantees.md explains each column).
+func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
+	if len(list) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ADAPTOR\tTYPE\tADDRESS\tOPEN\tACCEPTED\tREFUSED\tTOO LONG\tPARTIAL\tREPAIRED\tINVALID\tSLOW")
+	for _, a := range list {
+		addr := a.Addr
+		if addr == "" {
+			addr = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a.Name, a.Type, addr,
+			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer)
 	}
 	tw.Flush()
 }

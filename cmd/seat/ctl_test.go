@@ -29,7 +29,7 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 		return p
 	}
-	a := write("a", `<seatml><general name="alpha"/><state name="one"/><state name="two"/></seatml>`)
+	a := write("a", `<seatml><general name="alpha"><adaptor name="chat" type="socket" role="server" port="0" maxconns="3"/></general><state name="one"/><state name="two"/></seatml>`)
 	b := write("b", `<seatml><general name="beta"/><state name="waiting"/></seatml>`)
 	c := write("c", `<seatml><general name="gamma"/><state name="s"/></seatml>`)
 	addr := freePort(t)
@@ -50,6 +50,31 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[1], "alpha") || !strings.Contains(lines[1], "running") || !strings.Contains(lines[1], "one") {
 		t.Errorf("list:\n%s", out)
 	}
+	// status adds the adaptors and their counts: a fourth connection over
+	// maxconns="3" is refused.
+	chatRow := func() []string {
+		out, _, _ := ctl("status", "alpha")
+		lines := strings.Split(out, "\n")
+		for k, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "chat" && k > 0 && strings.HasPrefix(lines[k-1], "ADAPTOR") {
+				return f
+			}
+		}
+		t.Fatalf("status shows no adaptor row:\n%s", out)
+		return nil
+	}
+	row := chatRow() // chat socket ADDRESS OPEN ACCEPTED REFUSED ...
+	if len(row) != 11 || row[1] != "socket" || !strings.HasPrefix(row[2], "127.0.0.1:") || row[3] != "0" {
+		t.Fatalf("adaptor row %q", row)
+	}
+	for range 4 {
+		c, err := net.Dial("tcp", row[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	waitFor(t, func() bool { r := chatRow(); return r[3] == "3" && r[4] == "3" && r[5] == "1" })
 	if out, _, code := ctl("load", "--start", c); code != 0 || !strings.Contains(out, "gamma") || !strings.Contains(out, "running") {
 		t.Errorf("load --start: %d\n%s", code, out)
 	}

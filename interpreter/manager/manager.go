@@ -60,6 +60,9 @@ type Info struct {
 	// Dropped counts events that arrived while the behavior was loaded but
 	// not running.
 	Dropped uint64 `json:"dropped,omitempty"`
+	// Adaptors lists the open adaptors with their connection and rejection
+	// counts.
+	Adaptors []interpreter.AdaptorInfo `json:"adaptors,omitempty"`
 }
 
 // Options configure a manager.
@@ -140,6 +143,7 @@ func (e *entry) info() Info {
 			i.SEATMLState = e.m.CurrentState()
 		}
 		i.Dropped = e.m.Dropped()
+		i.Adaptors = e.m.Adaptors()
 	}
 	return i
 }

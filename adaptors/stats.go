@@ -1,0 +1,69 @@
+package adaptors
+
+import (
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// DefaultMaxConns bounds the connections a listening adaptor keeps open at
+// once; more are refused (closed at once, or HTTP 503 for the web adaptor).
+const DefaultMaxConns = 1024
+
+// Stats counts an adaptor's connections and what it refused or repaired.
+// Every refusal is also one log line naming the peer, written before the
+// count moves, so whoever sees a count finds its line. Repairs are logged
+// once per connection.
+type Stats struct {
+	// Open is the number of connections open now; Accepted counts every
+	// connection ever accepted (a client adaptor: every connection made).
+	Open     int64 `json:"open"`
+	Accepted int64 `json:"accepted"`
+	// Refused counts connections refused because Open was at the limit.
+	Refused int64 `json:"refused,omitempty"`
+	// LineTooLong counts lines (or WebSocket frames and POST bodies) over
+	// the limit; each closed its connection (stdio skips the line).
+	LineTooLong int64 `json:"line_too_long,omitempty"`
+	// PartialLine counts connections that ended inside a line; the partial
+	// line was dropped.
+	PartialLine int64 `json:"partial_line,omitempty"`
+	// Repaired counts events whose invalid UTF-8 or NUL bytes were replaced
+	// by U+FFFD; the event was delivered.
+	Repaired int64 `json:"repaired,omitempty"`
+	// InvalidFrame counts WebSocket frames that were not a valid event and
+	// were ignored.
+	InvalidFrame int64 `json:"invalid_frame,omitempty"`
+	// SlowPeer counts peers cut off because their output queue was full.
+	SlowPeer int64 `json:"slow_peer,omitempty"`
+}
+
+// StatsReporter is implemented by adaptors that count their connections
+// and rejections.
+type StatsReporter interface {
+	Stats() Stats
+}
+
+// Counters are the live counts behind Stats, safe for concurrent use.
+type Counters struct {
+	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer atomic.Int64
+}
+
+// Snapshot reads the counters.
+func (c *Counters) Snapshot() Stats {
+	return Stats{
+		Open: c.Open.Load(), Accepted: c.Accepted.Load(), Refused: c.Refused.Load(),
+		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
+		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(),
+	}
+}
+
+// CleanText returns s with invalid UTF-8 and NUL bytes replaced by U+FFFD,
+// and whether anything was replaced. Valid text is returned as is, without
+// allocating.
+func CleanText(s string) (string, bool) {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s, false
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "\uFFFD"), true
+}
