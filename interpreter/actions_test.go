@@ -77,6 +77,40 @@ func TestShell(t *testing.T) {
 	}
 }
 
+// TestShellNoInjectionFromEventText sends event texts built to break out of
+// a shell command; the command run is the file's text alone, so none of
+// them creates its file, and none reaches the command's environment.
+func TestShellNoInjectionFromEventText(t *testing.T) {
+	dir := t.TempDir()
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>say .*</key><shell sendto="chat">echo said; env | grep -c pwned || true</shell>`)+
+		`</state>`))
+	h.take()
+	attacks := []string{
+		"say $(touch " + dir + "/pwned1)",
+		"say `touch " + dir + "/pwned2`",
+		"say ; touch " + dir + "/pwned3",
+		"say ' ; touch " + dir + "/pwned4 ; '",
+		"say \\\ntouch " + dir + "/pwned5",
+		"say | touch " + dir + "/pwned6",
+	}
+	for _, a := range attacks {
+		h.event("chat", a)
+	}
+	got := h.sends()
+	for i, s := range got {
+		if s != "chat:said\n0" {
+			t.Errorf("attack %d answered %q, want the command's own output", i, s)
+		}
+	}
+	if len(got) != len(attacks) {
+		t.Errorf("%d answers for %d attacks", len(got), len(attacks))
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("event text reached a shell: %v", files)
+	}
+}
+
 func TestShellRefusedWithoutFlag(t *testing.T) {
 	src := doc("", `<state name="s">`+rule("", `<key>x</key><shell>true</shell>`)+`</state>`)
 	if prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{}); prog != nil || !strings.Contains(diags.Error(), "<shell> is disabled; start seat with --allow-shell") {

@@ -124,6 +124,11 @@ func readsEOF(c net.Conn) bool {
 func TestBadInputOnEveryAdaptor(t *testing.T) {
 	h := start(t, guardedBehavior, func(o *Options) { o.Tuning.QueueBytes = 64 << 10 })
 	chat, panel := addrOf(t, h, "chat"), addrOf(t, h, "panel")
+	for _, addr := range []string{chat, panel} { // neither names a host
+		if !strings.HasPrefix(addr, "127.0.0.1:") {
+			t.Errorf("listening on %s, want loopback unless a host is given", addr)
+		}
+	}
 	good := &lineClient{t: t, c: dialTCP(t, chat)}
 	good.r = bufio.NewReader(good.c)
 	gws, err := dialWS(t, panel)

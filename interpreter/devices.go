@@ -82,6 +82,13 @@ func (m *Machine) stopDevices() {
 	m.dev.motions = nil
 	m.dev.mu.Unlock()
 	m.trace("motions:stop")
+	if len(motions) > 0 {
+		names := make([]string, len(motions))
+		for i, mo := range motions {
+			names[i] = mo.Name()
+		}
+		m.log.Info("stopping motions: each finishes its frame or plays its stop pose", zap.Strings("motions", names))
+	}
 	for _, mo := range motions {
 		mo.Stop(false)
 	}

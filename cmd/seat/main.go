@@ -212,6 +212,9 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}})
 	// Every exit path stops the behaviors in reverse, then lets the joints go.
 	defer func() {
+		if ctx.Err() != nil {
+			log.Info("stopping", zap.String("cause", context.Cause(ctx).Error()))
+		}
 		mg.StopAll()
 		if !devices.Engine.Stiff() {
 			return
