@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -399,6 +400,35 @@ func TestBadInputOnEveryAdaptor(t *testing.T) {
 		}
 		eventually("panel", func(s adaptors.Stats) bool { return s.SlowPeer == 1 })
 		loggedOnce(peer, "client is not reading; disconnected")
+		bothAnswered()
+	})
+
+	t.Run("web: POST bodies: too big, cut short, NUL", func(t *testing.T) {
+		post := func(body string) int {
+			t.Helper()
+			resp, err := http.Post("http://"+panel+"/rtc_processResult", "text/plain", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		before := stats("panel")
+		if code := post(strings.Repeat("x", 65<<10)); code != http.StatusRequestEntityTooLarge {
+			t.Errorf("a 65 KiB body: %d", code)
+		}
+		if code := post("nothing\x00matches \xff this"); code != http.StatusOK {
+			t.Errorf("a body with NUL and invalid UTF-8: %d", code)
+		}
+		c := dialTCP(t, panel) // a body announced as 100 bytes, 5 sent
+		fmt.Fprintf(c, "POST /rtc_processResult HTTP/1.1\r\nHost: %s\r\nContent-Length: 100\r\n\r\nhello", panel)
+		c.(*net.TCPConn).CloseWrite()
+		io.Copy(io.Discard, c)
+		eventually("panel", func(s adaptors.Stats) bool { return s.PartialLine == before.PartialLine+1 })
+		if s := stats("panel"); s.LineTooLong != before.LineTooLong+1 || s.Repaired != before.Repaired+1 {
+			t.Errorf("stats %+v after %+v: want one more too long and one more repaired", s, before)
+		}
 		bothAnswered()
 	})
 

@@ -303,10 +303,15 @@ func (a *Adaptor) serveFile(w http.ResponseWriter, r *http.Request) {
 // it has been handled.
 func (a *Adaptor) serveProcessResult(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrame))
-	if err != nil {
-		a.log.Warn("request body refused", zap.String("peer", r.RemoteAddr), zap.Error(err))
+	if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
+		a.log.Warn("request body over 64 KiB; refused", zap.String("peer", r.RemoteAddr))
 		a.stats.LineTooLong.Add(1)
 		http.Error(w, "body over 64 KiB", http.StatusRequestEntityTooLarge)
+		return
+	} else if err != nil {
+		a.log.Warn("request body cut short; dropped", zap.String("peer", r.RemoteAddr), zap.Error(err))
+		a.stats.PartialLine.Add(1)
+		http.Error(w, "body cut short", http.StatusBadRequest)
 		return
 	}
 	text, repaired := adaptors.CleanText(string(body))
