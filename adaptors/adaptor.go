@@ -175,6 +175,20 @@ func (c Config) Address() (addr string, port int, err error) {
 	return net.JoinHostPort(host, strconv.Itoa(port)), port, nil
 }
 
+// PositiveInt reads a whole-number attribute greater than 0, such as
+// maxline or maxconns; def when the attribute is absent.
+func (c Config) PositiveInt(attr string, def int) (int, error) {
+	v, ok := c.Attrs[attr]
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s %q is not a whole number greater than 0", attr, v)
+	}
+	return n, nil
+}
+
 // GUI is the widget layout of a behavior, state by state (SEATML §11).
 type GUI struct {
 	Behavior string

@@ -22,3 +22,23 @@ func TestConfigAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigPositiveInt(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want int
+		err  string
+	}{
+		{"", 7, ""}, // absent: the default
+		{"1", 1, ""},
+		{"65536", 65536, ""},
+		{"0", 0, `maxline "0" is not a whole number greater than 0`},
+		{"-3", 0, `maxline "-3" is not a whole number greater than 0`},
+		{"1e3", 0, `maxline "1e3" is not a whole number greater than 0`},
+	} {
+		got, err := Config{Attrs: map[string]string{"maxline": c.v}}.PositiveInt("maxline", 7)
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("PositiveInt(%q) = %d, %v; want %d, %q", c.v, got, err, c.want, c.err)
+		}
+	}
+}

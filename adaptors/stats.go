@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"go.uber.org/zap"
 )
 
 // DefaultMaxConns bounds the connections a listening adaptor keeps open at
@@ -55,6 +57,20 @@ func (c *Counters) Snapshot() Stats {
 		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
 		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(),
 	}
+}
+
+// NoteRepair counts an event whose invalid UTF-8 or NUL bytes were
+// replaced. The first of a connection is logged with the peer: *logged is
+// the connection's flag, set here; nil logs every one (a POST is its own
+// connection).
+func (c *Counters) NoteRepair(log *zap.Logger, peer string, logged *bool) {
+	if logged == nil || !*logged {
+		log.Warn("invalid UTF-8 or NUL bytes replaced by U+FFFD", zap.String("peer", peer))
+		if logged != nil {
+			*logged = true
+		}
+	}
+	c.Repaired.Add(1)
 }
 
 // CleanText returns s with invalid UTF-8 and NUL bytes replaced by U+FFFD,

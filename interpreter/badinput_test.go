@@ -206,7 +206,7 @@ func TestBadInputOnEveryAdaptor(t *testing.T) {
 		if s := stats("chat"); s.Repaired != 2 {
 			t.Errorf("repaired %d, want 2", s.Repaired)
 		}
-		loggedOnce(c.LocalAddr().String(), "invalid UTF-8 or NUL bytes replaced by U+FFFD (logged once per connection)")
+		loggedOnce(c.LocalAddr().String(), "invalid UTF-8 or NUL bytes replaced by U+FFFD")
 		bothAnswered()
 	})
 

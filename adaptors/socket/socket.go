@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,8 +63,7 @@ type Adaptor struct {
 
 // New builds a socket adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{},
-		maxline: adaptors.DefaultMaxLine, maxconns: adaptors.DefaultMaxConns}
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -84,15 +82,11 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	default:
 		return nil, fmt.Errorf("role %q is not client or server", cfg.Attrs["role"])
 	}
-	for _, lim := range []struct {
-		attr string
-		to   *int
-	}{{"maxline", &a.maxline}, {"maxconns", &a.maxconns}} {
-		if v := cfg.Attrs[lim.attr]; v != "" {
-			if *lim.to, err = strconv.Atoi(v); err != nil || *lim.to <= 0 {
-				return nil, fmt.Errorf("%s %q is not a whole number greater than 0", lim.attr, v)
-			}
-		}
+	if a.maxline, err = cfg.PositiveInt("maxline", adaptors.DefaultMaxLine); err != nil {
+		return nil, err
+	}
+	if a.maxconns, err = cfg.PositiveInt("maxconns", adaptors.DefaultMaxConns); err != nil {
+		return nil, err
 	}
 	if a.tune.BackoffMin <= 0 {
 		a.tune.BackoffMin = DefaultBackoffMin
@@ -315,7 +309,7 @@ func (cn *conn) read() {
 	bs, batching := cn.a.sink.(adaptors.BatchSink)
 	event := func(line string) adaptors.Event {
 		if lr.Repaired() {
-			cn.repaired()
+			cn.a.stats.NoteRepair(cn.a.log, cn.peer, &cn.warned)
 		}
 		return adaptors.Event{Source: cn.a.name, Text: line, From: cn}
 	}
@@ -361,16 +355,6 @@ func (cn *conn) read() {
 		}
 		return
 	}
-}
-
-// repaired counts a line whose invalid UTF-8 or NUL bytes were replaced,
-// logging the first of each connection.
-func (cn *conn) repaired() {
-	if !cn.warned {
-		cn.warned = true
-		cn.a.log.Warn("invalid UTF-8 or NUL bytes replaced by U+FFFD (logged once per connection)", zap.String("peer", cn.peer))
-	}
-	cn.a.stats.Repaired.Add(1)
 }
 
 // write sends what is queued, everything queued at once per flush.

@@ -26,6 +26,7 @@ type Adaptor struct {
 	outW io.Writer
 
 	stats  adaptors.Counters
+	warned bool // a repaired line was logged (reader goroutine)
 	queue  *adaptors.Outbox
 	stop   chan struct{}
 	once   sync.Once
@@ -74,10 +75,7 @@ func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
 	for {
 		line, err := lr.Next()
 		if lr.Repaired() {
-			if a.stats.Repaired.Load() == 0 {
-				a.log.Warn("standard input: invalid UTF-8 or NUL bytes replaced by U+FFFD (logged once)")
-			}
-			a.stats.Repaired.Add(1)
+			a.stats.NoteRepair(a.log, "standard input", &a.warned)
 		}
 		if err == nil || errors.Is(err, adaptors.ErrPartialLine) {
 			if derr := sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: line, From: a}); derr != nil {

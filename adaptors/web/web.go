@@ -18,7 +18,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -87,11 +86,8 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
-	a.maxconns = adaptors.DefaultMaxConns
-	if v := cfg.Attrs["maxconns"]; v != "" {
-		if a.maxconns, err = strconv.Atoi(v); err != nil || a.maxconns <= 0 {
-			return nil, fmt.Errorf("maxconns %q is not a whole number greater than 0", v)
-		}
+	if a.maxconns, err = cfg.PositiveInt("maxconns", adaptors.DefaultMaxConns); err != nil {
+		return nil, err
 	}
 	if a.gui == nil {
 		a.gui = &adaptors.GUI{}
@@ -316,7 +312,7 @@ func (a *Adaptor) serveProcessResult(w http.ResponseWriter, r *http.Request) {
 	}
 	text, repaired := adaptors.CleanText(string(body))
 	if repaired {
-		a.repaired(r.RemoteAddr, nil)
+		a.stats.NoteRepair(a.log, r.RemoteAddr, nil)
 	}
 	done := make(chan struct{})
 	ev := adaptors.Event{Source: a.name, Text: text, Done: func() { close(done) }}
@@ -632,25 +628,13 @@ func (c *client) read() {
 		if text, repaired := adaptors.CleanText(ev.Text); repaired || !utf8.Valid(data) {
 			// encoding/json has already replaced invalid UTF-8; NUL is ours.
 			ev.Text = text
-			c.a.repaired(c.peer, &c.warned)
+			c.a.stats.NoteRepair(c.a.log, c.peer, &c.warned)
 		}
 		ev.From = c
 		if err := c.a.sink.Deliver(c.a.ctx, ev); err != nil {
 			return
 		}
 	}
-}
-
-// repaired counts an event whose invalid UTF-8 or NUL bytes were replaced,
-// and logs it unless *warned (then sets it: once per WebSocket connection).
-func (a *Adaptor) repaired(peer string, warned *bool) {
-	if warned == nil || !*warned {
-		a.log.Warn("invalid UTF-8 or NUL bytes replaced by U+FFFD", zap.String("peer", peer))
-		if warned != nil {
-			*warned = true
-		}
-	}
-	a.stats.Repaired.Add(1)
 }
 
 // decode turns an incoming frame into an event.
