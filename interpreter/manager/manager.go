@@ -114,6 +114,17 @@ func (mg *Manager) lookup(name string) (*entry, error) {
 	return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
 }
 
+// lockEntry locks mg.mu and finds a behavior; the lock is held on success
+// only.
+func (mg *Manager) lockEntry(name string) (*entry, error) {
+	mg.mu.Lock()
+	e, err := mg.lookup(name)
+	if err != nil {
+		mg.mu.Unlock()
+	}
+	return e, err
+}
+
 func (mg *Manager) find(name string) *entry {
 	for _, e := range mg.entries {
 		if e.name == name {
@@ -235,10 +246,8 @@ func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error
 // Start runs a behavior: it is loaded again from its file if unloaded, then
 // enters its initial state (L4). Starting a running behavior is an error.
 func (mg *Manager) Start(name string) (Info, error) {
-	mg.mu.Lock()
-	e, err := mg.lookup(name)
+	e, err := mg.lockEntry(name)
 	if err != nil {
-		mg.mu.Unlock()
 		return Info{}, err
 	}
 	switch e.state {
@@ -308,10 +317,8 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 
 // Stop stops a running behavior (L6) and waits until it is unloaded.
 func (mg *Manager) Stop(name string) (Info, error) {
-	mg.mu.Lock()
-	e, err := mg.lookup(name)
+	e, err := mg.lockEntry(name)
 	if err != nil {
-		mg.mu.Unlock()
 		return Info{}, err
 	}
 	if e.state != Running {
@@ -332,10 +339,8 @@ func (mg *Manager) Stop(name string) (Info, error) {
 // Unload unloads a loaded behavior (L8: adaptors, onUnload, Lua) or stops a
 // running one.
 func (mg *Manager) Unload(name string) (Info, error) {
-	mg.mu.Lock()
-	e, err := mg.lookup(name)
+	e, err := mg.lockEntry(name)
 	if err != nil {
-		mg.mu.Unlock()
 		return Info{}, err
 	}
 	switch e.state {
@@ -357,10 +362,8 @@ func (mg *Manager) Unload(name string) (Info, error) {
 // one stopped or unloaded and the new one loaded, and started if the old
 // one was running.
 func (mg *Manager) Reload(name string) (Info, error) {
-	mg.mu.Lock()
-	e, err := mg.lookup(name)
+	e, err := mg.lockEntry(name)
 	if err != nil {
-		mg.mu.Unlock()
 		return Info{}, err
 	}
 	if e.state == Stopping {
