@@ -50,15 +50,7 @@ func BenchmarkKeyExpansion(b *testing.B) {
 // BenchmarkMatch1000Rules handles events against 1,000 rules: an exact
 // word late in the list, a pattern, and text that matches nothing.
 func BenchmarkMatch1000Rules(b *testing.B) {
-	prog, diags := interpreter.LoadBytes("many.seatml", []byte(manyRules(1000)), interpreter.LoadOptions{})
-	if prog == nil {
-		b.Fatal(diags)
-	}
-	m, err := interpreter.New(prog, interpreter.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.Begin()
+	m := machine(b, manyRules(1000))
 	for _, c := range []struct{ name, text string }{
 		{"exact", "hey robot996"},
 		{"pattern", "item998 42"},

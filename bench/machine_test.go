@@ -9,7 +9,6 @@ import (
 	"github.com/qmuntal/stateless"
 
 	"github.com/seatml/seat/adaptors"
-	"github.com/seatml/seat/interpreter"
 )
 
 // pingPong is the two-state ping-pong every implementation runs: the event
@@ -23,20 +22,6 @@ const pingPongLua = `<seatml><general name="pingpong"><script>count = 0</script>
 <state name="a"><rule><key>ping</key><script>count = count + 1</script><statetransition>b</statetransition></rule></state>
 <state name="b"><rule><key>ping</key><script>count = count + 1</script><statetransition>a</statetransition></rule></state>
 </seatml>`
-
-func machine(b *testing.B, src string) *interpreter.Machine {
-	b.Helper()
-	prog, diags := interpreter.LoadBytes("bench.seatml", []byte(src), interpreter.LoadOptions{})
-	if prog == nil {
-		b.Fatal(diags)
-	}
-	m, err := interpreter.New(prog, interpreter.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.Begin()
-	return m
-}
 
 func seatPingPong(b *testing.B) {
 	m := machine(b, pingPong)

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"context"
 	"flag"
 	"fmt"
 	"net"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"go.uber.org/goleak"
-	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/web"
@@ -52,32 +50,14 @@ func TestSoak(t *testing.T) {
 		clients, events = 1000, 1000
 	}
 	leaks := goleak.IgnoreCurrent()
-	prog, diags := interpreter.LoadBytes("soak.seatml", []byte(soakBehavior), interpreter.LoadOptions{})
-	if prog == nil {
-		t.Fatal(diags)
-	}
-	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.Ready():
-	case err := <-done:
-		t.Fatalf("Run ended: %v", err)
-	}
+	m, stop := serve(t, load(t, soakBehavior))
 	for _, tr := range []struct {
 		adaptor string
 		client  func(addr string, id, events int) error
 	}{{"chat", pinger}, {"panel", wsPinger}} {
 		t.Run(tr.adaptor, func(t *testing.T) { soakOne(t, m, tr.adaptor, tr.client, clients, events) })
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	goleak.VerifyNone(t, leaks)
 }
 

@@ -3,12 +3,9 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"net"
 	"testing"
 	"time"
-
-	"go.uber.org/zap"
 
 	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/interpreter"
@@ -30,24 +27,8 @@ func socketPipelined(b *testing.B, file string) {
 	if prog == nil {
 		b.Fatal(diags)
 	}
-	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	}()
-	select {
-	case <-m.Ready():
-	case err := <-done:
-		b.Fatalf("Run ended: %v", err)
-	}
+	m, stop := serve(b, prog)
+	defer stop()
 	c, err := net.Dial("tcp", m.Adaptor("chat0").(interface{ Addr() string }).Addr())
 	if err != nil {
 		b.Fatal(err)

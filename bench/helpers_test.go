@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/interpreter"
+)
+
+// load compiles a behavior from its text, failing tb on any error.
+func load(tb testing.TB, src string) *interpreter.Program {
+	tb.Helper()
+	prog, diags := interpreter.LoadBytes("bench.seatml", []byte(src), interpreter.LoadOptions{})
+	if prog == nil {
+		tb.Fatal(diags)
+	}
+	return prog
+}
+
+// machine is a behavior ready for Dispatch on the caller's goroutine: no
+// adaptors are opened.
+func machine(tb testing.TB, src string) *interpreter.Machine {
+	tb.Helper()
+	m, err := interpreter.New(load(tb, src), interpreter.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m.Begin()
+	return m
+}
+
+// serve runs a behavior with its adaptors open and returns once its
+// initial state is entered; stop ends it and reports Run's error to tb.
+func serve(tb testing.TB, prog *interpreter.Program) (m *interpreter.Machine, stop func()) {
+	tb.Helper()
+	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	select {
+	case <-m.Ready():
+	case err := <-done:
+		cancel()
+		tb.Fatalf("Run ended before the behavior was ready: %v", err)
+	}
+	return m, func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Error(err)
+		}
+	}
+}
