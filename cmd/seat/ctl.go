@@ -89,15 +89,7 @@ func printList(w io.Writer, list []manager.Info) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATE\tSEATML STATE\tSINCE\tREASON\tFILE")
 	for _, i := range list {
-		st := i.SEATMLState
-		if st == "" {
-			st = "-"
-		}
-		reason := i.Reason
-		if reason == "" {
-			reason = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, i.State, st, i.Since.Local().Format(time.TimeOnly), reason, i.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, i.State, orDash(i.SEATMLState), i.Since.Local().Format(time.TimeOnly), orDash(i.Reason), i.File)
 	}
 	tw.Flush()
 }
@@ -112,12 +104,16 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ADAPTOR\tTYPE\tADDRESS\tOPEN\tACCEPTED\tREFUSED\tTOO LONG\tPARTIAL\tREPAIRED\tINVALID\tSLOW")
 	for _, a := range list {
-		addr := a.Addr
-		if addr == "" {
-			addr = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a.Name, a.Type, addr,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a.Name, a.Type, orDash(a.Addr),
 			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer)
 	}
 	tw.Flush()
+}
+
+// orDash shows an empty column as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
