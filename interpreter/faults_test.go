@@ -117,9 +117,7 @@ func TestClientTargetGoesAwayAndComesBack(t *testing.T) {
 	h.waitLog("disconnected; reconnecting")
 	h.waitLog("connection failed; retrying with back-off")
 	up := h.m.Adaptor("up").(adaptors.StatsReporter)
-	for up.Stats().Open != 0 {
-		time.Sleep(time.Millisecond)
-	}
+	h.eventually("the connection is closed", func() bool { return up.Stats().Open == 0 })
 	// While it is away: a message to it is dropped, with a warning.
 	console := dialTCP(t, addrOf(t, h, "chat"))
 	console.Write([]byte("tell\n"))
@@ -164,19 +162,27 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 	sim := d.Engine.Backend().(*hal.Sim)
 	e := d.Engine
 	h.take()
-	// waitSend steps the engine until the behavior has sent want.
+	// seen is everything the behavior has sent; waitSend waits (the test
+	// steps the engine) until want is among it.
+	var seen []string
 	waitSend := func(want string) {
 		t.Helper()
-		var got []string
 		h.eventually(want, func() bool {
-			got = append(got, h.sends()...)
-			return slices.Contains(got, want)
+			seen = append(seen, h.sends()...)
+			return slices.Contains(seen, want)
 		})
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	where := func() string {
 		t.Helper()
 		h.event("chat", "where")
 		s := h.sends()
+		seen = append(seen, s...)
 		if len(s) != 1 {
 			t.Fatalf("where: %q", s)
 		}
@@ -190,7 +196,7 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 	if moving == "chat:head 0.00" || moving == "chat:head 1.00" {
 		t.Fatalf("mid-turn the head is at %q", moving)
 	}
-	sim.DropDevice("HeadBoard", true)
+	must(sim.DropDevice("HeadBoard", true))
 	stepUntil(t, e, 260*msec)
 	waitSend("chat:head board: not answering")
 	frozen := where()
@@ -201,21 +207,20 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 	}
 
 	// Other devices go on: the front touch sensor is pressed and released.
-	e.Inject("Head/Touch/Front/Sensor", 1)
+	must(e.Inject("Head/Touch/Front/Sensor", 1))
 	stepUntil(t, e, 820*msec)
 	waitSend("chat:front 1")
 	// The rear one sticks at 0: a press is never seen.
-	sim.StickSensor("Head/Touch/Rear/Sensor", true)
-	e.Inject("Head/Touch/Rear/Sensor", 1)
-	e.Inject("Head/Touch/Front/Sensor", 0)
+	must(sim.StickSensor("Head/Touch/Rear/Sensor", true))
+	must(e.Inject("Head/Touch/Rear/Sensor", 1))
+	must(e.Inject("Head/Touch/Front/Sensor", 0))
 	stepUntil(t, e, 840*msec)
 	waitSend("chat:front 0")
-	h.event("chat", "where") // and the socket too
-	if s := h.sends(); slices.Contains(s, "chat:rear 1") || len(s) != 1 || s[0] != frozen {
-		t.Errorf("with a stuck rear sensor: %q", s)
+	if got := where(); got != frozen { // and the socket too
+		t.Errorf("where, with a stuck rear sensor: %q", got)
 	}
 
-	sim.DropDevice("HeadBoard", false)
+	must(sim.DropDevice("HeadBoard", false))
 	stepUntil(t, e, 850*msec)
 	waitSend("chat:head board: answering again")
 	h.event("chat", "look 0")
@@ -223,9 +228,12 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 	if got := where(); got != "chat:head 0.00" {
 		t.Errorf("after the board is back, look 0: %q", got)
 	}
-	sim.StickSensor("Head/Touch/Rear/Sensor", false)
+	if slices.Contains(seen, "chat:rear 1") {
+		t.Errorf("the stuck rear sensor reported a press: %q", seen)
+	}
+	must(sim.StickSensor("Head/Touch/Rear/Sensor", false))
 	stepUntil(t, e, 1310*msec)
-	waitSend("chat:rear 1")
+	waitSend("chat:rear 1") // unstuck, the press held since shows
 }
 
 // TestLuaFaultsLoseNothing: over a real connection a client sends a script
