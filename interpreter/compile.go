@@ -161,7 +161,7 @@ func (ld *loader) parse(path string) *parsedFile {
 func (ld *loader) load(path string, chain []include) *Program {
 	pf := ld.parse(path)
 	if pf.err != nil {
-		ld.diags.Errorf(schema.Pos{File: path}, "cannot read behavior file: %v", unwrapPathError(pf.err))
+		ld.diags.Errorf(schema.Pos{File: path}, "cannot read behavior file: %v", schema.FileCause(pf.err))
 		return nil
 	}
 	if pf.root == nil || pf.root.Name != "seatml" {
@@ -174,14 +174,6 @@ func (ld *loader) load(path string, chain []include) *Program {
 	}}
 	c.compile(pf.root)
 	return c.prog
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 type compiler struct {
@@ -537,7 +529,7 @@ func (c *compiler) include(scope *Scope, s *State, n *schema.Node, f schema.Attr
 	}
 	pf := c.ld.parse(full)
 	if pf.err != nil {
-		c.errorf(f.ValuePos, "rule file %q: %v", path, unwrapPathError(pf.err))
+		c.errorf(f.ValuePos, "rule file %q: %v", path, schema.FileCause(pf.err))
 		return
 	}
 	if pf.root == nil {
@@ -726,7 +718,7 @@ func (c *compiler) execfile(a schema.Attr) *chunk {
 	path := filepath.Join(filepath.Dir(c.file), a.Value)
 	data, err := c.ld.opts.ReadFile(path)
 	if err != nil {
-		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, unwrapPathError(err))
+		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, schema.FileCause(err))
 		return nil
 	}
 	return c.ld.queueLua(path, string(data), 1, 1, false)

@@ -32,7 +32,7 @@ func (c *compiler) setupDevices(g *schema.Node) {
 		p.DevicesFile = path
 		data, err := c.ld.opts.ReadFile(path)
 		if err != nil {
-			c.errorf(a.ValuePos, "devices %q: %v", p.Devices, unwrapPathError(err))
+			c.errorf(a.ValuePos, "devices %q: %v", p.Devices, schema.FileCause(err))
 			break
 		}
 		tree, diags := hal.LoadTree(path, data)
@@ -137,7 +137,7 @@ func (c *compiler) scripts(a schema.Attr) []*motion.Script {
 func (c *compiler) parseScript(a schema.Attr, name, path string) *motion.Script {
 	data, err := c.ld.opts.ReadFile(path)
 	if err != nil {
-		c.errorf(a.ValuePos, "<motion> %s %q: %v (scripts directory %s)", a.Name, name, unwrapPathError(err), c.prog.ScriptsDir)
+		c.errorf(a.ValuePos, "<motion> %s %q: %v (scripts directory %s)", a.Name, name, schema.FileCause(err), c.prog.ScriptsDir)
 		return nil
 	}
 	s, diags := motion.Parse(path, data)

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 )
@@ -12,6 +14,17 @@ type Pos struct {
 	File string
 	Line int
 	Col  int
+}
+
+// FileCause returns the cause of a file error without the operation and
+// path that os adds, for messages that name the file already
+// ("x.seatml: cannot read ...: no such file or directory").
+func FileCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // IsValid reports whether p names a line.

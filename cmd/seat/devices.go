@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
 )
 
 // deviceFlags are the device-layer flags of run and check.
@@ -45,21 +45,13 @@ func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (interprete
 	}
 	data, err := os.ReadFile(d.devices)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: cannot read device file: %v\n", d.devices, unwrap(err))
+		fmt.Fprintf(stderr, "%s: cannot read device file: %v\n", d.devices, schema.FileCause(err))
 		return opts, false
 	}
 	tree, diags := hal.LoadTree(d.devices, data)
 	printDiags(stderr, diags)
 	opts.Tree = tree
 	return opts, tree != nil
-}
-
-func unwrap(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func (d *deviceFlags) speed() (float64, error) {
@@ -168,7 +160,7 @@ func motionCheck(args []string, stderr io.Writer) error {
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, unwrap(err))
+			fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, schema.FileCause(err))
 			failed = true
 			continue
 		}
@@ -222,7 +214,7 @@ func motionPlay(args []string, stdout, stderr io.Writer) error {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, unwrap(err))
+		fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, schema.FileCause(err))
 		return exitStatus(1)
 	}
 	s, diags := motion.Parse(file, data)
