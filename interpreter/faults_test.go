@@ -246,7 +246,7 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 func TestLuaFaultsLoseNothing(t *testing.T) {
 	h := start(t, doc("", `<state name="s">`+
 		rule("", `<key>loop</key><script>while true do end</script>`+msg("never"))+
-		rule("", `<key>hog</key><script><![CDATA[local t, s = {}, "x" for i = 1, 1e9 do s = s .. s; t[i] = s end]]></script>`+msg("never"))+
+		rule("", `<key>hog</key><script><![CDATA[local t, s = {}, string.rep("x", 65536) for i = 1, 1e9 do t[i] = s .. i end]]></script>`+msg("never"))+
 		rule("", `<key>fail</key><script>local x = nil; return x.field</script>`+msg("never"))+
 		rule("", `<key>ping \d+</key><script>seat.reply("pong" .. event.text:sub(5))</script>`)+
 		`</state>`), func(o *Options) { o.ScriptTimeout = time.Second; o.ScriptMemory = 16 << 20 })

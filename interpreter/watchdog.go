@@ -13,9 +13,13 @@ import (
 // or reading the clock per call: the Lua state keeps one cancellable
 // context, and one reusable timer cancels it when a call overruns. A call
 // that lasts beyond the first tick is checked every tick: the heap's
-// growth since that first tick must stay under the memory limit (Go has
-// no per-goroutine heap, so the process heap stands in; a call that runs
-// for ticks while it grows is the one allocating). A late timer for a call
+// growth above the lowest it has been since that first tick must stay
+// under the memory limit (Go has no per-goroutine heap, so the process
+// heap stands in; a call that runs for ticks while it grows is the one
+// allocating). The lowest, not the first: the heap counts dead objects
+// until the collector sweeps them, and a first tick that falls before a
+// sweep would otherwise let the call grow by the garbage swept as well
+// as by the limit. A late timer for a call
 // that has ended does nothing; a cancelled context is replaced before the
 // next call.
 type watchdog struct {
@@ -27,7 +31,7 @@ type watchdog struct {
 	mu      sync.Mutex
 	armed   bool      // a call is running
 	started time.Time // when the call's first tick was armed
-	base    uint64    // heap bytes at the call's first tick; 0 before it
+	base    uint64    // the least heap bytes seen since the call's first tick; 0 before it
 	fired   stopReason
 	cancel  context.CancelFunc
 	sample  []metrics.Sample
@@ -70,18 +74,20 @@ func (w *watchdog) fire() {
 	if w.started.IsZero() {
 		w.started = now.Add(-min(w.limit, memoryTick))
 	}
-	if now.Sub(w.started) >= w.limit {
-		w.fired = stoppedTime
-		w.cancel()
-		return
-	}
+	// Memory first: a tick that comes late (the allocating call starves
+	// the timer) may find both limits passed, and the heap is the cause.
 	metrics.Read(w.sample)
 	heap := w.sample[0].Value.Uint64()
 	switch {
-	case w.base == 0:
+	case w.base == 0 || heap < w.base:
 		w.base = heap
-	case heap > w.base && heap-w.base > w.memory:
+	case heap-w.base > w.memory:
 		w.fired = stoppedMemory
+		w.cancel()
+		return
+	}
+	if now.Sub(w.started) >= w.limit {
+		w.fired = stoppedTime
 		w.cancel()
 		return
 	}
