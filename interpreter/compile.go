@@ -490,17 +490,56 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		if text == "" {
 			pos = n.Pos
 		}
-		c.errorf(pos.Advance(text[:ke.Offset]), "key %q: %s", text, ke.Msg)
+		c.errorf(pos.Advance(text[:ke.Offset]), "key %q: %s", schema.Excerpt(text, maxQuoted), ke.Msg)
 		return
 	}
+	comma := false
 	for _, w := range words {
 		re, err := c.ld.pattern(w)
 		if err != nil {
-			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", w, err)
+			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", schema.Excerpt(w, maxQuoted), err)
 			continue
+		}
+		if !comma && textSource(source) && hasLiteralComma(w) {
+			comma = true
+			c.warnf(n.TextPos, "key %q can never fire: events are matched up to their first comma (\"はい,0.93\" is matched as \"はい\"); for a button label, give the rule source=\"gui\"", schema.Excerpt(text, maxQuoted))
 		}
 		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, re: re, rule: r})
 	}
+}
+
+// maxQuoted is how many characters of a key a diagnostic quotes.
+const maxQuoted = 60
+
+// textSource reports whether events of source are matched on their text up
+// to its first comma (§5 step 1): not widget or device-layer events.
+func textSource(source string) bool {
+	return source != "gui" && source != "memory" && source != "motion"
+}
+
+// hasLiteralComma reports whether a key word holds a comma that must match
+// the text, not one inside a repeat count such as {1,3}.
+func hasLiteralComma(w string) bool {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\\':
+			if i+1 < len(w) && w[i+1] == ',' {
+				return true
+			}
+			i++
+		case '{':
+			j := i + 1
+			for j < len(w) && (w[j] >= '0' && w[j] <= '9' || w[j] == ',') {
+				j++
+			}
+			if j < len(w) && w[j] == '}' {
+				i = j
+			}
+		case ',':
+			return true
+		}
+	}
+	return false
 }
 
 // include compiles the rules named by <rule file="path[:state]"> into scope.
@@ -924,6 +963,19 @@ func compileDiagnostic(err error, file string, line, col, offset int) *schema.Di
 	return d
 }
 
+// nthLine returns line n (1-based) of s, or "" past its end.
+func nthLine(s string, n int) string {
+	for ; n > 1; n-- {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return ""
+		}
+		s = s[i+1:]
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // parseLua parses a chunk placed as compileLua places it.
 func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.Diagnostic) {
 	var b strings.Builder
@@ -937,14 +989,16 @@ func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.D
 	if expr {
 		b.WriteString("\n)")
 	}
-	stmts, err := parse.Parse(strings.NewReader(b.String()), file)
+	placed := b.String()
+	stmts, err := parse.Parse(strings.NewReader(placed), file)
 	if err != nil {
 		d := schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			d.Msg = "lua: " + pe.Message
 			if pe.Pos.Line != parse.EOF {
-				d.Pos.Line, d.Pos.Col = pe.Pos.Line+offset, max(pe.Pos.Column, 1)
+				// The parser counts bytes; positions count characters.
+				d.Pos.Line, d.Pos.Col = pe.Pos.Line+offset, schema.CharCol(nthLine(placed, pe.Pos.Line), pe.Pos.Column)
 				if pe.Token != "" {
 					d.Msg += fmt.Sprintf(" near %q", pe.Token)
 				}
@@ -1019,7 +1073,7 @@ func (c *compiler) index(sc *Scope) {
 				sc.groups[w.Source] = g
 			}
 			if prev := held[[2]string{w.Source, w.Text}]; prev != nil && prev != r {
-				c.warnf(w.Pos, "key word %q can never fire: the rule at %d:%d already takes it", w.Text, prev.Pos.Line, prev.Pos.Col)
+				c.warnf(w.Pos, "key word %q can never fire: the rule at %d:%d already takes it", schema.Excerpt(w.Text, maxQuoted), prev.Pos.Line, prev.Pos.Col)
 			} else if r.cond == nil {
 				held[[2]string{w.Source, w.Text}] = r
 			}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxWords bounds how many words one key may expand to.
@@ -31,7 +32,7 @@ func ExpandKey(key string) ([]string, error) {
 		return nil, err
 	}
 	if p.i < len(p.s) {
-		return nil, &KeyError{Offset: p.i, Msg: fmt.Sprintf("unexpected %q", p.s[p.i])}
+		return nil, &KeyError{Offset: p.i, Msg: fmt.Sprintf("unexpected %q", p.s[p.i])} // ) ] or |: ASCII
 	}
 	for _, w := range words {
 		if w == "" {
@@ -93,12 +94,17 @@ func (p *keyParser) seq(depth int) ([]string, error) {
 			p.i++
 			alts = append([]string{""}, inner...)
 		case '\\':
-			end := min(p.i+2, len(p.s))
+			// The backslash and the whole character after it, which may
+			// take several bytes (\。 escapes nothing but must not split).
+			_, n := utf8.DecodeRuneInString(p.s[p.i+1:])
+			end := p.i + 1 + n
 			alts = []string{p.s[p.i:end]}
 			p.i = end
 		default:
-			alts = []string{string(c)}
-			p.i++
+			// One character, not one byte: keys are UTF-8 text.
+			_, n := utf8.DecodeRuneInString(p.s[p.i:])
+			alts = []string{p.s[p.i : p.i+n]}
+			p.i += n
 		}
 		if len(words)*len(alts) > MaxWords {
 			return nil, &KeyError{Offset: 0, Msg: fmt.Sprintf("expands to more than %d words", MaxWords)}
@@ -124,6 +130,7 @@ func compileWord(w string) (*regexp.Regexp, error) {
 	if isPlain(w) {
 		return nil, nil
 	}
+	w = unescapeNonASCII(w)
 	if _, err := syntax.Parse(w, syntax.Perl); err != nil {
 		if se, ok := err.(*syntax.Error); ok {
 			return nil, fmt.Errorf("%s: `%s`", se.Code, se.Expr)
@@ -136,6 +143,27 @@ func compileWord(w string) (*regexp.Regexp, error) {
 	return regexp.Compile(`^(?:` + w + `)`)
 }
 
+// unescapeNonASCII drops a backslash before a non-ASCII character: such a
+// character is never a metacharacter, Python's re (eSEAT's) reads "\。" as
+// "。", and RE2 would refuse the escape.
+func unescapeNonASCII(w string) string {
+	if !strings.Contains(w, `\`) {
+		return w
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == '\\' && i+1 < len(w) {
+			if w[i+1] >= utf8.RuneSelf {
+				continue // the character itself follows
+			}
+			b.WriteByte(w[i])
+			i++
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
 // checkBraces refuses a "{" that does not start a repeat count: RE2 reads
 // it as a literal, which hides typos such as "a{2".
 func checkBraces(w string) error {
@@ -143,6 +171,11 @@ func checkBraces(w string) error {
 		switch w[i] {
 		case '\\':
 			i++
+			if i < len(w) && (w[i] == 'p' || w[i] == 'P') && i+1 < len(w) && w[i+1] == '{' {
+				if end := strings.IndexByte(w[i:], '}'); end > 0 {
+					i += end // a Unicode class such as \p{Han}
+				}
+			}
 		case '{':
 			j := i + 1
 			digits := 0

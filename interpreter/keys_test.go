@@ -21,6 +21,14 @@ func TestExpandKeySpecExamples(t *testing.T) {
 		{`num\d+`, []string{`num\d+`}},
 		{`\(literal\)`, []string{`\(literal\)`}},
 		{"(hello|hi)$", []string{"hello$", "hi$"}},
+		// Keys are text, not bytes (issue 11: Japanese keys never fired).
+		{"こんにちは", []string{"こんにちは"}},
+		{"(はい|いいえ)", []string{"はい", "いいえ"}},
+		{"お願い[します]", []string{"お願い", "お願いします"}},
+		{"さよう.ら", []string{"さよう.ら"}},
+		{"^おはよう$", []string{"^おはよう$"}},
+		{`\。です`, []string{`\。です`}},
+		{"(ｶﾀｶﾅ|漢字)[😀]", []string{"ｶﾀｶﾅ", "ｶﾀｶﾅ😀", "漢字", "漢字😀"}},
 	}
 	for _, c := range cases {
 		t.Run(c.key, func(t *testing.T) {
@@ -48,6 +56,8 @@ func TestExpandKeyErrors(t *testing.T) {
 		{"a|b", 1, `unexpected '|'`},
 		{"[x]", 0, "expands to an empty word"},
 		{"", 0, "empty key"},
+		{"はい)", 6, `unexpected ')'`},
+		{"こんにちは(さん|", 15, `unclosed "("`},
 		{"(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)", 0, "expands to more than 4096 words"},
 	}
 	for _, c := range cases {
@@ -80,6 +90,12 @@ func TestCompileWord(t *testing.T) {
 		{word: "a{2", err: "invalid repeat count: `{2`; write \\{ for a literal brace"},
 		{word: `a\{2`, matches: []string{"a{2"}},
 		{word: `x\Z`, err: "invalid escape sequence: `\\Z`"},
+		{word: "お願い", plain: true, matches: []string{"お願い", "お願いします"}, misses: []string{"願い", "お"}},
+		{word: "さよう.ら", matches: []string{"さようなら"}, misses: []string{"さようなｘら"}},
+		{word: "^おはよう$", matches: []string{"おはよう"}, misses: []string{"おはようございます"}},
+		{word: `\。`, matches: []string{"。"}},
+		{word: `\p{Hiragana}+です`, matches: []string{"やまだです"}, misses: []string{"山田です"}},
+		{word: `\P{Han}{2}`, matches: []string{"あい"}, misses: []string{"山田"}},
 	}
 	for _, c := range cases {
 		t.Run(c.word, func(t *testing.T) {

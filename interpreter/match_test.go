@@ -219,3 +219,42 @@ func TestUnmatchedIsCountedNotAnError(t *testing.T) {
 		t.Errorf("unmatched event logged as a problem: %q", errs)
 	}
 }
+
+func TestJapaneseKeysFire(t *testing.T) {
+	// Issue 11: key expansion walked keys byte by byte, so no key with
+	// non-ASCII text ever fired.
+	h := start(t, doc("", `<state name="待機">`+
+		rule("", "<key>こんにちは</key>"+msg("挨拶"))+
+		rule("", "<key>(はい|いいえ)$</key>"+`<script>seat.send("chat", "答え:" .. event.key)</script>`)+
+		rule("", "<key>お願い[します]$</key>"+msg("承知"))+
+		rule("", "<key>さよう.ら</key>"+msg("別れ"))+
+		rule("", "<key>^おはよう$</key>"+msg("朝"))+
+		rule("", `<key>名前は\p{Han}+です</key>`+`<script>seat.send("chat", "全文:" .. event.text)</script>`)+
+		"</state>"))
+	cases := []struct{ text, want string }{
+		{"こんにちは", "chat:挨拶"},
+		{"こんにちは、ロボットさん", "chat:挨拶"}, // a prefix
+		{"はい,0.93", "chat:答え:はい$"},     // a speech result: L = はい
+		{"いいえ", "chat:答え:いいえ$"},
+		{"お願い", "chat:承知"},
+		{"お願いします", "chat:承知"},
+		{"さようなら", "chat:別れ"},
+		{"おはよう", "chat:朝"},
+		{"名前は山田です,0.8", "chat:全文:名前は山田です,0.8"},
+		{"おはようございます", ""}, // ^おはよう$ needs the whole text
+		{"はいはい", ""},       // (はい|いいえ)$ likewise
+	}
+	for _, c := range cases {
+		t.Run(c.text, func(t *testing.T) {
+			h.take()
+			h.event("chat", c.text)
+			var want []string
+			if c.want != "" {
+				want = []string{c.want}
+			}
+			if diff := cmp.Diff(want, h.sends()); diff != "" {
+				t.Errorf("event %q (-want +got):\n%s", c.text, diff)
+			}
+		})
+	}
+}

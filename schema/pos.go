@@ -9,7 +9,8 @@ import (
 )
 
 // Pos is a position in a source file: 1-based line and column, the column
-// counted in bytes. The zero Pos is "no position".
+// counted in characters (Unicode code points), so that "こんにちは" is five
+// columns wide, as an editor shows it. The zero Pos is "no position".
 type Pos struct {
 	File string
 	Line int
@@ -43,8 +44,8 @@ func (p Pos) String() string {
 
 // Advance returns the position just after text s that starts at p.
 func (p Pos) Advance(s string) Pos {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
+	for _, r := range s {
+		if r == '\n' {
 			p.Line++
 			p.Col = 1
 		} else {
@@ -149,4 +150,34 @@ func (l List) Err() error {
 		return l
 	}
 	return nil
+}
+
+// CharCol converts a 1-based byte column of line into a 1-based character
+// column: the number of characters that start before that byte, plus the
+// one there. Tools that count bytes (the Lua parser) are converted with it.
+func CharCol(line string, byteCol int) int {
+	n := 0
+	for i := range line {
+		if i >= byteCol {
+			break
+		}
+		n++
+	}
+	if byteCol > len(line) {
+		n += byteCol - len(line) // past the end (an end-of-line position)
+	}
+	return max(n, 1)
+}
+
+// Excerpt returns s cut to at most n characters, with "…" in place of the
+// rest, for quoting long user text (a generated key) in a message.
+func Excerpt(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
 }

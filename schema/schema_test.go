@@ -7,7 +7,7 @@ import (
 )
 
 func TestSuggest(t *testing.T) {
-	cands := []string{"state", "general", "role", "rule", "chat", "gui"}
+	cands := []string{"state", "general", "role", "rule", "chat", "gui", "受付", "ご案内中", "音声認識"}
 	for _, c := range []struct{ name, want string }{
 		{"stat", "state"},
 		{"rol", "role"},
@@ -18,6 +18,11 @@ func TestSuggest(t *testing.T) {
 		{"xyz", ""},
 		{"state", ""}, // an exact name is no suggestion
 		{"generalities", ""},
+		// Distances count characters: one Japanese character off is close.
+		{"受け", "受付"},
+		{"ご案内", "ご案内中"},
+		{"音声認織", "音声認識"},
+		{"終了", ""},
 	} {
 		if got := Suggest(c.name, cands); got != c.want {
 			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
@@ -70,5 +75,41 @@ func TestCheckValues(t *testing.T) {
 		if got := checkValue(AttrSpec{Kind: c.kind}, c.value) == ""; got != c.ok {
 			t.Errorf("kind %d value %q: ok = %v, want %v", c.kind, c.value, got, c.ok)
 		}
+	}
+}
+
+func TestCharCol(t *testing.T) {
+	for _, c := range []struct {
+		line    string
+		byteCol int
+		want    int
+	}{
+		{"abc", 1, 1},
+		{"abc", 3, 3},
+		{"あいx", 7, 3}, // x is byte 7, character 3
+		{"あいx", 4, 2}, // the first byte of い
+		{"あいx", 5, 2}, // inside い
+		{"ab", 4, 4},   // past the end
+	} {
+		if got := CharCol(c.line, c.byteCol); got != c.want {
+			t.Errorf("CharCol(%q, %d) = %d, want %d", c.line, c.byteCol, got, c.want)
+		}
+	}
+}
+
+func TestPositionsCountCharacters(t *testing.T) {
+	src := "<seatml>\n  <state name=\"挨拶\" bad=\"x\"/>\n</seatml>\n"
+	root, diags := ParseXML("j.seatml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	st := root.Children[0]
+	bad, _ := st.Attr("bad")
+	// `  <state name="挨拶" bad`: "bad" starts at character 20 (byte 24).
+	if bad.Pos.Col != 20 {
+		t.Errorf("attribute bad at column %d, want 20 (characters, not bytes)", bad.Pos.Col)
+	}
+	if got := (Pos{Line: 1, Col: 1}).Advance("挨拶\nこんにちは"); got.Line != 2 || got.Col != 6 {
+		t.Errorf("Advance = %d:%d, want 2:6", got.Line, got.Col)
 	}
 }

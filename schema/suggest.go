@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Suggest returns the candidate closest to name, if it is close enough to be
@@ -18,7 +19,7 @@ func Suggest(name string, candidates []string) string {
 		}
 		d := levenshtein(name, c)
 		limit := 2
-		if len(c) <= 3 {
+		if utf8.RuneCountInString(c) <= 3 {
 			limit = 1
 		}
 		if d <= limit && (best == "" || d < bestDist) {
@@ -37,7 +38,10 @@ func DidYouMean(name string, candidates []string, format string) string {
 	return ""
 }
 
-func levenshtein(a, b string) int {
+// levenshtein is the edit distance in characters, so that a Japanese name
+// one character off is as close as an ASCII one.
+func levenshtein(as, bs string) int {
+	a, b := []rune(as), []rune(bs)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

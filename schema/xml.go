@@ -8,19 +8,22 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxDepth bounds how deeply elements may nest in a behavior file.
 const MaxDepth = 64
 
-// lineIndex turns byte offsets into positions.
+// lineIndex turns byte offsets into positions, columns counted in
+// characters.
 type lineIndex struct {
 	file   string
+	data   []byte
 	starts []int
 }
 
 func newLineIndex(file string, data []byte) *lineIndex {
-	li := &lineIndex{file: file, starts: []int{0}}
+	li := &lineIndex{file: file, data: data, starts: []int{0}}
 	for i, b := range data {
 		if b == '\n' {
 			li.starts = append(li.starts, i+1)
@@ -31,7 +34,7 @@ func newLineIndex(file string, data []byte) *lineIndex {
 
 func (li *lineIndex) pos(off int) Pos {
 	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off })
-	return Pos{File: li.file, Line: line, Col: off - li.starts[line-1] + 1}
+	return Pos{File: li.file, Line: line, Col: utf8.RuneCount(li.data[li.starts[line-1]:min(off, len(li.data))]) + 1}
 }
 
 // ParseXML reads an XML file into a positioned tree in one encoding/xml
