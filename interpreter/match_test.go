@@ -234,7 +234,7 @@ func TestJapaneseKeysFire(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"こんにちは", "chat:挨拶"},
 		{"こんにちは、ロボットさん", "chat:挨拶"}, // a prefix
-		{"はい,0.93", "chat:答え:はい$"},     // a speech result: L = はい
+		{"はい,0.93", "chat:答え:はい$"},  // a speech result: L = はい
 		{"いいえ", "chat:答え:いいえ$"},
 		{"お願い", "chat:承知"},
 		{"お願いします", "chat:承知"},
@@ -242,7 +242,7 @@ func TestJapaneseKeysFire(t *testing.T) {
 		{"おはよう", "chat:朝"},
 		{"名前は山田です,0.8", "chat:全文:名前は山田です,0.8"},
 		{"おはようございます", ""}, // ^おはよう$ needs the whole text
-		{"はいはい", ""},       // (はい|いいえ)$ likewise
+		{"はいはい", ""},      // (はい|いいえ)$ likewise
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {

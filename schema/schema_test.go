@@ -89,7 +89,7 @@ func TestCharCol(t *testing.T) {
 		{"あいx", 7, 3}, // x is byte 7, character 3
 		{"あいx", 4, 2}, // the first byte of い
 		{"あいx", 5, 2}, // inside い
-		{"ab", 4, 4},   // past the end
+		{"ab", 4, 4},  // past the end
 	} {
 		if got := CharCol(c.line, c.byteCol); got != c.want {
 			t.Errorf("CharCol(%q, %d) = %d, want %d", c.line, c.byteCol, got, c.want)
