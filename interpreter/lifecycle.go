@@ -48,13 +48,13 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		log:      opts.Log.With(zap.String("behavior", prog.Name)),
 		clock:    opts.Clock,
 		fns:      map[*chunk]*lua.LFunction{},
-		queue:    make(chan item, opts.QueueLen),
 		done:     make(chan struct{}),
 		ready:    make(chan struct{}),
 		adaptors: map[string]adaptors.Adaptor{},
 		values:   map[string]string{},
 		tried:    make([]uint64, len(prog.rules)),
 	}
+	m.q = newEventQueue(opts.QueueLen, m.done)
 	for ref, w := range prog.widgets {
 		m.values[ref] = w.Initial
 	}
@@ -190,46 +190,34 @@ func (m *Machine) Run(ctx context.Context) error {
 	close(m.ready)
 	timer := m.clock.NewTimer(time.Hour)
 	defer timer.Stop()
-loop:
-	for m.exitCode == nil {
-		m.runDue()
-		if m.exitCode != nil {
-			break
+	for m.exitCode == nil && ctx.Err() == nil { // a stop wins over events that arrived with it (L6)
+		// One thing per pass, in arrival order: a timer due at D runs
+		// after the input that reached the queue before D (§5, §8).
+		due, timed := m.nextWake()
+		if timed && !m.clock.Now().Before(due) {
+			if at, ok := m.q.peek(); !ok || !at.Before(due) {
+				m.runTimer(due)
+				m.flushAdaptors() // timer output goes out now, not with the next input
+				continue
+			}
 		}
-		if next, ok := m.nextWake(); ok {
-			timer.Reset(max(next.Sub(m.clock.Now()), 0))
+		if it, ok := m.q.pop(); ok {
+			if !m.handleItem(ctx, it) {
+				break
+			}
+			m.flushAdaptors()
+			continue
+		}
+		if timed {
+			timer.Reset(max(due.Sub(m.clock.Now()), 0))
 		} else {
 			timer.Stop()
 		}
 		select {
 		case <-ctx.Done():
-			break loop
 		case <-timer.C():
-		case it := <-m.queue:
-			if ctx.Err() != nil { // a stop wins over events that arrived with it (L6)
-				m.queue <- it // shutdown answers it
-				break loop
-			}
-			switch {
-			case it.fn != nil:
-				it.fn()
-			case it.eof:
-				m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
-				break loop
-			case it.batch != nil:
-				for i, ev := range it.batch {
-					if ctx.Err() != nil || m.exitCode != nil {
-						m.answer(it.batch[i:])
-						break
-					}
-					m.handleEvent(ev)
-				}
-				adaptors.ReleaseBatch(it.batch)
-			default:
-				m.handleEvent(it.ev)
-			}
+		case <-m.q.wake:
 		}
-		m.flushAdaptors()
 	}
 	m.shutdown()
 	if m.exitCode != nil && *m.exitCode != 0 {
@@ -252,17 +240,41 @@ func (m *Machine) shutdown() {
 	m.stopDevices()
 	m.unload()
 	m.log.Info("stopped", zap.String("state", m.State()))
-	// Events queued but never handled still answer their senders.
+	// Events queued but never handled still answer their senders; the
+	// queue refuses new ones since unload closed done.
 	for {
-		select {
-		case it := <-m.queue:
-			m.answer([]adaptors.Event{it.ev})
-			m.answer(it.batch)
-			adaptors.ReleaseBatch(it.batch)
-		default:
+		it, ok := m.q.pop()
+		if !ok {
 			return
 		}
+		m.answer([]adaptors.Event{it.ev})
+		m.answer(it.batch)
+		adaptors.ReleaseBatch(it.batch)
 	}
+}
+
+// handleItem handles one queue item; it reports false when the run ends
+// (end of input).
+func (m *Machine) handleItem(ctx context.Context, it item) bool {
+	switch {
+	case it.fn != nil:
+		it.fn()
+	case it.eof:
+		m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
+		return false
+	case it.batch != nil:
+		for i, ev := range it.batch {
+			if ctx.Err() != nil || m.exitCode != nil {
+				m.answer(it.batch[i:])
+				break
+			}
+			m.handleEvent(ev)
+		}
+		adaptors.ReleaseBatch(it.batch)
+	default:
+		m.handleEvent(it.ev)
+	}
+	return true
 }
 
 // answer releases the senders waiting on events that will not be handled.

@@ -76,7 +76,7 @@ type Machine struct {
 	dog   *watchdog
 	fns   map[*chunk]*lua.LFunction
 
-	queue  chan item
+	q      *eventQueue
 	done   chan struct{}
 	ready  chan struct{}
 	closeM sync.Once
@@ -116,13 +116,6 @@ type Machine struct {
 	inExit   bool
 	exitCode *int
 	cc       *callCtx
-}
-
-type item struct {
-	ev    adaptors.Event
-	batch []adaptors.Event
-	eof   bool
-	fn    func()
 }
 
 // request is a transition asked for by a list; ok is false for none.
@@ -220,25 +213,23 @@ func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
 		}
 		return nil
 	}
+	now := m.clock.Now()
 	if ev.Time.IsZero() {
-		ev.Time = m.clock.Now()
+		ev.Time = now
 	}
-	return m.enqueue(ctx, item{ev: ev})
+	return m.enqueue(ctx, item{ev: ev, at: now})
 }
 
 // errStopped is returned to senders once the machine has stopped.
 var errStopped = errors.New("behavior stopped")
 
-// enqueue queues it, blocking while the queue is full.
+// enqueue queues it, stamped with its arrival time, blocking while the
+// queue is full.
 func (m *Machine) enqueue(ctx context.Context, it item) error {
-	select {
-	case m.queue <- it:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-m.done:
-		return errStopped
+	if it.at.IsZero() {
+		it.at = m.clock.Now()
 	}
+	return m.q.push(ctx, it)
 }
 
 // DeliverBatch queues several events as one item, in order (BatchSink).
@@ -258,7 +249,7 @@ func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error 
 			evs[i].Time = now
 		}
 	}
-	return m.enqueue(ctx, item{batch: evs})
+	return m.enqueue(ctx, item{batch: evs, at: now})
 }
 
 // Flushes tells adaptors that the machine calls their Flush after each
@@ -274,10 +265,7 @@ func (m *Machine) flushAdaptors() {
 
 // EndOfInput ends the run once the events queued so far are handled.
 func (m *Machine) EndOfInput(source string) {
-	select {
-	case m.queue <- item{eof: true, ev: adaptors.Event{Source: source}}:
-	case <-m.done:
-	}
+	_ = m.enqueue(context.Background(), item{eof: true, ev: adaptors.Event{Source: source}})
 }
 
 // Sync runs fn on the machine's goroutine after every event queued before
@@ -379,6 +367,8 @@ func (m *Machine) hasExec() bool {
 	return len(m.cur.OnExec) > 0 || len(m.prog.General.OnExec) > 0
 }
 
+// nextWake returns when the next timer is due: the timeout or, if the
+// state or general has an onexec, the next tick.
 func (m *Machine) nextWake() (time.Time, bool) {
 	var next time.Time
 	if !m.deadline.IsZero() {
@@ -390,10 +380,10 @@ func (m *Machine) nextWake() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
-// runDue runs the timeout and the onexec tick if their time has come.
-func (m *Machine) runDue() {
-	now := m.clock.Now()
-	if !m.deadline.IsZero() && !now.Before(m.deadline) {
+// runTimer runs the timer that is due at at: the timeout if its deadline
+// has come (it wins a tie with a tick), else the onexec tick.
+func (m *Machine) runTimer(at time.Time) {
+	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
 		if m.tracing() {
@@ -405,26 +395,19 @@ func (m *Machine) runDue() {
 		if m.moves == moves {
 			m.resetTimeout()
 		}
-		now = m.clock.Now()
-	}
-	if m.exitCode != nil {
 		return
 	}
-	if !now.Before(m.nextTick) {
-		m.nextTick = m.nextTick.Add(m.period())
-		if !m.nextTick.After(now) {
-			m.nextTick = now.Add(m.period()) // missed ticks are dropped
-		}
-		if m.hasExec() {
-			if m.tracing() {
-				m.trace("exec:" + m.cur.Name)
-			}
-			state := m.cur
-			m.settle(m.runList(state.OnExec, m.ctx(ctxPeriodic)))
-			if m.exitCode == nil {
-				m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
-			}
-		}
+	now := m.clock.Now()
+	m.nextTick = m.nextTick.Add(m.period())
+	if !m.nextTick.After(now) {
+		m.nextTick = now.Add(m.period()) // missed ticks are dropped
+	}
+	if m.tracing() {
+		m.trace("exec:" + m.cur.Name)
+	}
+	m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+	if m.exitCode == nil {
+		m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
 	}
 }
 
@@ -687,6 +670,7 @@ func (m *Machine) settle(req request) {
 		}
 		m.notifyState()
 		m.armTimeout()
+		m.nextTick = m.clock.Now().Add(m.period()) // the first onexec one period after entry
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}

@@ -1,0 +1,181 @@
+package interpreter
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// block holds the machine's goroutine in a queued function until the
+// returned release is called, as a long handler would.
+func (h *harness) block() (release func()) {
+	h.t.Helper()
+	started, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = h.m.Sync(context.Background(), func() {
+			close(started)
+			<-done
+		})
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("the machine did not take the blocking function")
+	}
+	return func() { close(done); h.sync() }
+}
+
+// deliver queues an event without waiting for it to be handled.
+func (h *harness) deliver(source, text string) {
+	h.t.Helper()
+	if err := h.m.Deliver(context.Background(), adaptors.Event{Source: source, Text: text}); err != nil {
+		h.t.Fatalf("deliver: %v", err)
+	}
+}
+
+func TestInputBeforeDeadlineRunsBeforeTimeout(t *testing.T) {
+	// Issue 11: an answer that reached the queue at 0.3 s of a 0.5 s timeout
+	// lost to the timeout because the handler before it ran long. Events
+	// and timers are handled in arrival order; the answer fires a rule,
+	// which restarts the timeout, so the timeout never runs.
+	h := start(t, doc("", `<state name="質問">
+<ontimeout timeout="0.5">`+msg("時間切れ")+`<statetransition>終わり</statetransition></ontimeout>
+`+rule("", "<key>はい</key>"+msg("答え"))+`</state>
+<state name="終わり"/>`))
+	h.take()
+	release := h.block()
+	h.clock.Advance(300 * time.Millisecond)
+	h.deliver("chat", "はい")
+	h.clock.Advance(300 * time.Millisecond) // 0.6 s: the deadline has passed
+	release()
+	if diff := cmp.Diff([]string{"chat:答え"}, h.sends()); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	if got := h.state(); got != "質問" {
+		t.Fatalf("state %q, want 質問", got)
+	}
+	// Input that arrived after the deadline comes after the timeout.
+	release = h.block()
+	h.clock.Advance(600 * time.Millisecond) // 0.5 s after the answer: due
+	h.deliver("chat", "はい")
+	release()
+	if diff := cmp.Diff([]string{"chat:時間切れ"}, h.sends()); diff != "" {
+		t.Fatalf("late input (-want +got):\n%s", diff)
+	}
+	if got := h.state(); got != "終わり" {
+		t.Fatalf("state %q, want 終わり", got)
+	}
+}
+
+func TestInputBeforeTickRunsBeforeOnExec(t *testing.T) {
+	h := start(t, `<?xml version="1.0"?>
+<seatml><general name="r" rate="2"><adaptor name="chat" type="socket" role="server" port="0"/></general>
+<state name="a"><onexec>`+msg("tick")+`</onexec>`+rule("", "<key>x</key>"+msg("x"))+`</state></seatml>`)
+	h.take()
+	release := h.block()
+	h.clock.Advance(300 * time.Millisecond)
+	h.deliver("chat", "x")
+	h.clock.Advance(300 * time.Millisecond) // the tick at 0.5 s is due
+	release()
+	if diff := cmp.Diff([]string{"chat:x", "chat:tick"}, h.sends()); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestFirstOnExecOnePeriodAfterEntry(t *testing.T) {
+	// Issue 11: the tick schedule ran on from start-up, so a state entered
+	// 0.9 s into a 1 s period had its first onexec 0.1 s later.
+	h := start(t, doc("", `<state name="a">`+rule("", "<key>go</key><statetransition>b</statetransition>")+`</state>
+<state name="b"><onexec>`+msg("b tick")+`</onexec></state>`))
+	h.advance(900 * time.Millisecond)
+	h.event("chat", "go")
+	h.take()
+	h.advance(999 * time.Millisecond)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("onexec %q before one period in the state", got)
+	}
+	h.advance(time.Millisecond)
+	if diff := cmp.Diff([]string{"chat:b tick"}, h.sends()); diff != "" {
+		t.Fatalf("one period after entry (-want +got):\n%s", diff)
+	}
+}
+
+func TestTimerOutputReachesAnIdleSocketClient(t *testing.T) {
+	// Issue 11: output of a timeout waited in the socket adaptor until the
+	// next incoming line. The client here sends nothing after connecting.
+	h := start(t, doc("", `<state name="a"><ontimeout timeout="1">`+msg("誰もいませんか")+`<statetransition>b</statetransition></ontimeout></state>
+<state name="b"><onentry>`+msg("待機")+`</onentry></state>`))
+	c, err := net.DialTimeout("tcp", addrOf(t, h, "chat"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h.eventually("the client is connected", func() bool {
+		return h.m.Adaptor("chat").(adaptors.StatsReporter).Stats().Open == 1
+	})
+	h.clock.Advance(time.Second) // no sync: nothing else passes through the machine
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	for _, want := range []string{"誰もいませんか\n", "待機\n"} {
+		line, err := r.ReadString('\n')
+		if err != nil || line != want {
+			t.Fatalf("read %q (%v), want %q", line, err, want)
+		}
+	}
+}
+
+func TestQueueIsBoundedInEvents(t *testing.T) {
+	done := make(chan struct{})
+	q := newEventQueue(4, done)
+	ctx := context.Background()
+	batch := func(n int) item { return item{batch: make([]adaptors.Event, n)} }
+	if err := q.push(ctx, batch(3)); err != nil {
+		t.Fatal(err)
+	}
+	pushed := make(chan error, 1)
+	go func() { pushed <- q.push(ctx, batch(3)) }() // 6 events > 4: waits
+	select {
+	case err := <-pushed:
+		t.Fatalf("a second batch of 3 was queued beside the first (err %v); the bound is 4 events", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := q.push(ctx, item{fn: func() {}}); err != nil { // a barrier counts no events
+		t.Fatal(err)
+	}
+	if _, ok := q.pop(); !ok {
+		t.Fatal("empty")
+	}
+	select {
+	case err := <-pushed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting batch was not queued after the first was taken")
+	}
+	if n := q.len(); n != 3 {
+		t.Fatalf("len = %d, want 3", n)
+	}
+	// Order is kept: the barrier, then the second batch.
+	if it, _ := q.pop(); it.fn == nil {
+		t.Fatal("the barrier did not come next")
+	}
+	if it, _ := q.pop(); len(it.batch) != 3 {
+		t.Fatal("the second batch did not come last")
+	}
+	// A batch larger than the bound is taken when the queue is empty.
+	if err := q.push(ctx, batch(10)); err != nil {
+		t.Fatal(err)
+	}
+	// Once the machine has stopped, pushes fail instead of waiting forever.
+	close(done)
+	if err := q.push(ctx, batch(1)); err != errStopped {
+		t.Fatalf("push after stop: %v, want errStopped", err)
+	}
+}

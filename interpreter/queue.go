@@ -1,0 +1,134 @@
+package interpreter
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// item is one entry of the event queue: an event, a batch of events read
+// together, the end of an input, or a function to run on the machine's
+// goroutine (Sync).
+type item struct {
+	ev    adaptors.Event
+	batch []adaptors.Event
+	eof   bool
+	fn    func()
+	// at is when the item reached the queue. A timer due at D runs after
+	// every item that arrived before D (SEATML §5: arrival order).
+	at time.Time
+}
+
+// events is how many events the item counts for against the queue's bound.
+func (it *item) events() int {
+	switch {
+	case it.batch != nil:
+		return len(it.batch)
+	case it.fn != nil || it.eof:
+		return 0
+	}
+	return 1
+}
+
+// eventQueue is a behavior's input: items in arrival order, bounded in
+// events (not items: a batch of 64 lines counts 64). A producer that would
+// pass the bound waits, so a fast peer is slowed down by TCP flow control
+// instead of losing events; an item larger than the bound is taken when
+// the queue is empty. The machine looks at the head before taking it, to
+// order input against its timers.
+type eventQueue struct {
+	mu     sync.Mutex
+	items  []item
+	head   int
+	events int
+	limit  int
+	wake   chan struct{}   // holds one token while items may be waiting
+	space  chan struct{}   // closed when events are taken; nil when no one waits
+	done   <-chan struct{} // closed when the machine has stopped
+}
+
+func newEventQueue(limit int, done <-chan struct{}) *eventQueue {
+	return &eventQueue{limit: limit, wake: make(chan struct{}, 1), done: done}
+}
+
+// push appends it, waiting while the queue holds too many events. It fails
+// once ctx ends or the machine has stopped.
+func (q *eventQueue) push(ctx context.Context, it item) error {
+	n := it.events()
+	q.mu.Lock()
+	for n > 0 && q.events > 0 && q.events+n > q.limit {
+		if q.space == nil {
+			q.space = make(chan struct{})
+		}
+		space := q.space
+		q.mu.Unlock()
+		select {
+		case <-space:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-q.done:
+			return errStopped
+		}
+		q.mu.Lock()
+	}
+	select {
+	case <-q.done: // the machine has drained its queue for the last time
+		q.mu.Unlock()
+		return errStopped
+	default:
+	}
+	if q.head > 0 && len(q.items) == cap(q.items) {
+		k := copy(q.items, q.items[q.head:])
+		clear(q.items[k:])
+		q.items = q.items[:k]
+		q.head = 0
+	}
+	q.items = append(q.items, it)
+	q.events += n
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// peek returns when the head item arrived, if there is one.
+func (q *eventQueue) peek() (time.Time, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.items) {
+		return time.Time{}, false
+	}
+	return q.items[q.head].at, true
+}
+
+// pop takes the head item, if there is one, and lets waiting producers on.
+func (q *eventQueue) pop() (item, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.items) {
+		return item{}, false
+	}
+	it := q.items[q.head]
+	q.items[q.head] = item{}
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	q.events -= it.events()
+	if q.space != nil {
+		close(q.space)
+		q.space = nil
+	}
+	return it, true
+}
+
+// len returns how many events are queued.
+func (q *eventQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.events
+}
