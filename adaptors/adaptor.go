@@ -219,8 +219,10 @@ type Widget struct {
 // Tuning holds limits and delays an embedding program or a test may change.
 type Tuning struct {
 	// QueueBytes bounds each connection's output queue, in bytes
-	// (DefaultQueueBytes if 0); a peer that lets it fill is disconnected.
+	// (DefaultQueueBytes if 0); a peer whose queue stays above it for
+	// StallTime (DefaultStallTime if 0) without reading is disconnected.
 	QueueBytes int
+	StallTime  time.Duration
 	// BackoffMin and BackoffMax bound a client's reconnection delay.
 	BackoffMin, BackoffMax time.Duration
 	// DialTimeout bounds the first connection attempt of a client.

@@ -1,34 +1,57 @@
 package adaptors
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
-// DefaultQueueBytes bounds each connection's output queue.
-const DefaultQueueBytes = 1 << 20
+// Output queue limits (Tuning overrides them).
+const (
+	// DefaultQueueBytes is the bound of each connection's output queue: a
+	// queue may stay above it only while its peer keeps reading.
+	DefaultQueueBytes = 1 << 20
+	// DefaultStallTime is how long a queue may stay above its bound with
+	// nothing taken by the writer before the peer counts as not reading.
+	DefaultStallTime = 2 * time.Second
+	// HardQueueFactor times the bound is what a queue may never pass, to
+	// keep memory bounded while a burst outruns even a reading peer.
+	HardQueueFactor = 8
+)
 
-// Outbox is a connection's output queue, bounded in bytes. Put never
-// blocks: it fails when the bound would be exceeded, which means the peer
-// has stopped reading (a busy but healthy peer drains it). The writer
-// takes everything queued at once, so writes batch under load.
+// Outbox is a connection's output queue, bounded in bytes. Add and Put
+// never block. The bound is for peers that stopped reading, not for
+// bursts: a queue may go above it, and a send fails only when the queue
+// has stayed above it for the stall time without the writer taking
+// anything (the peer does not read), or when it would pass HardQueueFactor
+// times the bound. The writer takes everything queued at once, so writes
+// batch under load; a queue past half its bound wakes the writer at once
+// even when its owner holds output until Flush.
 type Outbox struct {
-	mu     sync.Mutex
-	items  []string
-	bytes  int
-	max    int
-	wake   chan struct{}
-	closed bool
+	mu        sync.Mutex
+	items     []string
+	bytes     int
+	max       int
+	stall     time.Duration
+	overSince time.Time // when the queue went above max; zero while below
+	wake      chan struct{}
+	closed    bool
 }
 
-// NewOutbox returns an outbox of at most max bytes (DefaultQueueBytes if
-// max <= 0).
-func NewOutbox(max int) *Outbox {
-	if max <= 0 {
-		max = DefaultQueueBytes
+// NewOutbox returns an outbox bounded by t.QueueBytes (DefaultQueueBytes
+// if 0) and t.StallTime (DefaultStallTime if 0).
+func NewOutbox(t Tuning) *Outbox {
+	o := &Outbox{max: t.QueueBytes, stall: t.StallTime, wake: make(chan struct{}, 1)}
+	if o.max <= 0 {
+		o.max = DefaultQueueBytes
 	}
-	return &Outbox{max: max, wake: make(chan struct{}, 1)}
+	if o.stall <= 0 {
+		o.stall = DefaultStallTime
+	}
+	return o
 }
 
-// Put queues s and wakes the writer; it reports false if the outbox is
-// full or closed.
+// Put queues s and wakes the writer; it reports false if the peer is not
+// reading (see Outbox) or the outbox is closed.
 func (o *Outbox) Put(s string) bool {
 	ok, _ := o.Add(s)
 	if ok {
@@ -37,17 +60,31 @@ func (o *Outbox) Put(s string) bool {
 	return ok
 }
 
-// Add queues s without waking the writer (Signal does); first reports
-// whether the outbox was empty before.
+// Add queues s without waking the writer (Signal does), unless the queue
+// passes half its bound; first reports whether the outbox was empty before.
 func (o *Outbox) Add(s string) (ok, first bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed || o.bytes+len(s) > o.max && len(o.items) > 0 {
+	if o.closed {
 		return false, false
+	}
+	if n := o.bytes + len(s); n > o.max && len(o.items) > 0 {
+		now := time.Now()
+		switch {
+		case n > HardQueueFactor*o.max:
+			return false, false
+		case o.overSince.IsZero():
+			o.overSince = now
+		case now.Sub(o.overSince) > o.stall:
+			return false, false
+		}
 	}
 	first = len(o.items) == 0
 	o.items = append(o.items, s)
 	o.bytes += len(s)
+	if o.bytes > o.max/2 {
+		o.Signal() // a burst: start writing now, not at the end of the pass
+	}
 	return true, first
 }
 
@@ -69,6 +106,7 @@ func (o *Outbox) Take(dst []string) []string {
 	clear(o.items)
 	o.items = o.items[:0]
 	o.bytes = 0
+	o.overSince = time.Time{}
 	o.mu.Unlock()
 	return dst
 }

@@ -3,15 +3,22 @@ package adaptors
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOutbox(t *testing.T) {
-	o := NewOutbox(10)
+	o := NewOutbox(Tuning{QueueBytes: 10, StallTime: 20 * time.Millisecond})
 	if !o.Put("12345") || !o.Put("6789") {
 		t.Fatal("puts within the bound failed")
 	}
-	if o.Put("ab") {
-		t.Fatal("a put over the bound succeeded")
+	// Over the bound is a burst until the writer has taken nothing for the
+	// stall time: then the peer is not reading.
+	if !o.Put("ab") {
+		t.Fatal("a put just over the bound failed at once")
+	}
+	time.Sleep(30 * time.Millisecond) // the stall time passes with nothing taken
+	if o.Put("cd") {
+		t.Fatal("a put over the bound succeeded after the stall time")
 	}
 	select {
 	case <-o.Wait():
@@ -19,7 +26,7 @@ func TestOutbox(t *testing.T) {
 		t.Fatal("no wake-up after Put")
 	}
 	got := o.Take(nil)
-	if strings.Join(got, "|") != "12345|6789" {
+	if strings.Join(got, "|") != "12345|6789|ab" {
 		t.Fatalf("Take = %q", got)
 	}
 	if !o.Put("ab") {
@@ -29,6 +36,14 @@ func TestOutbox(t *testing.T) {
 	o.Take(nil)
 	if !o.Put(strings.Repeat("x", 20)) {
 		t.Fatal("a large item into an empty outbox failed")
+	}
+	// Never past the hard bound, however fast the writer.
+	o.Take(nil)
+	if !o.Put("x") || !o.Put(strings.Repeat("y", HardQueueFactor*10-2)) {
+		t.Fatal("puts up to the hard bound failed")
+	}
+	if o.Put("zz") {
+		t.Fatal("a put past the hard bound succeeded")
 	}
 	o.Close()
 	if o.Put("x") {
@@ -53,5 +68,26 @@ func TestBatchReuse(t *testing.T) {
 		if c := NewBatch(); len(c) != 0 || cap(c) != BatchCap {
 			t.Errorf("NewBatch after release: len %d cap %d", len(c), cap(c))
 		}
+	}
+}
+
+func TestOutboxBurstWakesTheWriter(t *testing.T) {
+	// Output held until Flush (Add) still wakes the writer once the queue
+	// passes half its bound, so a burst from one action is written while
+	// it is being made.
+	o := NewOutbox(Tuning{QueueBytes: 100})
+	if ok, first := o.Add(strings.Repeat("a", 40)); !ok || !first {
+		t.Fatal("first add")
+	}
+	select {
+	case <-o.Wait():
+		t.Fatal("woken below half the bound")
+	default:
+	}
+	o.Add(strings.Repeat("b", 20))
+	select {
+	case <-o.Wait():
+	default:
+		t.Fatal("not woken past half the bound")
 	}
 }

@@ -123,7 +123,7 @@ func readsEOF(c net.Conn) bool {
 // both are still answered, the attack is counted in the adaptor's Stats,
 // and it is logged once, naming the attacker's address.
 func TestBadInputOnEveryAdaptor(t *testing.T) {
-	h := start(t, guardedBehavior, func(o *Options) { o.Tuning.QueueBytes = 64 << 10 })
+	h := start(t, guardedBehavior, func(o *Options) { o.Tuning.QueueBytes = 64 << 10; o.Tuning.StallTime = 50 * time.Millisecond })
 	chat, panel := addrOf(t, h, "chat"), addrOf(t, h, "panel")
 	for _, addr := range []string{chat, panel} { // neither names a host
 		if !strings.HasPrefix(addr, "127.0.0.1:") {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,5 +178,36 @@ func TestQueueIsBoundedInEvents(t *testing.T) {
 	close(done)
 	if err := q.push(ctx, batch(1)); err != errStopped {
 		t.Fatalf("push after stop: %v, want errStopped", err)
+	}
+}
+
+func TestBurstReachesAReadingPeer(t *testing.T) {
+	// Issue 11: one action sending more than the per-connection bound
+	// (11,000 lines of 100 bytes, 1.1 MB > 1 MiB) cut off a client that
+	// reads normally, as "not reading", and delivered nothing.
+	h := start(t, doc("", `<state name="s">`+rule("", `<key>burst</key><script><![CDATA[
+local line = string.rep("あ", 33)  -- 99 bytes and the newline
+for i = 1, 11000 do seat.reply(line) end
+seat.reply("end")]]></script>`)+`</state>`))
+	c, err := net.DialTimeout("tcp", addrOf(t, h, "chat"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	c.Write([]byte("burst\n"))
+	r := bufio.NewReader(c)
+	want := strings.Repeat("あ", 33) + "\n"
+	for i := range 11000 {
+		line, err := r.ReadString('\n')
+		if err != nil || line != want {
+			t.Fatalf("line %d: %q (%v)", i, line, err)
+		}
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "end\n" {
+		t.Fatalf("last line %q (%v)", line, err)
+	}
+	if n := h.m.Adaptor("chat").(adaptors.StatsReporter).Stats().SlowPeer; n != 0 {
+		t.Fatalf("slow_peer = %d", n)
 	}
 }

@@ -240,7 +240,7 @@ type conn struct {
 }
 
 func (a *Adaptor) start(c net.Conn) *conn {
-	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: adaptors.NewOutbox(a.tune.QueueBytes), done: make(chan struct{}), drain: make(chan struct{})}
+	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()

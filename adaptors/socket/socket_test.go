@@ -140,7 +140,7 @@ func TestOverLongLineClosesOnlyThatConnection(t *testing.T) {
 }
 
 func TestSlowReaderIsDisconnected(t *testing.T) {
-	a, s, logs := server(t, nil, adaptors.Tuning{QueueBytes: 256 << 10})
+	a, s, logs := server(t, nil, adaptors.Tuning{QueueBytes: 256 << 10, StallTime: 50 * time.Millisecond})
 	slow := dial(t, a.Addr())
 	fast := dial(t, a.Addr())
 	slow.Write([]byte("hi\n"))

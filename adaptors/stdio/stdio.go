@@ -47,7 +47,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		a.outW = os.Stdout
 	}
 	a.out = bufio.NewWriter(a.outW)
-	a.queue = adaptors.NewOutbox(cfg.Tuning.QueueBytes)
+	a.queue = adaptors.NewOutbox(cfg.Tuning)
 	a.stop = make(chan struct{})
 	return a, nil
 }

@@ -55,7 +55,7 @@ type Adaptor struct {
 	dir   string
 	allow []string
 	log   *zap.Logger
-	queue int
+	tune  adaptors.Tuning
 	gui   *adaptors.GUI
 	// maxconns bounds open HTTP and WebSocket connections together.
 	maxconns int
@@ -82,7 +82,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		return nil, err
 	}
 	a := &Adaptor{name: cfg.Name, addr: addr, log: cfg.Log,
-		queue: cfg.Tuning.QueueBytes, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
+		tune: cfg.Tuning, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -472,7 +472,7 @@ func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // Upgrade has answered
 	}
 	ws.SetReadLimit(MaxFrame)
-	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: adaptors.NewOutbox(a.queue), done: make(chan struct{}), drain: make(chan struct{})}
+	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
 	a.mu.Lock()
 	if a.ctx.Err() != nil {
 		a.mu.Unlock()
