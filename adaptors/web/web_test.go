@@ -374,7 +374,10 @@ func TestFiftyClientsGetEveryBroadcast(t *testing.T) {
 }
 
 func TestSlowClientIsCutOffOthersGoOn(t *testing.T) {
-	s := startServer(t, fmt.Sprintf(panelDoc, ""), func(o *interpreter.Options) { o.Tuning.QueueBytes = 256 << 10; o.Tuning.StallTime = 50 * time.Millisecond })
+	s := startServer(t, fmt.Sprintf(panelDoc, ""), func(o *interpreter.Options) {
+		o.Tuning.QueueBytes = 256 << 10
+		o.Tuning.StallTime = 50 * time.Millisecond
+	})
 	s.dial(nil) // a client that never reads
 	fast, _, _ := s.dial(nil)
 	fast.expect("state idle", "panel idle label,brk,button")
