@@ -2,12 +2,15 @@ package interpreter
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/schema"
 )
 
 // call runs a chunk under the time limit with the event globals set, and
@@ -320,12 +323,33 @@ func (m *Machine) luaTransition(fn transFunc) lua.LGFunction {
 	}
 }
 
+// luaTimeout is seat.timeout(seconds): <= 0 disarms; a value outside
+// schema.TimeoutRange is clamped into it with a logged error (2e10 s would
+// overflow a duration and fire at once, 1e-9 s would spin); NaN is refused.
 func (m *Machine) luaTimeout(L *lua.LState) int {
 	secs := float64(L.CheckNumber(1))
-	d := time.Duration(secs * float64(time.Second))
+	switch {
+	case math.IsNaN(secs):
+		m.log.Error("seat.timeout(nan) refused: not a number; the timeout is unchanged", zap.String("state", m.State()))
+		return 0
+	case secs > 0 && !schema.TimeoutRange.Contains(secs):
+		clamped := schema.TimeoutRange.Clamp(secs)
+		m.log.Error(fmt.Sprintf("seat.timeout(%g) is out of range (allowed %s, or <= 0 to disarm); using %g", secs, schema.TimeoutRange, clamped), zap.String("state", m.State()))
+		secs = clamped
+	}
+	d := time.Duration(max(secs, 0) * float64(time.Second))
 	m.visitTimeout = &d
 	m.resetTimeout()
 	return 0
+}
+
+// checkMillis raises a Lua argument error for a time in milliseconds that
+// is not a number within schema.MillisRange, and returns it as a duration.
+func checkMillis(L *lua.LState, arg int, ms float64) time.Duration {
+	if math.IsNaN(ms) || !schema.MillisRange.Contains(ms) {
+		L.ArgError(arg, fmt.Sprintf("%g ms is out of range: allowed %s", ms, schema.MillisRange))
+	}
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 func (m *Machine) luaLog(L *lua.LState) int {

@@ -256,7 +256,7 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 	p := c.prog
 	p.Name = g.AttrValue("name")
 	if r, ok := g.Attr("rate"); ok {
-		if f, ok := schema.ParseNumber(r.Value); ok && f > 0 {
+		if f, ok := schema.ParseNumber(r.Value); ok && schema.RateRange.Contains(f) {
 			p.Rate = f
 		}
 	}
@@ -411,7 +411,7 @@ func (c *compiler) widget(s *State, n *schema.Node, ids map[string]*schema.Node)
 
 func (c *compiler) timeout(n *schema.Node) *Timeout {
 	f, ok := schema.ParseNumber(n.AttrValue("timeout"))
-	if !ok || f <= 0 {
+	if !ok || !schema.TimeoutRange.Contains(f) {
 		return nil // reported by schema.Check
 	}
 	return &Timeout{After: time.Duration(f * float64(time.Second)), Actions: c.actions(n, nil, false)}

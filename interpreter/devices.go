@@ -288,7 +288,7 @@ func (m *Machine) luaSet(L *lua.LState) int {
 			return 0
 		}
 		m.checkJointFree(L, s)
-		at := dev.Engine.Now() + time.Duration(float64(L.OptNumber(3, 0))*float64(time.Millisecond))
+		at := dev.Engine.Now() + checkMillis(L, 3, float64(L.OptNumber(3, 0)))
 		if err := dev.Engine.SetSub(s, []hal.Command{{Value: v, At: at}}, hal.ClearAll); err != nil {
 			L.RaiseError("seat.set: %v", err)
 		}
@@ -345,7 +345,7 @@ func (m *Machine) luaSetTimed(L *lua.LState) int {
 		if !okv || !okm {
 			L.ArgError(2, "want a list of {value, ms} pairs")
 		}
-		cmds = append(cmds, hal.Command{Value: float64(val), At: now + time.Duration(float64(ms)*float64(time.Millisecond))})
+		cmds = append(cmds, hal.Command{Value: float64(val), At: now + checkMillis(L, 2, float64(ms))})
 	})
 	if err := dev.Engine.SetSub(s, cmds, mode); err != nil {
 		L.RaiseError("seat.set_timed: %v", err)
@@ -382,7 +382,7 @@ func (m *Machine) luaMotion(L *lua.LState) int {
 		return def
 	}
 	msec := func(k string, def float64) time.Duration {
-		return time.Duration(num(k, def) * float64(time.Millisecond))
+		return checkMillis(L, 1, num(k, def))
 	}
 	req := motion.Request{
 		Priority:   int(num("priority", 0)),

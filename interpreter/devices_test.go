@@ -123,6 +123,8 @@ func TestSeatGetSetAndSetTimed(t *testing.T) {
 		rule("", `<key>mem</key><script>seat.set("my/flag", true); seat.set("my/list", {1, "a"}); seat.subscribe("my/")</script>`)+
 		rule("", `<key>config</key><script>seat.set("Device/SubDeviceList/HeadYaw/Position/Actuator/Gain", 2)</script>`)+
 		rule("", `<key>mode</key><script>seat.set_timed("Ears/Led/Left/0Deg/Actuator", {{1, 50}}, "Sometimes")</script>`)+
+		rule("", `<key>absurd</key><script>seat.set_timed("Ears/Led/Left/0Deg/Actuator", {{1, 1e300}})</script>`)+
+		rule("", `<key>negative</key><script>seat.set("ChestBoard/Led/Green/Actuator", 1, -5)</script>`)+
 		rule(`source="memory"`, `<key>my/</key><script sendto="chat">return event.key .. "=" .. event.text</script>`)+
 		`</state>`), LoadOptions{})
 	h := startProgram(t, prog, tweak)
@@ -158,8 +160,11 @@ func TestSeatGetSetAndSetTimed(t *testing.T) {
 	}
 	h.event("chat", "config")
 	h.event("chat", "mode")
+	h.event("chat", "absurd")   // overflowed a duration (issue 11)
+	h.event("chat", "negative") // a time in the past
 	errs := h.logged(zapcore.ErrorLevel)
-	if len(errs) != 2 || !strings.Contains(errs[0], "is device configuration and cannot be set") || !strings.Contains(errs[1], `mode "Sometimes" is not one of`) {
+	if len(errs) != 4 || !strings.Contains(errs[0], "is device configuration and cannot be set") || !strings.Contains(errs[1], `mode "Sometimes" is not one of`) ||
+		!strings.Contains(errs[2], "1e+300 ms is out of range: allowed 0 to 86400000 ms") || !strings.Contains(errs[3], "-5 ms is out of range") {
 		t.Errorf("errors %q", errs)
 	}
 }

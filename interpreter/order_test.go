@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
 )
@@ -209,5 +210,43 @@ seat.reply("end")]]></script>`)+`</state>`))
 	}
 	if n := h.m.Adaptor("chat").(adaptors.StatsReporter).Stats().SlowPeer; n != 0 {
 		t.Fatalf("slow_peer = %d", n)
+	}
+}
+
+func TestAbsurdTimeoutsAreClampedNotSpun(t *testing.T) {
+	// Issue 11: seat.timeout(2e10) overflowed a duration and turned the
+	// timeout off silently; tiny values spun. Both are clamped into
+	// 0.001..2592000 s with a logged error; NaN is refused.
+	h := start(t, doc("", `<state name="a">
+<ontimeout timeout="1">`+msg("fired")+`</ontimeout>
+`+rule("", `<key>huge</key><script>seat.timeout(2e10)</script>`)+
+		rule("", `<key>tiny</key><script>seat.timeout(1e-9)</script>`)+
+		rule("", `<key>nan</key><script>seat.timeout(0/0)</script>`)+`</state>`))
+	h.event("chat", "huge")
+	h.take()
+	h.advance(29 * 24 * time.Hour)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("fired within 29 days: %q", got)
+	}
+	h.advance(24 * time.Hour)
+	if diff := cmp.Diff([]string{"chat:fired"}, h.sends()); diff != "" {
+		t.Fatalf("after 30 days (-want +got):\n%s", diff)
+	}
+	h.event("chat", "tiny")
+	h.take()
+	h.advance(time.Millisecond)
+	if diff := cmp.Diff([]string{"chat:fired"}, h.sends()); diff != "" {
+		t.Fatalf("tiny is 1 ms (-want +got):\n%s", diff)
+	}
+	h.advance(time.Millisecond)
+	h.event("chat", "nan") // refused: the 1 ms timeout stays
+	errs := h.logged(zapcore.ErrorLevel)
+	want := []string{
+		"seat.timeout(2e+10) is out of range (allowed 0.001 to 2592000 seconds, or <= 0 to disarm); using 2.592e+06",
+		"seat.timeout(1e-09) is out of range (allowed 0.001 to 2592000 seconds, or <= 0 to disarm); using 0.001",
+		"seat.timeout(nan) refused: not a number; the timeout is unchanged",
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Fatalf("logged errors (-want +got):\n%s", diff)
 	}
 }

@@ -214,6 +214,18 @@ func ParseNumber(s string) (float64, bool) {
 }
 
 func checkValue(as AttrSpec, v string) string {
+	if msg := checkKind(as, v); msg != "" {
+		return msg
+	}
+	if as.Range != nil {
+		if f, ok := ParseNumber(v); ok && !as.Range.Contains(f) {
+			return "is out of range: allowed " + as.Range.String()
+		}
+	}
+	return ""
+}
+
+func checkKind(as AttrSpec, v string) string {
 	switch as.Kind {
 	case PosFloat:
 		if f, ok := ParseNumber(v); !ok || f <= 0 {

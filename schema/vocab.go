@@ -1,6 +1,9 @@
 package schema
 
-import "sort"
+import (
+	"sort"
+	"strconv"
+)
 
 // Kind says how an attribute's value is checked.
 type Kind int
@@ -29,6 +32,46 @@ type AttrSpec struct {
 	// Ignored, when set, accepts the attribute with this warning and no
 	// effect (eSEAT constructs seat does not run).
 	Ignored string
+	// Range, when set, bounds a number (both ends included).
+	Range *Range
+}
+
+// Range is the allowed span of a numeric attribute, with its unit for
+// messages.
+type Range struct {
+	Min, Max float64
+	Unit     string
+}
+
+// Ranges of the numbers seat runs on: outside them a timer would spin or
+// overflow (a duration is at most 292 years of nanoseconds) or a motion
+// would never end.
+var (
+	// TimeoutRange bounds ontimeout timeout= and seat.timeout: 1 ms (the
+	// timer resolution) to 30 days.
+	TimeoutRange = Range{Min: 0.001, Max: 30 * 24 * 3600, Unit: "seconds"}
+	// RateRange bounds general rate=: one tick in 1000 s to 1000 a second.
+	RateRange = Range{Min: 0.001, Max: 1000, Unit: "Hz"}
+	// MillisRange bounds motion durations, start offsets and timeouts, and
+	// the times given to the device functions: up to a day.
+	MillisRange = Range{Min: 0, Max: 24 * 3600 * 1000, Unit: "ms"}
+	// MultiplierRange bounds a motion's speed multiplier.
+	MultiplierRange = Range{Min: 0.001, Max: 1000, Unit: ""}
+)
+
+// Contains reports whether v is within r.
+func (r Range) Contains(v float64) bool { return v >= r.Min && v <= r.Max }
+
+// Clamp returns v moved into r.
+func (r Range) Clamp(v float64) float64 { return min(max(v, r.Min), r.Max) }
+
+// String formats r for messages: "0.001 to 2592000 seconds".
+func (r Range) String() string {
+	s := strconv.FormatFloat(r.Min, 'f', -1, 64) + " to " + strconv.FormatFloat(r.Max, 'f', -1, 64)
+	if r.Unit != "" {
+		s += " " + r.Unit
+	}
+	return s
 }
 
 // ElementSpec describes one element in one context.
@@ -84,7 +127,7 @@ var Elements = map[string]ElementSpec{
 	"general": {
 		Attrs: map[string]AttrSpec{
 			"name":      {Required: true},
-			"rate":      {Kind: PosFloat},
+			"rate":      {Kind: PosFloat, Range: &RateRange},
 			"devices":   {},
 			"scripts":   {},
 			"anonymous": {Ignored: "attribute \"anonymous\" is for eSEAT's OpenRTM naming; ignored"},
@@ -110,7 +153,7 @@ var Elements = map[string]ElementSpec{
 	"onentry":       {Actions: true},
 	"onexit":        {Actions: true},
 	"onexec":        {Actions: true},
-	"ontimeout":     {Actions: true, Attrs: map[string]AttrSpec{"timeout": {Required: true, Kind: PosFloat}}},
+	"ontimeout":     {Actions: true, Attrs: map[string]AttrSpec{"timeout": {Required: true, Kind: PosFloat, Range: &TimeoutRange}}},
 	"onactivated":   {Ignored: "<onactivated> is an OpenRTM callback in eSEAT; ignored"},
 	"ondeactivated": {Ignored: "<ondeactivated> is an OpenRTM callback in eSEAT; ignored"},
 	"agent":         {Ignored: "<agent> is a legacy eSEAT element; ignored"},
@@ -134,10 +177,10 @@ var Elements = map[string]ElementSpec{
 		"script":     {Required: true},
 		"name":       {},
 		"priority":   {Kind: Int},
-		"duration":   {Kind: NonNegInt},
-		"multiplier": {Kind: PosFloat},
-		"start":      {Kind: NonNegInt},
-		"timeout":    {Kind: NonNegInt},
+		"duration":   {Kind: NonNegInt, Range: &MillisRange},
+		"multiplier": {Kind: PosFloat, Range: &MultiplierRange},
+		"start":      {Kind: NonNegInt, Range: &MillisRange},
+		"timeout":    {Kind: NonNegInt, Range: &MillisRange},
 		"stop":       {},
 	}},
 
