@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net"
@@ -119,5 +120,84 @@ func TestRunRefusesConflictingBehaviors(t *testing.T) {
 	_, stderr, code := runSeat("run", a, b)
 	if code != 1 || !strings.Contains(stderr, `behavior name "same" is already used by `+a) || !strings.Contains(stderr, "only one behavior may read standard input") {
 		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
+
+// TestControlKeepsOthersWhenOneFails: with --control, a behavior whose
+// port is taken is listed as failed with its reason, and the others keep
+// running and answering (issue 11: it stopped them all and exited 1).
+func TestControlKeepsOthersWhenOneFails(t *testing.T) {
+	dir := t.TempDir()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, port, _ := net.SplitHostPort(taken.Addr().String())
+	a := filepath.Join(dir, "a.seatml")
+	os.WriteFile(a, []byte(`<seatml><general name="alpha"><adaptor name="chat" type="socket" role="server" port="0"/></general>
+<state name="s"><rule><key>ping</key><script>seat.reply("pong")</script></rule></state></seatml>`), 0o644)
+	b := filepath.Join(dir, "b.seatml")
+	os.WriteFile(b, []byte(`<seatml><general name="beta"><adaptor name="chat" type="socket" role="server" port="`+port+`"/></general><state name="s"/></seatml>`), 0o644)
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr syncBuffer
+	go func() {
+		done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	}()
+	ctl := func(args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
+		return out.String() + errb.String(), exitCode(err, &errb)
+	}
+	waitFor(t, func() bool { out, code := ctl("list"); return code == 0 && strings.Contains(out, "beta") })
+	out, _ := ctl("list")
+	var alpha, beta string
+	for _, l := range strings.Split(out, "\n") {
+		switch f := strings.Fields(l); {
+		case len(f) > 0 && f[0] == "alpha":
+			alpha = l
+		case len(f) > 0 && f[0] == "beta":
+			beta = l
+		}
+	}
+	if !strings.Contains(alpha, "running") {
+		t.Errorf("alpha is not running:\n%s", out)
+	}
+	if !strings.Contains(beta, "unloaded") || !strings.Contains(beta, "address already in use") {
+		t.Errorf("beta is not listed as failed with its reason:\n%s", out)
+	}
+	// alpha answers on its socket.
+	st, _ := ctl("status", "alpha")
+	var chat string
+	for _, l := range strings.Split(st, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "chat" {
+			chat = f[2]
+		}
+	}
+	c, err := net.DialTimeout("tcp", chat, 10*time.Second)
+	if err != nil {
+		t.Fatalf("alpha's socket %q: %v\n%s", chat, err, st)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte("ping\n"))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "pong\n" {
+		t.Fatalf("alpha answered %q (%v)", line, err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("seat run ended: %v\n%s", err, stderr.String())
+	default:
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("seat run did not stop")
 	}
 }

@@ -230,7 +230,11 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		log.Info("starting", zap.String("behavior", prog.Name), zap.String("file", prog.File))
 		if _, err := mg.StartProgram(prog); err != nil {
 			log.Error("start-up failed", zap.String("behavior", prog.Name), zap.String("error", err.Error()))
-			return exitStatus(1)
+			if *control == "" {
+				return exitStatus(1)
+			}
+			// Under --control the others keep running; this one is listed
+			// as unloaded with its reason, to be fixed and started again.
 		}
 	}
 	if *control != "" {
