@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -112,4 +113,24 @@ func (lr *LineReader) clean(b []byte) string {
 	s, _ := CleanText(string(b))
 	lr.repaired = true
 	return s
+}
+
+// WriteLine writes text as one line: each line break inside it (LF, CR or
+// CRLF) becomes one space, then LF ends it. A line protocol must not let
+// one message become several events on the other side.
+func WriteLine(w *bufio.Writer, text string) {
+	for {
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			break
+		}
+		w.WriteString(text[:i])
+		w.WriteByte(' ')
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			i++
+		}
+		text = text[i+1:]
+	}
+	w.WriteString(text)
+	w.WriteByte('\n')
 }

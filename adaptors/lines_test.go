@@ -1,6 +1,8 @@
 package adaptors
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -66,6 +68,25 @@ func TestCleanText(t *testing.T) {
 		got, repaired := CleanText(c.in)
 		if got != c.want || repaired != c.repaired {
 			t.Errorf("CleanText(%q) = %q, %v; want %q, %v", c.in, got, repaired, c.want, c.repaired)
+		}
+	}
+}
+
+func TestWriteLineKeepsOneMessageOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"hello", "hello\n"},
+		{"", "\n"},
+		{"a\nb", "a b\n"},
+		{"a\r\nb\rc\n", "a b c \n"},
+		{"\n  こんにちは\n", "   こんにちは \n"},
+		{"a\n\nb", "a  b\n"},
+	} {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		WriteLine(w, c.in)
+		w.Flush()
+		if b.String() != c.want {
+			t.Errorf("WriteLine(%q) wrote %q, want %q", c.in, b.String(), c.want)
 		}
 	}
 }

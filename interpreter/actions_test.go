@@ -175,3 +175,34 @@ func TestEncodeAndIgnoredAdaptors(t *testing.T) {
 		t.Errorf("a message to an ignored eSEAT adaptor must be dropped quietly; warnings %q", w)
 	}
 }
+
+func TestEncodeAsPythonDoesAndNeverDrops(t *testing.T) {
+	// Issue 11: 〜 or − in a Shift_JIS message dropped the whole message.
+	// They encode as Python's codecs (eSEAT's) encode them; what no
+	// Japanese encoding holds becomes "?", logged once per message.
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>wave</key><message sendto="chat" encode="shift_jis">10時〜12時、−5℃ ¥100</message>`)+
+		rule("", `<key>euc</key><message sendto="chat" encode="EUC_JP">〜−‖¢£¬—</message>`)+
+		rule("", `<key>emoji</key><message sendto="chat" encode="sjis">はい😀です</message>`)+
+		`</state>`))
+	h.take()
+	h.event("chat", "wave")
+	h.event("chat", "euc")
+	h.event("chat", "emoji")
+	h.event("chat", "emoji")
+	// Python: "10時〜12時、−5℃ ¥100".encode("shift_jis"), and the euc_jp and
+	// errors="replace" counterparts.
+	want := []string{
+		"chat:10\x8e\x9e\x81\x6012\x8e\x9e\x81\x41\x81\x7c5\x81\x8e \\100",
+		"chat:\xa1\xc1\xa1\xdd\xa1\xc2\xa1\xf1\xa1\xf2\xa2\xcc\xa1\xbd",
+		"chat:\x82\xcd\x82\xa2?\x82\xc5\x82\xb7",
+		"chat:\x82\xcd\x82\xa2?\x82\xc5\x82\xb7",
+	}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	warns := h.logged(zapcore.WarnLevel)
+	if len(warns) != 1 || !strings.Contains(warns[0], `'😀' (U+1F600) cannot be encoded; sent as "?"`) {
+		t.Errorf("warnings %q, want one for the emoji", warns)
+	}
+}

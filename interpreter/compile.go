@@ -508,6 +508,16 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 	}
 }
 
+// adaptorType returns the type of a declared adaptor, or "".
+func (c *compiler) adaptorType(name string) string {
+	for _, d := range c.prog.Adaptors {
+		if d.Name == name {
+			return d.Type
+		}
+	}
+	return ""
+}
+
 // maxQuoted is how many characters of a key a diagnostic quotes.
 const maxQuoted = 60
 
@@ -625,6 +635,11 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 					c.errorf(e.ValuePos, "%v", err)
 				}
 				a.encode = enc
+				if c.adaptorType(a.sendto) == "web" && err == nil && !isUTF8(e.Value) {
+					// A page decodes frames as UTF-8: encoded bytes would be mojibake.
+					c.warnf(e.Pos, "encode=%q has no effect on web adaptor %q: WebSocket frames are UTF-8, so the message is sent as UTF-8", e.Value, a.sendto)
+					a.encode = identity
+				}
 			}
 		case "statetransition":
 			a.kind = actTransition

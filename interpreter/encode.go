@@ -9,16 +9,42 @@ import (
 	"golang.org/x/text/encoding/japanese"
 )
 
-func identity(s string) (string, error) { return s, nil }
+func identity(s string) (string, rune) { return s, 0 }
+
+// jisVariants maps characters that Python's shift_jis and euc_jp codecs
+// (eSEAT's) encode but the WHATWG tables of x/text do not, to the
+// characters those tables give the same bytes: 〜 (WAVE DASH) is 0x8160 in
+// both, as FULLWIDTH TILDE in WHATWG's. Yen and overline are JIS X 0201's
+// 0x5C and 0x7E, as Python writes them; the em dash is the JIS dash 0x815C.
+var jisVariants = strings.NewReplacer(
+	"\u301C", "\uFF5E", // 〜 WAVE DASH
+	"\u2212", "\uFF0D", // − MINUS SIGN
+	"\u2016", "\u2225", // ‖ DOUBLE VERTICAL LINE
+	"\u00A2", "\uFFE0", // ¢
+	"\u00A3", "\uFFE1", // £
+	"\u00AC", "\uFFE2", // ¬
+	"\u2014", "\u2015", // — EM DASH
+	"\u00A5", "\\", // ¥
+	"\u203E", "~", // ‾
+)
+
+// isUTF8 reports whether an encode= value names UTF-8.
+func isUTF8(name string) bool {
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
+	return n == "utf-8" || n == "utf8"
+}
 
 // encoder returns the converter for a message encode= value (SEATML §6):
-// utf-8, shift_jis or euc-jp, in any case, with "-" or "_".
-func encoder(name string) (func(string) (string, error), error) {
-	norm := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
-	var enc encoding.Encoding
-	switch norm {
-	case "utf-8", "utf8":
+// utf-8, shift_jis or euc-jp, in any case, with "-" or "_". A converter
+// never fails: a character the encoding cannot hold (an emoji in
+// Shift_JIS) becomes "?", as Python's errors="replace" does, and is
+// returned so that the caller can log it.
+func encoder(name string) (func(string) (string, rune), error) {
+	if isUTF8(name) {
 		return identity, nil
+	}
+	var enc encoding.Encoding
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
 	case "shift-jis", "sjis":
 		enc = japanese.ShiftJIS
 	case "euc-jp":
@@ -26,12 +52,26 @@ func encoder(name string) (func(string) (string, error), error) {
 	default:
 		return identity, fmt.Errorf("message encode %q is not supported; use utf-8, shift_jis or euc-jp", name)
 	}
-	return func(s string) (string, error) {
-		out, err := enc.NewEncoder().String(s)
-		if err != nil {
-			return "", fmt.Errorf("encode to %s: %w", name, err)
+	return func(s string) (string, rune) {
+		s = jisVariants.Replace(s)
+		if out, err := enc.NewEncoder().String(s); err == nil {
+			return out, 0
 		}
-		return out, nil
+		// Character by character, "?" for what cannot be encoded.
+		var b strings.Builder
+		var bad rune
+		e := enc.NewEncoder()
+		for _, r := range s {
+			out, err := e.String(string(r))
+			if err != nil {
+				if bad == 0 {
+					bad = r
+				}
+				out = "?"
+			}
+			b.WriteString(out)
+		}
+		return b.String(), bad
 	}, nil
 }
 

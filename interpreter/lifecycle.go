@@ -43,16 +43,17 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		opts.ScriptMemory = DefaultScriptMemory
 	}
 	m := &Machine{
-		prog:     prog,
-		opts:     opts,
-		log:      opts.Log.With(zap.String("behavior", prog.Name)),
-		clock:    opts.Clock,
-		fns:      map[*chunk]*lua.LFunction{},
-		done:     make(chan struct{}),
-		ready:    make(chan struct{}),
-		adaptors: map[string]adaptors.Adaptor{},
-		values:   map[string]string{},
-		tried:    make([]uint64, len(prog.rules)),
+		prog:         prog,
+		opts:         opts,
+		log:          opts.Log.With(zap.String("behavior", prog.Name)),
+		clock:        opts.Clock,
+		fns:          map[*chunk]*lua.LFunction{},
+		done:         make(chan struct{}),
+		ready:        make(chan struct{}),
+		adaptors:     map[string]adaptors.Adaptor{},
+		values:       map[string]string{},
+		encodeWarned: map[*action]bool{},
+		tried:        make([]uint64, len(prog.rules)),
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	for ref, w := range prog.widgets {

@@ -104,6 +104,8 @@ type Machine struct {
 	gen       uint64
 	moves     uint64 // transitions made, to tell whether a list changed state
 	unmatched uint64
+	// encodeWarned holds the messages whose unencodable text was logged.
+	encodeWarned map[*action]bool
 
 	deadline     time.Time // ontimeout; zero when disarmed
 	visitTimeout *time.Duration
@@ -705,10 +707,10 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 			if a.input != "" {
 				text = m.values[a.input]
 			}
-			enc, err := a.encode(text)
-			if err != nil {
-				m.log.Warn("message not sent", zap.String("at", a.pos.String()), zap.Error(err))
-				continue
+			enc, bad := a.encode(text)
+			if bad != 0 && !m.encodeWarned[a] {
+				m.encodeWarned[a] = true // once per message element, not per send
+				m.log.Warn(fmt.Sprintf("message: %q (U+%04X) cannot be encoded; sent as \"?\" (logged once for this message)", bad, bad), zap.String("at", a.pos.String()))
 			}
 			m.sendSlot(a.slot, a.sendto, enc, &a.pos) // a pointer: no boxing per message
 		case actTransition:

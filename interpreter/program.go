@@ -178,9 +178,9 @@ type action struct {
 	pos    schema.Pos
 	text   string
 	sendto string
-	slot   int    // index of sendto in Program.Adaptors
-	input  string // message: "state:id" of a widget
-	encode func(string) (string, error)
+	slot   int                         // index of sendto in Program.Adaptors
+	input  string                      // message: "state:id" of a widget
+	encode func(string) (string, rune) // returns the first character it could not encode
 	level  zapcore.Level
 	fn     transFunc
 	target *State

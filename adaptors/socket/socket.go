@@ -366,8 +366,7 @@ func (cn *conn) write() {
 	flush := func(deadline time.Duration) bool {
 		batch = cn.out.Take(batch)
 		for _, text := range batch {
-			w.WriteString(text)
-			w.WriteByte('\n')
+			adaptors.WriteLine(w, text)
 		}
 		clear(batch)
 		_ = cn.c.SetWriteDeadline(time.Now().Add(deadline))

@@ -103,8 +103,7 @@ func (a *Adaptor) write() {
 	flush := func() {
 		batch = a.queue.Take(batch)
 		for _, text := range batch {
-			a.out.WriteString(text)
-			a.out.WriteByte('\n')
+			adaptors.WriteLine(a.out, text)
 		}
 		clear(batch)
 		if err := a.out.Flush(); err != nil {
