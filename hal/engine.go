@@ -79,6 +79,7 @@ type Engine struct {
 	jointOf   map[int]*Joint
 	values    []float64 // current Value by handle
 	valueKeys []string
+	valueMem  []*entry // memory entries of valueKeys, filled on first write
 	sf        SensorFrame
 	af        ActuatorFrame
 	devs      []deviceState
@@ -118,6 +119,7 @@ func NewEngine(tree *Tree, backend Backend, opts Options) (*Engine, error) {
 	e.acts = make([]*actuator, n)
 	e.values = make([]float64, n)
 	e.valueKeys = make([]string, n)
+	e.valueMem = make([]*entry, n)
 	e.sf = SensorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
 	e.af = ActuatorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
 	e.devs = make([]deviceState, len(tree.Devices))
@@ -408,7 +410,7 @@ func (e *Engine) read(now time.Duration) {
 		}
 		v := float64(e.sf.Raw[i])*s.Gain + s.Offset
 		e.values[i] = v
-		e.mem.write(e.valueKeys[i], v, now)
+		e.mem.writeFloat(e.valueKeys[i], &e.valueMem[i], v, now)
 	}
 }
 
@@ -454,7 +456,7 @@ func (e *Engine) write(now time.Duration) {
 	}
 	for _, a := range e.order {
 		h := a.sub.Handle
-		e.mem.write(e.valueKeys[h], e.values[h], now)
+		e.mem.writeFloat(e.valueKeys[h], &e.valueMem[h], e.values[h], now)
 	}
 }
 

@@ -59,14 +59,14 @@ type entry struct {
 // their last update, and prefix subscriptions that never block a writer.
 type Memory struct {
 	mu   sync.RWMutex
-	m    map[string]entry
+	m    map[string]*entry // pointers stay valid: the engine keeps its own
 	subs []*Subscription
 	now  func() time.Duration
 }
 
 // NewMemory returns an empty memory on a clock.
 func NewMemory(now func() time.Duration) *Memory {
-	return &Memory{m: map[string]entry{}, now: now}
+	return &Memory{m: map[string]*entry{}, now: now}
 }
 
 // Get returns a key's value and the time of its last update.
@@ -74,7 +74,10 @@ func (m *Memory) Get(key string) (any, time.Duration, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	e, ok := m.m[key]
-	return e.v, e.at, ok
+	if !ok {
+		return nil, 0, false
+	}
+	return e.v, e.at, true
 }
 
 // KeyValue is one entry of GetPrefix.
@@ -107,7 +110,7 @@ func (m *Memory) Set(key string, v any) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	at := m.now()
-	m.m[key] = entry{v: v, at: at}
+	m.store(key, v, at)
 	m.publish(MemEvent{Key: key, Value: v, At: at})
 	return nil
 }
@@ -117,10 +120,42 @@ func (m *Memory) write(key string, v any, at time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old, ok := m.m[key]
-	m.m[key] = entry{v: v, at: at}
-	if !ok || !equalValues(old.v, v) {
-		m.publish(MemEvent{Key: key, Value: v, At: at})
+	if ok && equalValues(old.v, v) {
+		old.at = at
+		return
 	}
+	m.store(key, v, at)
+	m.publish(MemEvent{Key: key, Value: v, At: at})
+}
+
+// store sets a key's entry in place; the caller holds m.mu.
+func (m *Memory) store(key string, v any, at time.Duration) {
+	if e, ok := m.m[key]; ok {
+		e.v, e.at = v, at
+		return
+	}
+	m.m[key] = &entry{v: v, at: at}
+}
+
+// writeFloat is write for the engine's own float keys. *slot caches the
+// key's entry after the first write, so that an unchanged value only
+// updates its time, without a map lookup or boxing the float.
+func (m *Memory) writeFloat(key string, slot **entry, v float64, at time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := *slot
+	if e == nil {
+		if e = m.m[key]; e == nil {
+			e = &entry{}
+			m.m[key] = e
+		}
+		*slot = e
+	} else if old, ok := e.v.(float64); ok && old == v {
+		e.at = at
+		return
+	}
+	e.v, e.at = v, at
+	m.publish(MemEvent{Key: key, Value: v, At: at})
 }
 
 // touch updates a key's time without an event (a reading of the same value).
@@ -128,7 +163,6 @@ func (m *Memory) touch(key string, at time.Duration) {
 	m.mu.Lock()
 	if e, ok := m.m[key]; ok {
 		e.at = at
-		m.m[key] = e
 	}
 	m.mu.Unlock()
 }

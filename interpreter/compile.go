@@ -262,6 +262,7 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 	}
 	p.Devices = g.AttrValue("devices")
 	p.Scripts = g.AttrValue("scripts")
+	p.UsesDevices = p.Devices != "" || p.Scripts != ""
 	perType := map[string]int{}
 	for _, n := range g.Children {
 		if n.Name != "adaptor" {
@@ -424,6 +425,7 @@ func (c *compiler) sourceOK(pos schema.Pos, what, name string) bool {
 	}
 	for _, b := range builtinSources {
 		if name == b {
+			c.prog.UsesDevices = c.prog.UsesDevices || name == "memory" || name == "motion"
 			return true
 		}
 	}
@@ -691,6 +693,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 		case "motion":
 			a.kind = actMotion
 			a.motion = c.motion(ch)
+			c.prog.UsesDevices = true
 		default:
 			continue
 		}

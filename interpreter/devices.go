@@ -23,6 +23,18 @@ import (
 type Devices struct {
 	Engine *hal.Engine
 	Player *motion.Player
+	// Start, if set, starts the engine's control loop; it must be safe to
+	// call many times. Machines call it when a behavior that uses devices
+	// starts (Program.UsesDevices) and before any device function or
+	// motion runs. Without it the caller runs the loop itself.
+	Start func()
+}
+
+// start makes sure the control loop runs.
+func (d *Devices) start() {
+	if d.Start != nil {
+		d.Start()
+	}
 }
 
 // memoryBuffer is the event buffer of each memory subscription.
@@ -46,6 +58,9 @@ type devLink struct {
 func (m *Machine) startDevices() {
 	if m.opts.Devices == nil {
 		return
+	}
+	if m.prog.UsesDevices {
+		m.opts.Devices.start()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.dev = &devLink{dev: m.opts.Devices, ctx: ctx, cancel: cancel, subs: map[string]*hal.Subscription{},
@@ -232,6 +247,9 @@ func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 
 // runMotion runs a <motion> action.
 func (m *Machine) runMotion(a *action) {
+	if m.dev != nil {
+		m.dev.dev.start()
+	}
 	d := a.motion
 	_, err := m.play(motion.Request{Name: d.name, Priority: d.priority, Scripts: d.scripts, Duration: d.duration,
 		Multiplier: d.multiplier, Start: d.start, Timeout: d.timeout, StopPose: d.stop})
@@ -243,6 +261,7 @@ func (m *Machine) runMotion(a *action) {
 func (m *Machine) devicesOrError(L *lua.LState, fn string) *Devices {
 	switch {
 	case m.dev != nil:
+		m.dev.dev.start()
 		return m.dev.dev
 	case m.opts.Devices != nil:
 		L.RaiseError("seat.%s: the behavior is loaded but not running", fn)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,4 +297,41 @@ func TestScriptsDirAndServosOverride(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", got)
 	}
 	_ = hal.SubPrefix
+}
+
+func TestDeviceLoopStartsOnlyWhenUsed(t *testing.T) {
+	// Issue 11: the 100 Hz device loop ran for every behavior. It starts
+	// with a behavior whose file uses devices, or at a script's first
+	// device call; a behavior that never touches them never starts it.
+	for _, c := range []struct {
+		name, src string
+		atStart   bool
+	}{
+		{"memory source", doc("", `<state name="s"><rule source="memory"><key>Device/SubDeviceList/Head/Touch/Front/Sensor/Value</key></rule></state>`), true},
+		{"motion action", doc("", `<state name="s"><rule><key>go</key><motion script="Nod"/></rule></state>`), true},
+		{"no devices", doc("", `<state name="s">`+rule("", `<key>get</key><script>seat.get("HeadYaw/Position/Sensor/Value")</script>`)+`</state>`), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prog, d, tweak := loadWithDevices(t, c.src, LoadOptions{})
+			if prog.UsesDevices != c.atStart {
+				t.Fatalf("UsesDevices = %v, want %v", prog.UsesDevices, c.atStart)
+			}
+			var starts atomic.Int32
+			d.Start = func() { starts.Add(1) }
+			h := startProgram(t, prog, tweak)
+			if got := starts.Load() > 0; got != c.atStart {
+				t.Fatalf("started at start-up: %v, want %v", got, c.atStart)
+			}
+			if !c.atStart {
+				h.event("chat", "hello") // no device call: still not started
+				if starts.Load() != 0 {
+					t.Fatal("started without a device call")
+				}
+				h.event("chat", "get")
+				if starts.Load() == 0 {
+					t.Fatal("seat.get did not start the device loop")
+				}
+			}
+		})
+	}
 }

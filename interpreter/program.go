@@ -33,6 +33,12 @@ type Program struct {
 	Rate    float64
 	Devices string // general@devices, as written
 	Scripts string // general@scripts, as written
+	// UsesDevices is set when the file itself shows that the behavior
+	// drives the device layer: a <motion>, a memory or motion source, or
+	// general@devices or @scripts. Its control loop then starts with the
+	// behavior; otherwise it starts when a script first calls a device
+	// function, so a behavior without devices costs no 100 Hz loop.
+	UsesDevices bool
 	// Tree is the device tree: LoadOptions.Tree, else general@devices, else
 	// the built-in NAO tree. DevicesFile is the resolved general@devices.
 	Tree        *hal.Tree

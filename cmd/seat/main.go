@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -148,6 +149,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	logFormat := fs.String("log-format", "console", "log format: console or json")
 	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file (for benchmarks)")
+	deviceLoop := fs.String("device-loop", "auto", "when the 100 Hz device loop runs: auto (once a behavior uses devices, or with --devices) or on (from the start)")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
 	var dev deviceFlags
@@ -182,6 +184,10 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 
+	if *deviceLoop != "auto" && *deviceLoop != "on" {
+		fmt.Fprintf(stderr, "seat run: --device-loop %q: want auto or on\n", *deviceLoop)
+		return exitStatus(2)
+	}
 	loadOpts, ok := dev.loadOptions(*allowShell, stderr)
 	if !ok {
 		return exitStatus(1)
@@ -195,13 +201,30 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintln(stderr, "seat run:", err)
 		return exitStatus(2)
 	}
+	// The control loop starts with the first behavior that uses devices
+	// (or at once with --devices): an idle behavior without them costs
+	// no 100 Hz loop.
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	engineDone := make(chan error, 1)
-	go func() { engineDone <- devices.Engine.Run(engineCtx) }()
+	var engineOnce sync.Once
+	engineStarted := false
+	devices.Start = func() {
+		engineOnce.Do(func() {
+			engineStarted = true
+			log.Info("device loop started", zap.Duration("period", devices.Engine.Period()))
+			go func() { engineDone <- devices.Engine.Run(engineCtx) }()
+		})
+	}
+	if *deviceLoop == "on" || dev.devices != "" {
+		devices.Start()
+	}
 	defer func() {
 		stopEngine()
-		if err := <-engineDone; err != nil {
-			log.Error("device layer", zap.Error(err))
+		engineOnce.Do(func() {}) // no start after this point
+		if engineStarted {
+			if err := <-engineDone; err != nil {
+				log.Error("device layer", zap.Error(err))
+			}
 		}
 		_ = devices.Engine.Close()
 	}()

@@ -250,7 +250,7 @@ func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
 	}
 	path := filepath.Join(dir, file)
 	os.WriteFile(path, []byte(src), 0o644)
-	args := []string{"run", "--log-level", "warn", "--control", s.control}
+	args := []string{"run", "--log-level", "warn", "--device-loop", "on", "--control", s.control}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", cpuprofile)
 	}
