@@ -28,7 +28,7 @@ func (c *compiler) setupDevices(g *schema.Node) {
 		p.Tree = c.ld.opts.Tree
 	case p.Devices != "":
 		a, _ := g.Attr("devices")
-		path := filepath.Join(dir, p.Devices)
+		path := relativeTo(dir, p.Devices)
 		p.DevicesFile = path
 		data, err := c.ld.opts.ReadFile(path)
 		if err != nil {
@@ -46,7 +46,7 @@ func (c *compiler) setupDevices(g *schema.Node) {
 	case c.ld.opts.ScriptsDir != "":
 		p.ScriptsDir = c.ld.opts.ScriptsDir
 	case p.Scripts != "":
-		p.ScriptsDir = filepath.Join(dir, p.Scripts)
+		p.ScriptsDir = relativeTo(dir, p.Scripts)
 	default:
 		p.ScriptsDir = filepath.Join(dir, "scripts")
 		if fi, err := os.Stat(p.ScriptsDir); err != nil || !fi.IsDir() {
@@ -154,4 +154,13 @@ func (c *compiler) parseScript(a schema.Attr, name, path string) *motion.Script 
 		return 0, 0, false
 	}))
 	return s
+}
+
+// relativeTo resolves a path attribute against the behavior file's
+// directory; an absolute path stays as it is.
+func relativeTo(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
