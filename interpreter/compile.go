@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -1017,7 +1018,12 @@ func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.D
 			if pe.Pos.Line != parse.EOF {
 				// The parser counts bytes; positions count characters.
 				d.Pos.Line, d.Pos.Col = pe.Pos.Line+offset, schema.CharCol(nthLine(placed, pe.Pos.Line), pe.Pos.Column)
-				if pe.Token != "" {
+				switch line := nthLine(placed, pe.Pos.Line); {
+				case pe.Token != "" && !utf8.ValidString(pe.Token):
+					// The lexer stopped inside a character: name it whole.
+					r, _ := utf8.DecodeRuneInString(line[min(max(pe.Pos.Column-1, 0), len(line)):])
+					d.Msg = fmt.Sprintf("lua: %q cannot start a name or a value: Lua names are ASCII letters, digits and _; put Japanese text in quotes", r)
+				case pe.Token != "":
 					d.Msg += fmt.Sprintf(" near %q", pe.Token)
 				}
 			} else {

@@ -79,6 +79,11 @@ func TestTouchWaveExample(t *testing.T) {
 	}
 	stepUntil(t, d.Engine, d.Engine.Now()+1500*msec)
 	tap()
+	defer func() {
+		if t.Failed() {
+			t.Logf("trace %q", h.take())
+		}
+	}()
 	h.eventually("standing", func() bool { return h.m.State() == "standing" })
 	got := []string{read(), read()}
 	want := []string{"standing up", "lost:wave RShoulderPitch,RShoulderRoll,RElbowRoll"}

@@ -81,3 +81,61 @@ func TestKioskExample(t *testing.T) {
 	say("bye")
 	expect("bye", "Goodbye, enjoy the museum!", "Welcome! Say hello to start.")
 }
+
+// TestReceptionExample drives examples/reception.seatml, the Japanese
+// reception dialogue, over TCP: Japanese keys, alternatives, optional
+// parts, a \p{Han} pattern, speech results with a confidence after the
+// comma, Japanese state and adaptor names, global rules and timeouts.
+func TestReceptionExample(t *testing.T) {
+	data, err := os.ReadFile("../examples/reception.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), `port="5004"`, `port="0"`, 1)
+	h := start(t, src)
+	if len(h.m.prog.Diagnostics) != 0 {
+		t.Errorf("diagnostics: %v", h.m.prog.Diagnostics)
+	}
+	c, err := net.DialTimeout("tcp", addrOf(t, h, "音声"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	exchange := func(say string, want ...string) {
+		t.Helper()
+		if say != "" {
+			c.Write([]byte(say + "\n"))
+		}
+		for _, w := range want {
+			line, err := r.ReadString('\n')
+			if err != nil || strings.TrimSuffix(line, "\n") != w {
+				t.Fatalf("after %q: got %q (%v), want %q", say, line, err, w)
+			}
+		}
+	}
+	h.waitLog("client connected")
+	h.advance(60 * time.Second)
+	exchange("", "いらっしゃいませ。ご用件をどうぞ。")
+	exchange("こんにちは,0.95", "いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	exchange("展示を見たい", "展示室は二階です。エレベーターは左手にございます。")
+	exchange("ふにゃふにゃ", "申し訳ありません、聞き取れませんでした。もう一度お願いします。")
+	exchange("山田さんと約束があります,0.91", "山田様ですね。お約束の方でよろしいですか。")
+	if got := h.state(); got != "確認" {
+		t.Fatalf("state %q, want 確認", got)
+	}
+	exchange("トイレはどこですか", "お手洗いは廊下の突き当たり、右側です。") // global, any state
+	exchange("はい,0.88", "山田様をお呼びします。少々お待ちください。", "いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	exchange("鈴木さんに会いに来ました", "鈴木様ですね。お約束の方でよろしいですか。")
+	h.advance(15 * time.Second)
+	exchange("", "お返事がないので、最初に戻ります。")
+	if got := h.state(); got != "待機" {
+		t.Fatalf("state %q after the timeout, want 待機", got)
+	}
+	exchange("おはようございます", "いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	exchange("さようなら", "ありがとうございました。お気をつけて。")
+	if got := h.state(); got != "待機" {
+		t.Fatalf("state %q, want 待機", got)
+	}
+}

@@ -108,6 +108,7 @@ type Machine struct {
 	encodeWarned map[*action]bool
 
 	deadline     time.Time // ontimeout; zero when disarmed
+	enteredAt    time.Time // when the current state was entered
 	visitTimeout *time.Duration
 	nextTick     time.Time
 
@@ -321,7 +322,8 @@ func (m *Machine) enterInitial() {
 	m.log.Info("state", zap.String("to", s.Name))
 	m.notifyState()
 	m.armTimeout()
-	m.nextTick = m.clock.Now().Add(m.period())
+	m.enteredAt = m.clock.Now()
+	m.nextTick = m.enteredAt.Add(m.period())
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
@@ -407,7 +409,12 @@ func (m *Machine) runTimer(at time.Time) {
 	if m.tracing() {
 		m.trace("exec:" + m.cur.Name)
 	}
-	m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+	// A state's onexec waits one period after entry (it could run at once
+	// when the state was entered just before a tick); general's runs at
+	// every tick, so that transitions never starve it.
+	if now.Sub(m.enteredAt) >= m.period() {
+		m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+	}
 	if m.exitCode == nil {
 		m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
 	}
@@ -672,7 +679,7 @@ func (m *Machine) settle(req request) {
 		}
 		m.notifyState()
 		m.armTimeout()
-		m.nextTick = m.clock.Now().Add(m.period()) // the first onexec one period after entry
+		m.enteredAt = m.clock.Now()
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}
