@@ -258,3 +258,25 @@ func TestJapaneseKeysFire(t *testing.T) {
 		})
 	}
 }
+
+func TestJapaneseWidgets(t *testing.T) {
+	// Widget labels and ids in Japanese: a button's own actions, a button
+	// without actions going through keyed matching on its label, and an
+	// input whose contents a message sends.
+	h := start(t, doc("", `<state name="受付">
+<button label="はい">`+msg("了解")+`</button>
+<button label="いいえ、結構です"/>
+<input id="お名前"><message sendto="chat" input="受付:お名前"/></input>
+`+rule(`source="gui"`, `<key>いいえ、結構です</key>`+msg("承知しました"))+`</state>`))
+	h.take()
+	h.gui("はい", "")
+	h.gui("いいえ、結構です", "")
+	h.gui("お名前", "山田太郎")
+	want := []string{"chat:了解", "chat:承知しました", "chat:山田太郎"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if w := h.logged(zapcore.WarnLevel); len(w) != 0 {
+		t.Errorf("warnings %q", w)
+	}
+}
