@@ -21,6 +21,45 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// controlled is a seat run --control in this process, with seat ctl.
+type controlled struct {
+	addr   string
+	cancel context.CancelFunc
+	done   chan error
+	stderr *syncBuffer
+}
+
+// runControlled starts seat run --control on a free port with files.
+func runControlled(t *testing.T, files ...string) *controlled {
+	c := &controlled{addr: freePort(t), done: make(chan error, 1), stderr: &syncBuffer{}}
+	var ctx context.Context
+	ctx, c.cancel = context.WithCancel(context.Background())
+	args := append([]string{"run", "--control", c.addr}, files...)
+	go func() { c.done <- run(ctx, args, strings.NewReader(""), &bytes.Buffer{}, c.stderr) }()
+	return c
+}
+
+// ctl runs seat ctl against it: standard output, standard error, status.
+func (c *controlled) ctl(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"ctl", "--control", c.addr}, args...), nil, &out, &errb)
+	return out.String(), errb.String(), exitCode(err, &errb)
+}
+
+// stop sends the equivalent of SIGTERM and waits for run to return nil.
+func (c *controlled) stop(t *testing.T) {
+	t.Helper()
+	c.cancel()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("seat run did not stop")
+	}
+}
+
 // TestRunSeveralBehaviorsWithControl runs two behaviors in one process with
 // --control and drives them with seat ctl.
 func TestRunSeveralBehaviorsWithControl(t *testing.T) {
@@ -33,18 +72,8 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 	a := write("a", `<seatml><general name="alpha"><adaptor name="chat" type="socket" role="server" port="0" maxconns="3"/></general><state name="one"/><state name="two"/></seatml>`)
 	b := write("b", `<seatml><general name="beta"/><state name="waiting"/></seatml>`)
 	c := write("c", `<seatml><general name="gamma"/><state name="s"/></seatml>`)
-	addr := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var stderr syncBuffer
-	go func() {
-		done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	}()
-	ctl := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
-		return out.String(), errb.String(), exitCode(err, &errb)
-	}
+	r := runControlled(t, a, b)
+	ctl := r.ctl
 	waitFor(t, func() bool { out, _, code := ctl("list"); return code == 0 && strings.Contains(out, "beta") })
 	out, _, _ := ctl("list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -91,17 +120,9 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 	if _, _, code := ctl("jump"); code != 2 {
 		t.Errorf("bad command: exit %d", code)
 	}
-	cancel() // SIGTERM: every behavior stops
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("seat run did not stop")
-	}
-	if !strings.Contains(stderr.String(), "control API") {
-		t.Errorf("no control API log:\n%s", stderr.String())
+	r.stop(t) // SIGTERM: every behavior stops
+	if !strings.Contains(r.stderr.String(), "control API") {
+		t.Errorf("no control API log:\n%s", r.stderr.String())
 	}
 	if _, errOut, code := ctl("list"); code != 1 || !strings.Contains(errOut, "is it running with --control?") {
 		t.Errorf("ctl with nothing running: %d %s", code, errOut)
@@ -139,17 +160,10 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 <state name="s"><rule><key>ping</key><script>seat.reply("pong")</script></rule></state></seatml>`), 0o644)
 	b := filepath.Join(dir, "b.seatml")
 	os.WriteFile(b, []byte(`<seatml><general name="beta"><adaptor name="chat" type="socket" role="server" port="`+port+`"/></general><state name="s"/></seatml>`), 0o644)
-	addr := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var stderr syncBuffer
-	go func() {
-		done <- run(ctx, []string{"run", "--control", addr, a, b}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	}()
+	r := runControlled(t, a, b)
 	ctl := func(args ...string) (string, int) {
-		var out, errb bytes.Buffer
-		err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
-		return out.String() + errb.String(), exitCode(err, &errb)
+		out, errOut, code := r.ctl(args...)
+		return out + errOut, code
 	}
 	waitFor(t, func() bool { out, code := ctl("list"); return code == 0 && strings.Contains(out, "beta") })
 	out, _ := ctl("list")
@@ -187,17 +201,9 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 		t.Fatalf("alpha answered %q (%v)", line, err)
 	}
 	select {
-	case err := <-done:
-		t.Fatalf("seat run ended: %v\n%s", err, stderr.String())
+	case err := <-r.done:
+		t.Fatalf("seat run ended: %v\n%s", err, r.stderr.String())
 	default:
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("seat run did not stop")
-	}
+	r.stop(t)
 }
