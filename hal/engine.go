@@ -33,7 +33,17 @@ type Options struct {
 	// CallTimeout bounds each backend call; 0 calls the backend directly,
 	// as deterministic tests want. Run uses the period when it is 0.
 	CallTimeout time.Duration
+	// QuietPeriod is Run's cycle while the robot is quiet: no actuator has
+	// a command queued and every joint's hardness is 0. Sensors are still
+	// read (a touch is seen within it), but the loop wakes far less often;
+	// a command wakes it at once, and it is back to Period while anything
+	// moves or holds. 0 means DefaultQuietPeriod; a negative value keeps
+	// Period always (seat run --device-loop on).
+	QuietPeriod time.Duration
 }
+
+// DefaultQuietPeriod is the cycle of a quiet robot.
+const DefaultQuietPeriod = 50 * time.Millisecond
 
 // Stats are the loop's figures, also in memory under DCM/.
 type Stats struct {
@@ -94,6 +104,15 @@ type Engine struct {
 	inflight   chan struct{}
 	jitter     Histogram
 	priority   string
+
+	// Quiet mode (Run only): wake is signalled by commands; while quiet,
+	// Now reads the running clock from t0, so that a command's times count
+	// from when it was given, not from the last (up to QuietPeriod old)
+	// cycle.
+	wake      chan struct{}
+	quiet     bool
+	leftQuiet bool // the first cycle after quiet ones
+	t0        time.Time
 }
 
 // Priority describes the scheduling priority Run obtained for its thread:
@@ -113,7 +132,11 @@ func NewEngine(tree *Tree, backend Backend, opts Options) (*Engine, error) {
 	if opts.Period <= 0 {
 		opts.Period = DefaultPeriod
 	}
-	e := &Engine{tree: tree, backend: backend, opts: opts, jointOf: map[int]*Joint{}, k: 1, subErrors: map[int][]ErrorEntry{}}
+	if opts.QuietPeriod == 0 {
+		opts.QuietPeriod = DefaultQuietPeriod
+	}
+	e := &Engine{tree: tree, backend: backend, opts: opts, jointOf: map[int]*Joint{}, k: 1, subErrors: map[int][]ErrorEntry{},
+		wake: make(chan struct{}, 1)}
 	e.mem = NewMemory(e.Now)
 	n := len(tree.Subs)
 	e.acts = make([]*actuator, n)
@@ -166,11 +189,51 @@ func (e *Engine) Backend() Backend { return e.backend }
 // Period returns the control period.
 func (e *Engine) Period() time.Duration { return e.opts.Period }
 
-// Now returns the engine time of the last cycle.
+// Now returns the engine time of the last cycle; while Run's loop is
+// quiet, the engine time now.
 func (e *Engine) Now() time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.nowLocked()
+}
+
+func (e *Engine) nowLocked() time.Duration {
+	if e.quiet {
+		return max(e.now, time.Since(e.t0))
+	}
 	return e.now
+}
+
+// Wake makes a quiet loop run its next cycle at once: a command or a
+// motion is coming. Cheap, and harmless when the loop is not quiet.
+func (e *Engine) Wake() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Quiet reports whether Run's loop is in its quiet cycle.
+func (e *Engine) Quiet() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.quiet
+}
+
+// still reports whether nothing is commanded or held: no actuator has a
+// command queued and no joint has hardness. The caller holds e.mu.
+func (e *Engine) still() bool {
+	for _, a := range e.order {
+		if len(a.buf) > 0 {
+			return false
+		}
+	}
+	for _, j := range e.tree.Joints {
+		if e.values[j.Hardness.Handle] > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // OnTick registers fn to run at the start of every cycle, before the
@@ -276,6 +339,7 @@ func (e *Engine) SetSub(s *SubDevice, cmds []Command, mode Mode) error {
 		return fmt.Errorf("set %q: %w", s.Name, ErrBufferFull)
 	}
 	a.insert(clamped, mode)
+	e.Wake()
 	return nil
 }
 
@@ -285,7 +349,11 @@ func (e *Engine) Inject(path string, v float64) error {
 	if !ok {
 		return fmt.Errorf("inject %q: the backend does not simulate sensors", path)
 	}
-	return in.Inject(path, v)
+	if err := in.Inject(path, v); err != nil {
+		return err
+	}
+	e.Wake() // a quiet loop reads it now, not up to a quiet period later
+	return nil
 }
 
 // Value returns a subdevice's current Value.
@@ -336,8 +404,14 @@ func (e *Engine) Step(now time.Duration) error {
 	if !e.started {
 		e.prev, e.lastOnTime = now, now
 	}
-	late := e.started && now-e.prev > 2*e.opts.Period
+	late := e.started && now-e.prev > 2*e.gap()
 	e.stats.CycleTime = now - e.prev
+	if e.leftQuiet {
+		// Nothing moved since the last quiet cycle: anchor ramps one
+		// period back, as at the normal cycle.
+		e.prev = max(e.prev, now-e.opts.Period)
+		e.leftQuiet = false
+	}
 	e.now, e.started = now, true
 	if late {
 		e.stats.LateCycles++
@@ -568,11 +642,21 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.opts.CallTimeout <= 0 {
 		e.opts.CallTimeout = e.opts.Period
 	}
-	// The loop keeps an OS thread of its own, at a higher priority when
-	// the system allows it, so that busy adaptors do not delay its ticks.
-	// A thread whose priority was raised is not handed back to the Go
-	// scheduler: the goroutine ends locked, and Go retires the thread.
-	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t0 := time.Now()
+	e.mu.Lock()
+	e.t0 = t0
+	e.mu.Unlock()
+	// Two goroutines take turns with the loop, passing it as a baton: the
+	// precise one keeps an OS thread of its own, at a higher priority when
+	// the system allows it, so that busy adaptors do not delay its ticks
+	// (a thread whose priority was raised is not handed back to the Go
+	// scheduler: the goroutine ends locked, and Go retires the thread);
+	// the quiet one is an ordinary goroutine on a Go timer, since waking a
+	// locked thread costs several thread hand-offs each time.
+	toPrecise, toQuiet := make(chan int64, 1), make(chan int64, 1)
+	errs := make(chan error, 2)
 	go func() {
 		runtime.LockOSThread()
 		prio, raised := raisePriority()
@@ -582,33 +666,112 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.mu.Lock()
 		e.priority = prio
 		e.mu.Unlock()
-		done <- e.loop(ctx)
+		err := e.runPrecise(ctx, t0, toPrecise, toQuiet)
+		cancel()
+		errs <- err
 	}()
-	return <-done
+	go func() {
+		err := e.runQuiet(ctx, t0, toQuiet, toPrecise)
+		cancel()
+		errs <- err
+	}()
+	toPrecise <- 1 // the first cycle is a normal one
+	return errors.Join(<-errs, <-errs)
 }
 
-func (e *Engine) loop(ctx context.Context) error {
+// runPrecise runs cycles at the period, each on time to the kernel's
+// high-resolution timer, while it holds the loop; it hands the loop to
+// runQuiet when nothing moves. The baton carries the next cycle's number.
+func (e *Engine) runPrecise(ctx context.Context, t0 time.Time, baton <-chan int64, quiet chan<- int64) error {
 	p := e.opts.Period
-	t0 := time.Now()
-	for n := int64(1); ; {
-		due := t0.Add(time.Duration(n) * p)
-		// Sleep on this thread with the kernel's high-resolution timer: Go's
-		// timers wake through the netpoller, a millisecond at a time.
-		if !sleepUntil(ctx, due) {
+	for {
+		var n int64
+		select {
+		case n = <-baton:
+		case <-ctx.Done():
 			return nil
 		}
-		start := time.Now()
-		jitter := start.Sub(due)
-		e.jitter.Add(jitter)
-		e.mu.Lock()
-		e.stats.Jitter = jitter
-		e.stats.JitterMax = max(e.stats.JitterMax, jitter)
-		e.mu.Unlock()
-		if err := e.Step(start.Sub(t0)); err != nil {
-			return err
+		for {
+			if e.opts.QuietPeriod > 0 && e.goQuiet() {
+				quiet <- n
+				break
+			}
+			due := t0.Add(time.Duration(n) * p)
+			// Sleep on this thread with the kernel's high-resolution timer:
+			// Go's timers wake through the netpoller, a millisecond at a time.
+			if !sleepUntil(ctx, due) {
+				return nil
+			}
+			start := time.Now()
+			jitter := start.Sub(due)
+			e.jitter.Add(jitter)
+			e.mu.Lock()
+			e.stats.Jitter = jitter
+			e.stats.JitterMax = max(e.stats.JitterMax, jitter)
+			e.mu.Unlock()
+			if err := e.Step(start.Sub(t0)); err != nil {
+				return err
+			}
+			n = int64(start.Sub(t0)/p) + 1 // missed ticks are skipped
 		}
-		n = int64(start.Sub(t0)/p) + 1 // missed ticks are skipped
 	}
+}
+
+// runQuiet runs quiet cycles while it holds the loop: it parks until the
+// quiet period passes or a command wakes it. Quiet cycles are not timed for
+// jitter. It hands the loop back to runPrecise once anything is commanded.
+func (e *Engine) runQuiet(ctx context.Context, t0 time.Time, baton <-chan int64, precise chan<- int64) error {
+	p := e.opts.Period
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case <-baton:
+		case <-ctx.Done():
+			return nil
+		}
+		for {
+			timer.Reset(e.opts.QuietPeriod)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-timer.C:
+			case <-e.wake:
+			}
+			if !e.goQuiet() { // a command came: the next cycle is a normal one
+				precise <- int64(time.Since(t0)/p) + 1
+				break
+			}
+			if err := e.Step(time.Since(t0)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// goQuiet decides the mode of the next cycle: quiet while nothing is
+// commanded or held. Leaving quiet mode, the previous cycle counts as one
+// period back, so that a command given while quiet ramps from where the
+// output stood, over its whole time, as it would at the normal cycle.
+func (e *Engine) goQuiet() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := e.started && e.still()
+	if e.quiet && !q {
+		e.leftQuiet = true
+	}
+	e.quiet = q
+	return q
+}
+
+// gap is how far apart two cycles may be before the later one is late
+// (S3): two periods, or two quiet periods around a quiet cycle. The caller
+// holds e.mu.
+func (e *Engine) gap() time.Duration {
+	if e.quiet || e.leftQuiet {
+		return max(e.opts.QuietPeriod, e.opts.Period)
+	}
+	return e.opts.Period
 }
 
 // sleepUntil sleeps the calling thread until t, waking early to notice ctx

@@ -554,7 +554,7 @@ func TestStiffAndRampDown(t *testing.T) {
 // returns nil once its context ends. No figure about time is asserted
 // (the machine may be loaded); bench/ measures the jitter.
 func TestRunOnItsOwnThread(t *testing.T) {
-	e, err := NewEngine(NAOTree(), NewSim(), Options{Period: time.Millisecond})
+	e, err := NewEngine(NAOTree(), NewSim(), Options{Period: time.Millisecond, QuietPeriod: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,4 +590,73 @@ func TestRunOnItsOwnThread(t *testing.T) {
 		t.Errorf("Priority() = %q", p)
 	}
 	t.Logf("loop priority: %s", p)
+}
+
+// TestQuietLoop runs the real loop with a quiet period: a relaxed robot with
+// nothing commanded cycles at the quiet period and is never late (no S3
+// hardness cut however long it stays quiet); a command wakes it at once,
+// the loop cycles at the period while anything moves or holds, and a ramp
+// given while quiet takes its whole time from when it was given.
+func TestQuietLoop(t *testing.T) {
+	const period, quiet = 2 * time.Millisecond, 40 * time.Millisecond
+	e, err := NewEngine(NAOTree(), NewSim(), Options{Period: period, QuietPeriod: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	}()
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10s", what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitUntil("quiet", e.Quiet)
+	before := e.Stats()
+	time.Sleep(12 * quiet) // S3 would cut hardness after 500 ms without an on-time cycle
+	after := e.Stats()
+	if n := after.Cycles - before.Cycles; n > 13 {
+		t.Errorf("%d cycles in 12 quiet periods: the loop did not slow down", n)
+	}
+	if after.LateCycles != 0 || after.HardnessCuts != 0 {
+		t.Errorf("quiet cycles counted as late: %+v", after)
+	}
+	// While quiet, Now runs with the clock, not with the (rare) cycles, so
+	// that a command's times count from when it is given.
+	waitUntil("quiet", e.Quiet)
+	a := e.Now()
+	time.Sleep(20 * time.Millisecond)
+	if b := e.Now(); b-a < 15*time.Millisecond {
+		t.Errorf("Now moved %v in 20 ms of quiet", b-a)
+	}
+	// A ramp of the LED over 100 ms, given while quiet, wakes the loop.
+	led := e.Tree().Sub("ChestBoard/Led/Green/Actuator")
+	given := e.Now()
+	if err := e.SetSub(led, []Command{{Value: 1, At: given + 100*time.Millisecond}}, ClearAll); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil("awake", func() bool { return !e.Quiet() })
+	waitUntil("ramp started", func() bool { return e.Value(led) > 0 })
+	first := e.Value(led)
+	if first > 0.2 {
+		t.Errorf("first step of a 100 ms ramp reached %v: it did not start from when it was given", first)
+	}
+	waitUntil("ramp done and quiet again", func() bool { return e.Value(led) == 1 && e.Quiet() })
+	if now := e.Now(); now < given+100*time.Millisecond {
+		t.Errorf("the ramp ended at %v, before its time %v", now, given+100*time.Millisecond)
+	}
+	if s := e.Stats(); s.HardnessCuts != 0 {
+		t.Errorf("hardness cut after quiet: %+v", s)
+	}
 }

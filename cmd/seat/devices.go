@@ -25,6 +25,7 @@ type deviceFlags struct {
 	period   time.Duration
 	simSpeed string
 	hardness float64
+	loop     string // --device-loop: auto or on
 }
 
 func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
@@ -34,6 +35,7 @@ func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
 		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "control period of the device layer")
 		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "simulated joint speed in rad/s, or inf")
 		fs.Float64Var(&d.hardness, "motion-hardness", 1, "hardness of a motion target with torque 100")
+		fs.StringVar(&d.loop, "device-loop", "auto", "auto: the device loop starts once a behavior uses devices, and slows to 20 Hz while nothing moves and no joint is stiff; on: it runs at the period from the start")
 	}
 }
 
@@ -73,7 +75,15 @@ func (d *deviceFlags) startDevices(prog *interpreter.Program) (*interpreter.Devi
 	}
 	sim := hal.NewSim()
 	sim.Speed = speed
-	e, err := hal.NewEngine(prog.Tree, sim, hal.Options{Period: d.period})
+	opts := hal.Options{Period: d.period}
+	switch d.loop {
+	case "on":
+		opts.QuietPeriod = -1
+	case "auto", "":
+	default:
+		return nil, fmt.Errorf("--device-loop %q: want auto or on", d.loop)
+	}
+	e, err := hal.NewEngine(prog.Tree, sim, opts)
 	if err != nil {
 		return nil, err
 	}

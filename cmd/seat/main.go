@@ -149,7 +149,6 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	logFormat := fs.String("log-format", "console", "log format: console or json")
 	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file (for benchmarks)")
-	deviceLoop := fs.String("device-loop", "auto", "when the 100 Hz device loop runs: auto (once a behavior uses devices, or with --devices) or on (from the start)")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
 	var dev deviceFlags
@@ -184,10 +183,6 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 
-	if *deviceLoop != "auto" && *deviceLoop != "on" {
-		fmt.Fprintf(stderr, "seat run: --device-loop %q: want auto or on\n", *deviceLoop)
-		return exitStatus(2)
-	}
 	loadOpts, ok := dev.loadOptions(*allowShell, stderr)
 	if !ok {
 		return exitStatus(1)
@@ -215,7 +210,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			go func() { engineDone <- devices.Engine.Run(engineCtx) }()
 		})
 	}
-	if *deviceLoop == "on" || dev.devices != "" {
+	if dev.loop == "on" || dev.devices != "" {
 		devices.Start()
 	}
 	defer func() {

@@ -183,6 +183,7 @@ func (p *Player) Play(req Request) (*Motion, error) {
 			}
 		}
 	}
+	p.engine.Wake() // a quiet engine ticks the player now
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.asked = p.now
