@@ -89,9 +89,9 @@ type Engine struct {
 	jointOf   map[int]*Joint
 	values    []float64 // current Value by handle
 	valueKeys []string
-	valueMem  []*entry // memory entries of valueKeys, filled on first write
-	sf        SensorFrame
-	af        ActuatorFrame
+	valueMem  []*entry     // memory entries of valueKeys, filled on first write
+	sf        *SensorFrame // replaced, not reused, when a call overruns
+	af        *ActuatorFrame
 	devs      []deviceState
 	subErrors map[int][]ErrorEntry
 
@@ -143,8 +143,8 @@ func NewEngine(tree *Tree, backend Backend, opts Options) (*Engine, error) {
 	e.values = make([]float64, n)
 	e.valueKeys = make([]string, n)
 	e.valueMem = make([]*entry, n)
-	e.sf = SensorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
-	e.af = ActuatorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
+	e.sf = &SensorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
+	e.af = &ActuatorFrame{Raw: make([]int32, n), Status: make([]Status, len(tree.Devices))}
 	e.devs = make([]deviceState, len(tree.Devices))
 	for _, j := range tree.Joints {
 		e.jointOf[j.Hardness.Handle] = j
@@ -465,14 +465,15 @@ func (e *Engine) call(fn func(ctx context.Context) error) bool {
 	case <-ctx.Done():
 		e.inflight = done
 		n := len(e.tree.Subs)
-		e.sf = SensorFrame{Raw: make([]int32, n), Status: make([]Status, len(e.tree.Devices))}
-		e.af = ActuatorFrame{Raw: make([]int32, n), Status: make([]Status, len(e.tree.Devices))}
+		// New frames: the abandoned call keeps the old ones.
+		e.sf = &SensorFrame{Raw: make([]int32, n), Status: make([]Status, len(e.tree.Devices))}
+		e.af = &ActuatorFrame{Raw: make([]int32, n), Status: make([]Status, len(e.tree.Devices))}
 		return false
 	}
 }
 
 func (e *Engine) read(now time.Duration) {
-	sf := &e.sf
+	sf := e.sf
 	if !e.call(func(ctx context.Context) error { return e.backend.Read(ctx, now, sf) }) {
 		for i := range e.sf.Status {
 			e.sf.Status[i] = NoAnswer
@@ -517,7 +518,7 @@ func (e *Engine) control(now time.Duration) {
 }
 
 func (e *Engine) write(now time.Duration) {
-	af := &e.af
+	af := e.af
 	ok := e.call(func(ctx context.Context) error { return e.backend.Write(ctx, now, af) })
 	for i, d := range e.tree.Devices {
 		st := e.sf.Status[i]
