@@ -33,6 +33,8 @@ type Event struct {
 	Key string
 	// From is the connection the event came from, for seat.reply; may be nil.
 	From Conn
+	// Kind tells a peer's arrival or departure from a line of text.
+	Kind EventKind
 	// Time is when the event arrived.
 	Time time.Time
 	// Done, if set, is called once the event has been handled (or dropped
@@ -40,12 +42,26 @@ type Event struct {
 	Done func()
 }
 
+// EventKind is what an event reports.
+type EventKind uint8
+
+// Event kinds. A Connected event comes before any line of its connection,
+// a Disconnected one after the last.
+const (
+	Text         EventKind = iota // a line, frame or POST body
+	Connected                     // a peer connected (From is the peer)
+	Disconnected                  // a peer left or the connection was lost
+)
+
 // Conn is one peer connection of an adaptor.
 type Conn interface {
 	// Send queues text for this peer only; it never blocks.
 	Send(text string) error
 	// String names the peer in logs, for example "chat 127.0.0.1:50314".
 	String() string
+	// Peer is the peer's address, for example "127.0.0.1:50314"
+	// (event.peer).
+	Peer() string
 }
 
 // Sink receives events. The interpreter implements it with a bounded queue.
@@ -158,6 +174,9 @@ type Config struct {
 	Tuning Tuning
 	// GUI describes the behavior's widgets, for adaptors that show them.
 	GUI *GUI
+	// Connections asks for Connected and Disconnected events: the behavior
+	// has onconnect or ondisconnect for this adaptor.
+	Connections bool
 }
 
 // Address reads the host and port attributes of a network adaptor: the

@@ -99,6 +99,7 @@ func (m *Machine) setGlobals(cc *callCtx) {
 // so an event costs two small allocations whether or not a script looks.
 type eventData struct {
 	source, text string
+	peer         string // the connection the event came from, if any
 	hasText      bool
 	time         float64
 	key          string
@@ -125,6 +126,12 @@ func (m *Machine) installEventType() {
 			}
 		case "time":
 			L.Push(lua.LNumber(d.time))
+		case "peer":
+			if d.peer == "" {
+				L.Push(lua.LNil)
+			} else {
+				L.Push(lua.LString(d.peer))
+			}
 		case "key":
 			if d.key == "" {
 				L.Push(lua.LNil)
@@ -166,6 +173,9 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 	case ctxEvent:
 		d.source, d.text, d.hasText = cc.ev.Source, cc.ev.Text, true
 		d.time = float64(cc.ev.Time.UnixNano()) / 1e9
+		if cc.ev.From != nil {
+			d.peer = cc.ev.From.Peer()
+		}
 	case ctxPeriodic:
 		d.hasText = true
 		d.time = float64(m.clock.Now().UnixNano()) / 1e9

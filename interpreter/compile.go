@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,6 +341,8 @@ func (c *compiler) compileGeneral(g *schema.Node) {
 			c.prog.General.OnExec = c.actions(n, nil, false)
 		case "ontimeout":
 			c.prog.General.Timeout = c.timeout(n)
+		case "onconnect", "ondisconnect":
+			c.connection(c.prog.General, n, nil)
 		case "rule":
 			c.rules(c.prog.General, n, nil)
 		}
@@ -376,6 +379,8 @@ func (c *compiler) compileState(s *State, n *schema.Node) {
 			s.OnExec = c.actions(ch, s, false)
 		case "ontimeout":
 			s.Timeout = c.timeout(ch)
+		case "onconnect", "ondisconnect":
+			c.connection(&s.Scope, ch, s)
 		case "rule":
 			c.rules(&s.Scope, ch, s)
 		case "label", "brk", "space", "button", "input", "text":
@@ -417,6 +422,42 @@ func (c *compiler) timeout(n *schema.Node) *Timeout {
 		return nil // reported by schema.Check
 	}
 	return &Timeout{After: time.Duration(f * float64(time.Second)), Actions: c.actions(n, nil, false)}
+}
+
+// connection compiles an onconnect or ondisconnect list: its source must
+// be a socket or web adaptor, and each scope has one per source.
+func (c *compiler) connection(sc *Scope, n *schema.Node, s *State) {
+	a, ok := n.Attr("source")
+	if !ok {
+		return // reported by schema.Check
+	}
+	name := strings.TrimSpace(a.Value)
+	var connectable []string
+	for _, d := range c.prog.Adaptors {
+		if !d.Ignored && (d.Type == "socket" || d.Type == "web") {
+			connectable = append(connectable, d.Name)
+		}
+	}
+	if !slices.Contains(connectable, name) {
+		why := "is not a declared adaptor"
+		if t := c.adaptorType(name); t != "" {
+			why = fmt.Sprintf("is a %s adaptor, which has no connections (socket and web adaptors do)", t)
+		}
+		c.errorf(a.ValuePos, "<%s> source %q %s%s", n.Name, name, why, schema.DidYouMean(name, connectable, "%q"))
+		return
+	}
+	lists := &sc.OnConnect
+	if n.Name == "ondisconnect" {
+		lists = &sc.OnDisconnect
+	}
+	if *lists == nil {
+		*lists = map[string][]action{}
+	}
+	if _, dup := (*lists)[name]; dup {
+		c.errorf(n.Pos, "<%s source=%q> appears twice in this scope", n.Name, name)
+		return
+	}
+	(*lists)[name] = c.actions(n, s, false)
 }
 
 // sourceOK reports whether name may be used as an event source.

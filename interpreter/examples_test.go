@@ -48,9 +48,8 @@ func TestKioskExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The welcome of onentry was sent before anyone connected; the attract
-	// timeout repeats it, once the server has taken the connection.
-	h.waitLog("client connected")
+	// The visitor is welcomed when it connects (onconnect), not before.
+	expect("onconnect", "Welcome! Say hello to start.")
 	h.advance(30 * time.Second)
 	expect("attract timeout", "Welcome! Say hello to start.")
 	say("hello there")
@@ -79,7 +78,24 @@ func TestKioskExample(t *testing.T) {
 	h.advance(10 * time.Second) // help times out and pops back to menu
 	expect("help timeout pops to the menu, whose onentry runs", "Visitor #1: tickets, map, or help?")
 	say("bye")
-	expect("bye", "Goodbye, enjoy the museum!", "Welcome! Say hello to start.")
+	expect("bye", "Goodbye, enjoy the museum!")
+	// A visitor who leaves in the middle of a purchase resets the kiosk:
+	// the next one is welcomed from attract.
+	say("hi")
+	expect("menu again", "Visitor #2: tickets, map, or help?")
+	say("tickets")
+	expect("tickets again", "How many tickets? (1 to 9)")
+	c.Close()
+	h.eventually("attract after the visitor left", func() bool { return h.m.State() == "attract" })
+	c2, err := net.DialTimeout("tcp", addrOf(t, h, "visitor"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	c2.SetDeadline(time.Now().Add(30 * time.Second))
+	if line, err := bufio.NewReader(c2).ReadString('\n'); err != nil || line != "Welcome! Say hello to start.\n" {
+		t.Fatalf("next visitor got %q (%v)", line, err)
+	}
 }
 
 // TestReceptionExample drives examples/reception.seatml, the Japanese
@@ -138,4 +154,38 @@ func TestReceptionExample(t *testing.T) {
 	if got := h.state(); got != "待機" {
 		t.Fatalf("state %q, want 待機", got)
 	}
+}
+
+// TestGreeterExample drives examples/greeter.seatml over TCP: a greeting
+// on connect naming the peer, a conversation, and back to idle when the
+// visitor leaves in the middle of it.
+func TestGreeterExample(t *testing.T) {
+	data, err := os.ReadFile("../examples/greeter.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, strings.Replace(string(data), `port="5000"`, `port="0"`, 1))
+	c, err := net.DialTimeout("tcp", addrOf(t, h, "chat"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	exchange := func(say, want string) {
+		t.Helper()
+		if say != "" {
+			c.Write([]byte(say + "\n"))
+		}
+		if line, err := r.ReadString('\n'); err != nil || line != want+"\n" {
+			t.Fatalf("after %q: %q (%v), want %q", say, line, err, want)
+		}
+	}
+	exchange("", "Hi "+c.LocalAddr().String()+"! Say hello.")
+	exchange("hi", "Hello, stranger! (#1)")
+	exchange("how are you", "fine, thank you")
+	if got := h.state(); got != "talking" {
+		t.Fatalf("state %q", got)
+	}
+	c.Close()
+	h.eventually("idle after the visitor left", func() bool { return h.m.State() == "idle" })
 }

@@ -303,6 +303,7 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, GUI: m.guiModel(),
 			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
 			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
+			Connections: m.prog.wantsConnections(d.Name),
 		})
 		if err == nil {
 			err = a.Open(ctx, m)

@@ -445,6 +445,10 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		m.updateWidget(ev)
 		return
 	}
+	if ev.Kind != adaptors.Text {
+		m.handleConnection(ev)
+		return
+	}
 	if ev.Source == "motion" && m.resourceCallback(ev) {
 		return
 	}
@@ -481,6 +485,32 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		m.unmatched++
 		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.State()))
 	}
+}
+
+// handleConnection runs the onconnect or ondisconnect list for the
+// event's adaptor: the current state's if it has one, else general's. Like
+// a fired rule, it restarts the timeout. event.peer names the peer, and
+// seat.reply answers just that peer.
+func (m *Machine) handleConnection(ev adaptors.Event) {
+	what, state, general := "onconnect", m.cur.OnConnect, m.prog.General.OnConnect
+	if ev.Kind == adaptors.Disconnected {
+		what, state, general = "ondisconnect", m.cur.OnDisconnect, m.prog.General.OnDisconnect
+	}
+	list, ok := state[ev.Source]
+	if !ok {
+		list, ok = general[ev.Source]
+	}
+	if !ok {
+		return
+	}
+	if m.tracing() {
+		m.trace(what + ":" + ev.Source)
+	}
+	m.evBuf = ev
+	cc := m.ctx(ctxEvent)
+	cc.ev = &m.evBuf
+	m.resetTimeout()
+	m.settle(m.runList(list, cc))
 }
 
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).

@@ -76,12 +76,15 @@ type AdaptorDecl struct {
 
 // Scope holds the lists and rules of general or of one state.
 type Scope struct {
-	OnExec    []action
-	Timeout   *Timeout
-	Rules     []*Rule
-	DataRules []*Rule
-	groups    map[string]*group // by source; "" = rules with no source
-	bySource  []*group          // the same, by Program.sourceIDs (0: no source)
+	OnExec  []action
+	Timeout *Timeout
+	// OnConnect and OnDisconnect hold the onconnect and ondisconnect lists
+	// by adaptor name.
+	OnConnect, OnDisconnect map[string][]action
+	Rules                   []*Rule
+	DataRules               []*Rule
+	groups                  map[string]*group // by source; "" = rules with no source
+	bySource                []*group          // the same, by Program.sourceIDs (0: no source)
 }
 
 // State is one SEATML state.
@@ -194,4 +197,21 @@ type action struct {
 	motion *motionDecl
 	// inExit marks a statetransition written in onexit: refused at run time.
 	inExit bool
+}
+
+// wantsConnections reports whether any scope has an onconnect or
+// ondisconnect for the adaptor.
+func (p *Program) wantsConnections(adaptor string) bool {
+	scopes := []*Scope{p.General}
+	for _, s := range p.States {
+		scopes = append(scopes, &s.Scope)
+	}
+	for _, sc := range scopes {
+		_, c := sc.OnConnect[adaptor]
+		_, d := sc.OnDisconnect[adaptor]
+		if c || d {
+			return true
+		}
+	}
+	return false
 }

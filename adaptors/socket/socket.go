@@ -35,9 +35,11 @@ type Adaptor struct {
 	server   bool
 	maxline  int
 	maxconns int
-	log      *zap.Logger
-	tune     adaptors.Tuning
-	stats    adaptors.Counters
+	// connEvents: deliver Connected and Disconnected events.
+	connEvents bool
+	log        *zap.Logger
+	tune       adaptors.Tuning
+	stats      adaptors.Counters
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -63,7 +65,7 @@ type Adaptor struct {
 
 // New builds a socket adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{}}
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, tune: cfg.Tuning, conns: map[*conn]struct{}{}, connEvents: cfg.Connections}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -258,6 +260,9 @@ func (a *Adaptor) start(c net.Conn) *conn {
 
 func (cn *conn) String() string { return cn.a.name + " " + cn.peer }
 
+// Peer returns the peer's address.
+func (cn *conn) Peer() string { return cn.peer }
+
 // Send queues text for this peer; a full queue disconnects it.
 func (cn *conn) Send(text string) error {
 	if cn.closed() {
@@ -304,7 +309,19 @@ func (cn *conn) close() {
 
 func (cn *conn) read() {
 	defer cn.a.wg.Done()
+	// The peer's arrival comes before its first line, its departure after
+	// its last and after the connection is closed (a reply to it fails).
+	if cn.a.connEvents {
+		defer func() {
+			_ = cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Kind: adaptors.Disconnected, From: cn})
+		}()
+	}
 	defer cn.close()
+	if cn.a.connEvents {
+		if err := cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Kind: adaptors.Connected, From: cn}); err != nil {
+			return
+		}
+	}
 	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
 	bs, batching := cn.a.sink.(adaptors.BatchSink)
 	event := func(line string) adaptors.Event {

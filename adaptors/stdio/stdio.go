@@ -61,6 +61,9 @@ func (a *Adaptor) Stats() adaptors.Stats { return a.stats.Snapshot() }
 // String names the peer for logs.
 func (a *Adaptor) String() string { return a.name + " stdio" }
 
+// Peer names standard input and output.
+func (a *Adaptor) Peer() string { return "stdio" }
+
 // Open starts reading standard input and writing standard output.
 func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	ctx, a.cancel = context.WithCancel(ctx)

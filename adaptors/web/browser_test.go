@@ -76,6 +76,9 @@ func TestBrowserWizard(t *testing.T) {
 	b.navigate("http://" + addr(wizard, "web") + "/")
 	b.waitFor("connected", `document.getElementById('conn').textContent === 'connected'`)
 	b.waitFor("start panel", `document.getElementById('state').textContent === 'start'`)
+	// Opening the page fired the wizard's onconnect, which answered this
+	// page with its own address.
+	b.waitFor("onconnect greeting", `document.getElementById('log').innerText.includes('operator connected from 127.0.0.1:')`)
 	if got := b.eval(`document.title`); got != "wizard \u2013 seat" {
 		t.Errorf("title %v", got)
 	}

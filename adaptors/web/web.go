@@ -57,6 +57,8 @@ type Adaptor struct {
 	log   *zap.Logger
 	tune  adaptors.Tuning
 	gui   *adaptors.GUI
+	// connEvents: deliver Connected and Disconnected events for pages.
+	connEvents bool
 	// maxconns bounds open HTTP and WebSocket connections together.
 	maxconns int
 	stats    adaptors.Counters
@@ -82,7 +84,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		return nil, err
 	}
 	a := &Adaptor{name: cfg.Name, addr: addr, log: cfg.Log,
-		tune: cfg.Tuning, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
+		tune: cfg.Tuning, connEvents: cfg.Connections, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -504,6 +506,9 @@ type client struct {
 
 func (c *client) String() string { return c.a.name + " " + c.peer }
 
+// Peer returns the page's or agent's address.
+func (c *client) Peer() string { return c.peer }
+
 // Send sends a message frame to this client only (seat.reply).
 func (c *client) Send(text string) error {
 	if !c.send(encode(frame{Type: "message", Adaptor: c.a.name, Text: str(text)})) {
@@ -596,7 +601,19 @@ func (c *client) write() {
 
 func (c *client) read() {
 	defer c.a.wg.Done()
+	// The page's arrival comes before its first frame, its departure after
+	// its last and after the connection is closed.
+	if c.a.connEvents {
+		defer func() {
+			_ = c.a.sink.Deliver(c.a.ctx, adaptors.Event{Source: c.a.name, Kind: adaptors.Disconnected, From: c})
+		}()
+	}
 	defer c.close()
+	if c.a.connEvents {
+		if err := c.a.sink.Deliver(c.a.ctx, adaptors.Event{Source: c.a.name, Kind: adaptors.Connected, From: c}); err != nil {
+			return
+		}
+	}
 	for {
 		kind, data, err := c.ws.ReadMessage()
 		if err != nil {

@@ -36,6 +36,10 @@ const matrixBehavior = `<?xml version="1.0" encoding="UTF-8"?>
       end
       function onInput_onStop() all("停止") end
     ]]></script>
+    <onconnect source="srv"><script>all("connect-socket")</script></onconnect>
+    <ondisconnect source="srv"><script>all("disconnect-socket")</script></ondisconnect>
+    <onconnect source="web"><script>all("connect-web")</script></onconnect>
+    <ondisconnect source="web"><script>all("disconnect-web")</script></ondisconnect>
     <rule source="memory"><key>matrix/flag</key><script>all("memory")</script></rule>
     <rule source="motion"><key>done:うなずき$</key><script>all("motion")</script></rule>
   </general>
@@ -103,6 +107,14 @@ func (a *arrivals) add(kind, text string) {
 	a.seen[origin][kind] = at.Sub(time.Unix(0, int64(secs*1e9)))
 }
 
+// reset forgets what arrived for origin (connections made while the test
+// set up fired the connect origins already).
+func (a *arrivals) reset(origin string) {
+	a.mu.Lock()
+	delete(a.seen, origin)
+	a.mu.Unlock()
+}
+
 func (a *arrivals) of(origin string) map[string]time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -119,8 +131,10 @@ func (a *arrivals) of(origin string) map[string]time.Duration {
 // input (issue 11: output of timers waited in socket adaptors for the next
 // incoming line). Origins: a socket event, a web event, standard input,
 // ontimeout, onexec, the onexit and onentry of a timer's transition, a
-// memory event, a motion event, a message from another behavior, and a
-// lifecycle callback (onInput_onStop) run through the control API.
+// memory event, a motion event, a message from another behavior, a peer
+// connecting to and leaving a socket server and a WebSocket (onconnect,
+// ondisconnect), and a lifecycle callback (onInput_onStop) run through the
+// control API.
 func TestDeliveryMatrix(t *testing.T) {
 	dir := t.TempDir()
 	port := func() string { _, p, _ := net.SplitHostPort(freePort(t)); return p }
@@ -224,7 +238,10 @@ func TestDeliveryMatrix(t *testing.T) {
 	kinds := []string{"socket server", "socket client", "websocket", "stdio"}
 	expect := func(origin string, trigger func()) {
 		t.Helper()
-		trigger()
+		if trigger != nil { // nil: the origin came with the previous one
+			got.reset(origin)
+			trigger()
+		}
 		deadline := time.Now().Add(15 * time.Second)
 		for {
 			seen := got.of(origin)
@@ -249,12 +266,33 @@ func TestDeliveryMatrix(t *testing.T) {
 	expect("web", func() { ws.WriteJSON(map[string]string{"type": "event", "text": "ウェブ"}) })
 	expect("stdio", func() { fmt.Fprintln(stdin, "標準入力") })
 	expect("ontimeout", send("timer")) // 0.2 s later, with no input
-	expect("onexit", func() {})
-	expect("onentry", func() {})
+	expect("onexit", nil)
+	expect("onentry", nil)
 	expect("onexec", send("exec")) // at the next tick of rate 20
 	expect("memory", send("memory"))
 	expect("motion", send("motion")) // when Nod is done
 	expect("peer", send("ask-peer"))
+	var visitor net.Conn
+	expect("connect-socket", func() {
+		if visitor, err = net.Dial("tcp", "127.0.0.1:"+srv); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expect("disconnect-socket", func() { visitor.Close() })
+	var page *websocket.Conn
+	expect("connect-web", func() {
+		if page, _, err = websocket.DefaultDialer.Dial("ws://127.0.0.1:"+web+"/ws", nil); err != nil {
+			t.Fatal(err)
+		}
+		go func() { // read, so that the page is a live client
+			for {
+				if _, _, err := page.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+	})
+	expect("disconnect-web", func() { page.Close() })
 	expect("停止", func() { // the lifecycle through the control API
 		resp, err := http.Post("http://127.0.0.1:"+ctl+"/behaviors/matrix/stop", "application/json", nil)
 		if err != nil {
