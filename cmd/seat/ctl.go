@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +15,8 @@ import (
 // DefaultControl is where seat ctl looks for a seat started with --control.
 const DefaultControl = "127.0.0.1:7070"
 
-const ctlUsage = `Usage: seat ctl [--control ADDR] COMMAND
+// ctlCommands lists seat ctl's commands, for its usage.
+const ctlCommands = `Commands:
   list                    the behaviors, their states and SEATML states
   status NAME             one behavior
   load [--start] FILE     load a behavior file (and start it)
@@ -24,22 +24,24 @@ const ctlUsage = `Usage: seat ctl [--control ADDR] COMMAND
   stop NAME               stop a running behavior
   unload NAME             unload a behavior
   reload NAME             check the file again, then stop, load and restart
-ADDR defaults to ` + DefaultControl + `; start seat with: seat run --control 7070 FILE...
+--control defaults to ` + DefaultControl + `; start seat with: seat run --control 7070 FILE...
 `
 
 func ctlCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("control", DefaultControl, "address of the control API")
-	fs.Usage = func() { fmt.Fprint(stderr, ctlUsage) }
-	if err := fs.Parse(args); err != nil {
-		return exitStatus(2)
+	fs := newFlags("ctl", stderr)
+	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
+	start := fs.Bool("start", false, "With load: start the behavior too.")
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
 	}
 	c := &manager.Client{Addr: *addr}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		fs.Usage()
+	usageErr := func() error {
+		printUsage(stderr, fs)
 		return exitStatus(2)
+	}
+	if len(rest) == 0 {
+		return usageErr()
 	}
 	fail := func(err error) error {
 		fmt.Fprintln(stderr, "seat ctl:", err)
@@ -61,15 +63,8 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		printList(stdout, []manager.Info{info})
 		printAdaptors(stdout, info.Adaptors)
 		return nil
-	case cmd == "load":
-		lf := flag.NewFlagSet("load", flag.ContinueOnError)
-		lf.SetOutput(stderr)
-		start := lf.Bool("start", false, "start it too")
-		if err := lf.Parse(rest[1:]); err != nil || lf.NArg() != 1 {
-			fs.Usage()
-			return exitStatus(2)
-		}
-		file, _ := filepath.Abs(lf.Arg(0)) // the server may run elsewhere
+	case cmd == "load" && len(rest) == 2:
+		file, _ := filepath.Abs(rest[1]) // the server may run elsewhere
 		if err := c.Do(http.MethodPost, "/behaviors", map[string]any{"file": file, "start": *start}, &info); err != nil {
 			return fail(err)
 		}
@@ -78,8 +73,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 			return fail(err)
 		}
 	default:
-		fs.Usage()
-		return exitStatus(2)
+		return usageErr()
 	}
 	printList(stdout, []manager.Info{info})
 	return nil

@@ -29,13 +29,13 @@ type deviceFlags struct {
 }
 
 func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
-	fs.StringVar(&d.devices, "devices", "", "device file (default: general@devices, else the built-in NAO tree)")
-	fs.StringVar(&d.scripts, "scripts", "", "motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+interpreter.DefaultScriptsDir+")")
+	fs.StringVar(&d.devices, "devices", "", "Device file describing the robot (default: general@devices, else the built-in NAO tree).")
+	fs.StringVar(&d.scripts, "scripts", "", "Motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+interpreter.DefaultScriptsDir+").")
 	if running {
-		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "control period of the device layer")
-		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "simulated joint speed in rad/s, or inf")
-		fs.Float64Var(&d.hardness, "motion-hardness", 1, "hardness of a motion target with torque 100")
-		fs.StringVar(&d.loop, "device-loop", "auto", "auto: the device loop starts once a behavior uses devices, and slows to 20 Hz while nothing moves and no joint is stiff; on: it runs at the period from the start")
+		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "Control period of the device layer.")
+		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "Simulated joint speed in rad/s, or inf.")
+		fs.Float64Var(&d.hardness, "motion-hardness", 1, "Hardness of a motion target with torque 100.")
+		fs.StringVar(&d.loop, "device-loop", "auto", "auto: the device loop starts once a behavior uses devices, and slows to 20 Hz while nothing moves and no joint is stiff; on: it runs at the period from the start.")
 	}
 }
 
@@ -95,10 +95,13 @@ func (d *deviceFlags) startDevices(prog *interpreter.Program) (*interpreter.Devi
 }
 
 const motionUsage = `Usage:
-  seat motion check [--devices FILE] [--scripts DIR] FILE...
+  seat motion check [--devices FILE] [--scripts DIR] SCRIPT...
       validate motion scripts; exit 1 on any error
-  seat motion play [flags] FILE
+  seat motion play [flags] SCRIPT
       play a script on the simulator and print the joint trajectory as CSV
+
+SCRIPT is a file, or a script's name in the scripts directory (Nod).
+Run "seat help motion play" for its flags.
 `
 
 func motionCmd(args []string, stdout, stderr io.Writer) error {
@@ -107,8 +110,11 @@ func motionCmd(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(2)
 	}
 	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, motionUsage)
+		return nil
 	case "check":
-		return motionCheck(args[1:], stderr)
+		return motionCheck(args[1:], stdout, stderr)
 	case "play":
 		return motionPlay(args[1:], stdout, stderr)
 	}
@@ -116,23 +122,25 @@ func motionCmd(args []string, stdout, stderr io.Writer) error {
 	return exitStatus(2)
 }
 
-// motionSetup reads --devices and the servo mapping of --scripts (or of
-// each script's own directory).
-func motionSetup(fs *flag.FlagSet, args []string, stderr io.Writer) (*hal.Tree, *deviceFlags, bool) {
+// motionSetup parses the flags and reads --devices; it returns the
+// arguments, or the command's result when it should end (help, a bad flag,
+// an unreadable device file).
+func motionSetup(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (*hal.Tree, *deviceFlags, []string, error) {
 	var d deviceFlags
 	d.register(fs, false)
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, false
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return nil, nil, nil, flagExit(err)
 	}
 	opts, ok := d.loadOptions(false, stderr)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, exitStatus(1)
 	}
 	tree := opts.Tree
 	if tree == nil {
 		tree = hal.NAOTree()
 	}
-	return tree, &d, true
+	return tree, &d, rest, nil
 }
 
 func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Mapping, bool) {
@@ -146,19 +154,35 @@ func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Map
 	return m, m != nil
 }
 
-func motionCheck(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("motion check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tree, d, ok := motionSetup(fs, args, stderr)
-	if !ok {
-		return exitStatus(2)
+// scriptFile finds a motion script given on the command line: a file, or
+// a script's name in the scripts directory, as <motion script="Nod"> finds
+// it (--scripts, else examples/scripts).
+func scriptFile(arg, scriptsDir string) string {
+	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, `/\`) || filepath.Ext(arg) != "" {
+		return arg
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "seat motion check: no files given")
+	if scriptsDir == "" {
+		scriptsDir = interpreter.DefaultScriptsDir
+	}
+	if path, err := motion.Resolve(scriptsDir, arg); err == nil {
+		return path
+	}
+	return arg
+}
+
+func motionCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("motion check", stderr)
+	tree, d, files, err := motionSetup(fs, args, stdout, stderr)
+	if err != nil || tree == nil {
+		return err
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "seat motion check: no scripts given; run \"seat help motion check\" for usage")
 		return exitStatus(2)
 	}
 	failed := false
-	for _, file := range fs.Args() {
+	for _, file := range files {
+		file = scriptFile(file, d.scripts)
 		dir := d.scripts
 		if dir == "" {
 			dir = filepath.Dir(file)
@@ -198,22 +222,21 @@ func limitsOf(tree *hal.Tree) func(string) (float64, float64, bool) {
 }
 
 func motionPlay(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("motion play", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	period := fs.Duration("period", hal.DefaultPeriod, "control period, and the time between rows")
-	speed := fs.String("sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "simulated joint speed in rad/s, or inf")
-	duration := fs.Duration("duration", 0, "scale the script to this total duration")
-	multiplier := fs.Float64("multiplier", 0, "scale the script by this factor (not with --duration)")
-	hardness := fs.Float64("motion-hardness", 1, "hardness of a target with torque 100")
-	tree, d, ok := motionSetup(fs, args, stderr)
-	if !ok {
+	fs := newFlags("motion play", stderr)
+	period := fs.Duration("period", hal.DefaultPeriod, "Control period, and the time between rows.")
+	speed := fs.String("sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "Simulated joint speed in rad/s, or inf.")
+	duration := fs.Duration("duration", 0, "Scale the script to this total duration.")
+	multiplier := fs.Float64("multiplier", 0, "Scale the script by this factor (not with --duration).")
+	hardness := fs.Float64("motion-hardness", 1, "Hardness of a target with torque 100.")
+	tree, d, rest, err := motionSetup(fs, args, stdout, stderr)
+	if err != nil || tree == nil {
+		return err
+	}
+	if len(rest) != 1 {
+		fmt.Fprintln(stderr, "seat motion play: give one script (a file, or a name such as Nod); run \"seat help motion play\" for usage")
 		return exitStatus(2)
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "seat motion play: give one script file")
-		return exitStatus(2)
-	}
-	file := fs.Arg(0)
+	file := scriptFile(rest[0], d.scripts)
 	dir := d.scripts
 	if dir == "" {
 		dir = filepath.Dir(file)

@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -66,11 +65,12 @@ Usage:
   seat check [flags] FILE...     validate behavior files; exit 1 on any error
   seat run [flags] FILE...       run behaviors on the simulated robot
   seat ctl COMMAND ...           manage a running seat (started with --control)
-  seat motion check FILE...      validate motion scripts
-  seat motion play FILE          play a motion script, print the trajectory as CSV
-  seat version
+  seat motion check SCRIPT...    validate motion scripts
+  seat motion play SCRIPT        play a motion script, print the trajectory as CSV
+  seat version                   print seat's version
+  seat help [COMMAND]            print this, or a command's usage and flags
 
-Run "seat COMMAND -h" for the flags of a command.
+Run "seat help COMMAND" (or "seat COMMAND -h") for the flags of a command.
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -88,9 +88,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "ctl":
 		return ctlCmd(args[1:], stdout, stderr)
 	case "version":
+		if len(args) > 1 {
+			return helpCmd(args[:1], stdout, stderr)
+		}
 		fmt.Fprintln(stdout, "seat", version)
 		return nil
-	case "help", "-h", "--help":
+	case "help":
+		return helpCmd(args[1:], stdout, stderr)
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
@@ -101,16 +106,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 const version = "0.1.0"
 
 func check(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	allowShell := fs.Bool("allow-shell", false, "accept <shell> actions")
+	fs := newFlags("check", stderr)
+	allowShell := fs.Bool("allow-shell", false, "Accept <shell> actions, as seat run --allow-shell does.")
 	var dev deviceFlags
 	dev.register(fs, false)
-	if err := fs.Parse(args); err != nil {
-		return exitStatus(2)
+	files, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "seat check: no files given")
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "seat check: no files given; run \"seat help check\" for usage")
 		return exitStatus(2)
 	}
 	opts, ok := dev.loadOptions(*allowShell, stderr)
@@ -118,7 +123,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(1)
 	}
 	failed := false
-	for _, file := range fs.Args() {
+	for _, file := range files {
 		_, diags := interpreter.Load(file, opts)
 		printDiags(stderr, diags)
 		if diags.HasErrors() {
@@ -141,30 +146,23 @@ func printDiags(w io.Writer, diags schema.List) {
 const rampDown = time.Second
 
 func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	allowShell := fs.Bool("allow-shell", false, "allow <shell> actions")
-	scriptTimeout := fs.Duration("script-timeout", interpreter.DefaultScriptTimeout, "time limit of each script, cond and shell command")
-	scriptMemory := fs.Uint64("script-memory", interpreter.DefaultScriptMemory>>20, "MiB one script call may grow the heap by")
-	logFormat := fs.String("log-format", "console", "log format: console or json")
-	control := fs.String("control", "", "serve the control API on this address (a port alone listens on 127.0.0.1); off by default")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file (for benchmarks)")
+	fs := newFlags("run", stderr)
+	allowShell := fs.Bool("allow-shell", false, "Allow <shell> actions; without it a file with <shell> does not load.")
+	scriptTimeout := fs.Duration("script-timeout", interpreter.DefaultScriptTimeout, "Time limit of each script, cond and shell command; a script over it is stopped.")
+	scriptMemory := fs.Uint64("script-memory", interpreter.DefaultScriptMemory>>20, "How many MiB one script call may grow the heap by before it is stopped.")
+	logFormat := fs.String("log-format", "console", "Log format: console (for people) or json (for machines).")
+	control := fs.String("control", "", "Serve the control API on this address (a port alone listens on 127.0.0.1) and keep running for seat ctl; off by default.")
+	cpuprofile := fs.String("cpuprofile", "", "Write a CPU profile to this file (for benchmarks).")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
-	fs.TextVar(&level, "log-level", &level, "log level: debug, info, warn or error")
+	fs.TextVar(&level, "log-level", &level, "Log level: debug (every rule fired), info, warn or error.")
 	var dev deviceFlags
 	dev.register(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: seat run [flags] FILE...")
-		fs.PrintDefaults()
+	files, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return exitStatus(2)
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "seat run: no files given; run \"seat help run\" for usage")
 		return exitStatus(2)
 	}
 	log, err := newLogger(*logFormat, level, stderr)
@@ -187,7 +185,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if !ok {
 		return exitStatus(1)
 	}
-	progs, ok := checkAll(fs.Args(), loadOpts, stderr)
+	progs, ok := checkAll(files, loadOpts, stderr)
 	if !ok {
 		return exitStatus(1) // a file with errors never starts
 	}

@@ -20,15 +20,24 @@ func runSeat(args ...string) (stdout, stderr string, code int) {
 }
 
 func TestMotionCheck(t *testing.T) {
-	if _, stderr, code := runSeat("motion", "check", "../../examples/scripts/Stand.yaml", "../../examples/scripts/NaoWave.yaml", "../../examples/scripts/Nod.yaml"); code != 0 || stderr != "" {
-		t.Errorf("clean scripts: exit %d\n%s", code, stderr)
+	// Every shipped script checks clean, without range warnings (issue 12).
+	shipped, _ := filepath.Glob("../../examples/scripts/*.yaml")
+	if len(shipped) < 8 {
+		t.Fatalf("%d scripts in examples/scripts", len(shipped))
+	}
+	if _, stderr, code := runSeat(append([]string{"motion", "check"}, shipped...)...); code != 0 || stderr != "" {
+		t.Errorf("shipped scripts: exit %d\n%s", code, stderr)
+	}
+	// A name finds a script in the scripts directory, as <motion script="Nod"> does.
+	if _, stderr, code := runSeat("motion", "check", "--scripts", "../../examples/scripts", "Nod", "KickRight"); code != 0 || stderr != "" {
+		t.Errorf("by name: exit %d\n%s", code, stderr)
 	}
 	_, stderr, code := runSeat("motion", "check", "../../hal/motion/testdata/bad.yaml")
 	if code != 1 || !strings.Contains(stderr, `bad.yaml:3:11: unknown servo id "HEAD_YAWW"; did you mean "HEAD_YAW"?`) {
 		t.Errorf("bad script: exit %d\n%s", code, stderr)
 	}
-	_, stderr, code = runSeat("motion", "check", "../../examples/scripts/Wave.yaml")
-	if code != 0 || !strings.Contains(stderr, "warning: R_ELBOW reaches RElbowRoll") {
+	_, stderr, code = runSeat("motion", "check", "../../hal/motion/testdata/out-of-range.yaml")
+	if code != 0 || !strings.Contains(stderr, "out-of-range.yaml:4:7: warning: R_ELBOW reaches RElbowRoll 2 (1 target(s)), outside its range 0.0349..1.5446") {
 		t.Errorf("range warnings: exit %d\n%s", code, stderr)
 	}
 	if _, _, code := runSeat("motion", "chek"); code != 2 {
@@ -37,7 +46,8 @@ func TestMotionCheck(t *testing.T) {
 }
 
 func TestMotionPlayCSV(t *testing.T) {
-	stdout, stderr, code := runSeat("motion", "play", "--sim-speed", "inf", "../../examples/scripts/Nod.yaml")
+	// By name, flags after it: the Go tools' way (issue 12).
+	stdout, stderr, code := runSeat("motion", "play", "Nod", "--scripts", "../../examples/scripts", "--sim-speed", "inf")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

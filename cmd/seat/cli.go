@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// command is one of seat's commands, for its usage text and seat help.
+type command struct {
+	name    string // "run", "motion play"
+	args    string // what follows the flags: "FILE..."
+	summary string // one sentence
+	more    string // optional text after the flags
+}
+
+var commands = []command{
+	{name: "check", args: "FILE...", summary: "Check behavior files and print every problem as file:line:col: message; exit 1 if any is an error."},
+	{name: "run", args: "FILE...", summary: "Run behaviors on the simulated robot (or the device layer's backend) until they end or seat is stopped.",
+		more: "Flags may come before or after the files. Several files run as several behaviors in one process."},
+	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands},
+	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error."},
+	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. SCRIPT is a file, or a script's name in the scripts directory (Nod)."},
+	{name: "version", summary: "Print seat's version."},
+	{name: "help", args: "[COMMAND]", summary: "Print the usage of seat or of one command."},
+}
+
+func findCommand(name string) (command, bool) {
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+// errHelp is returned when -h or --help was asked for: the usage went to
+// standard output and the exit status is 0.
+var errHelp = errors.New("help")
+
+// newFlags returns the flag set of a command; its errors go to stderr.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // parseFlags prints the usage itself
+	return fs
+}
+
+// printUsage writes a command's usage: the line, its sentence, and a
+// sentence per flag.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	c, _ := findCommand(fs.Name())
+	line := "seat " + c.name
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		line += " [flags]"
+	}
+	if c.args != "" {
+		line += " " + c.args
+	}
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", line, c.summary)
+	if n > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		out := fs.Output()
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(out)
+	}
+	if c.more != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.more, "\n"))
+	}
+}
+
+// parseFlags parses flags anywhere among args, as Go's tools accept them
+// (seat run greeter.seatml --log-level=debug); "--" ends the flags. It
+// returns the other arguments in order. -h, -help and --help print the
+// usage to stdout and return errHelp; a bad flag prints the error and a
+// pointer to seat help on stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	var rest, tail []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, tail = args[:i], args[i+1:]
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(stdout, fs)
+				return nil, errHelp
+			}
+			fmt.Fprintf(fs.Output(), "Run \"seat help %s\" for usage.\n", fs.Name())
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		rest, args = append(rest, args[0]), args[1:]
+	}
+	return append(rest, tail...), nil
+}
+
+// flagExit turns parseFlags' error into the command's result: nil for
+// help, exit status 2 for a bad flag.
+func flagExit(err error) error {
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return exitStatus(2)
+}
+
+// helpCmd is seat help [COMMAND].
+func helpCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	name := strings.Join(args, " ")
+	if name == "-h" || name == "-help" || name == "--help" {
+		name = "help"
+	}
+	if _, ok := findCommand(name); !ok {
+		fmt.Fprintf(stderr, "seat help: unknown command %q\n\n%s", name, usage)
+		return exitStatus(2)
+	}
+	if name == "version" || name == "help" { // no flags
+		printUsage(stdout, newFlags(name, stderr))
+		return nil
+	}
+	// Each command prints its own usage for -h, with its real flags.
+	return run(context.Background(), append(args, "-h"), nil, stdout, stderr)
+}
