@@ -34,6 +34,52 @@ type LoadOptions struct {
 	ScriptsDir string
 	// Tree overrides the device tree (--devices, already loaded).
 	Tree *hal.Tree
+	// Set overrides adaptor attributes of the loaded file (not of its
+	// includes) before it is checked (seat run --set chat.port=5100).
+	Set []Override
+}
+
+// Override sets attribute Attr of the adaptor named Adaptor to Value.
+type Override struct {
+	Adaptor, Attr, Value string
+}
+
+// ParseOverride reads "ADAPTOR.ATTR=VALUE".
+func ParseOverride(s string) (Override, error) {
+	lhs, value, ok := strings.Cut(s, "=")
+	adaptor, attr, dot := strings.Cut(lhs, ".")
+	if !ok || !dot || adaptor == "" || attr == "" {
+		return Override{}, fmt.Errorf("%q: want ADAPTOR.ATTRIBUTE=VALUE, for example chat.port=5100", s)
+	}
+	return Override{Adaptor: adaptor, Attr: attr, Value: value}, nil
+}
+
+func (o Override) String() string { return o.Adaptor + "." + o.Attr + "=" + o.Value }
+
+// applyOverrides sets the overridden attributes on the file's adaptor
+// elements; a new attribute is placed at its element.
+func applyOverrides(root *schema.Node, set []Override) {
+	for _, g := range root.Children {
+		if g.Name != "general" {
+			continue
+		}
+		for _, a := range g.Children {
+			if a.Name != "adaptor" {
+				continue
+			}
+			for _, o := range set {
+				if a.AttrValue("name") != o.Adaptor {
+					continue
+				}
+				i := slices.IndexFunc(a.Attrs, func(x schema.Attr) bool { return x.Name == o.Attr })
+				if i < 0 {
+					a.Attrs = append(a.Attrs, schema.Attr{Name: o.Attr, Pos: a.Pos, ValuePos: a.Pos})
+					i = len(a.Attrs) - 1
+				}
+				a.Attrs[i].Value = o.Value
+			}
+		}
+	}
 }
 
 // Reserved names: globals seat defines, and event sources adaptors may not use.
@@ -49,8 +95,8 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 	if opts.ReadFile == nil {
 		opts.ReadFile = os.ReadFile
 	}
-	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}, scripts: map[string]*motion.Script{}}
-	prog := ld.load(filepath.Clean(path), nil)
+	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}, scripts: map[string]*motion.Script{}, main: filepath.Clean(path)}
+	prog := ld.load(ld.main, nil)
 	ld.compileAll()
 	ld.diags.Sort()
 	if ld.diags.HasErrors() || prog == nil {
@@ -83,6 +129,7 @@ type loader struct {
 	files     map[string]*parsedFile
 	validated map[string]bool
 	scripts   map[string]*motion.Script // parsed motion scripts by path; nil = failed
+	main      string                    // the file loaded; Set applies to it
 	luaJobs   []*luaJob
 	// Keys and patterns repeat across states; each is worked out once.
 	expansions map[string]expansion
@@ -153,6 +200,9 @@ func (ld *loader) parse(path string) *parsedFile {
 	root, diags := schema.ParseXML(path, data)
 	ld.diags.Add(diags)
 	if root != nil {
+		if path == ld.main {
+			applyOverrides(root, ld.opts.Set)
+		}
 		ld.diags.Add(schema.Check(root))
 		pf.root = root
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -307,6 +309,15 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 		})
 		if err == nil {
 			err = a.Open(ctx, m)
+		}
+		if errors.Is(err, syscall.EADDRINUSE) {
+			addr := d.Attrs["host"]
+			if addr == "" {
+				addr = "127.0.0.1"
+			}
+			return fmt.Errorf("%s: adaptor %q: %s is already in use (another seat, or another program, listens there); "+
+				"free it, or choose another port with --set %s.port=PORT (0 picks a free one): %w",
+				d.Pos, d.Name, net.JoinHostPort(addr, d.Attrs["port"]), d.Name, err)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)

@@ -8,6 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
 )
 
 // command is one of seat's commands, for its usage text and seat help.
@@ -132,4 +135,47 @@ func helpCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// Each command prints its own usage for -h, with its real flags.
 	return run(context.Background(), append(args, "-h"), nil, stdout, stderr)
+}
+
+// setFlags collects --set ADAPTOR.ATTR=VALUE, repeatable.
+type setFlags []interpreter.Override
+
+func (s *setFlags) String() string {
+	parts := make([]string, len(*s))
+	for i, o := range *s {
+		parts[i] = o.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *setFlags) Set(v string) error {
+	o, err := interpreter.ParseOverride(v)
+	if err != nil {
+		return err
+	}
+	*s = append(*s, o)
+	return nil
+}
+
+// register adds --set to fs.
+func (s *setFlags) register(fs *flag.FlagSet) {
+	fs.Var(s, "set", "Override an adaptor attribute of the files without editing them, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100); repeatable.")
+}
+
+// unused reports the overrides that name no adaptor of any program.
+func (s setFlags) unused(progs []*interpreter.Program, stderr io.Writer) bool {
+	var names []string
+	for _, p := range progs {
+		for _, a := range p.Adaptors {
+			names = append(names, a.Name)
+		}
+	}
+	bad := false
+	for _, o := range s {
+		if !slices.Contains(names, o.Adaptor) {
+			fmt.Fprintf(stderr, "--set %s: no behavior has an adaptor %q%s\n", o, o.Adaptor, schema.DidYouMean(o.Adaptor, names, "%q"))
+			bad = true
+		}
+	}
+	return bad
 }

@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHelpForEveryCommand: seat help CMD, seat CMD -h and seat CMD --help
@@ -69,5 +76,55 @@ func TestFlagsAfterFiles(t *testing.T) {
 	_, stderr, code = runSeat("run", "greeter.seatml", "--log-levle=debug")
 	if code != 2 || !strings.Contains(stderr, "flag provided but not defined: -log-levle") || !strings.Contains(stderr, `Run "seat help run" for usage.`) {
 		t.Errorf("a misspelled flag after a file: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestSetOverridesAPortAndAddressInUseSaysHow: a taken port names the
+// adaptor, the address and --set; --set moves the port without editing
+// the file; a --set naming no adaptor is refused with a suggestion.
+func TestSetOverridesAPortAndAddressInUseSaysHow(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, port, _ := net.SplitHostPort(taken.Addr().String())
+	file := filepath.Join(t.TempDir(), "chat.seatml")
+	os.WriteFile(file, []byte(`<seatml><general name="chat"><adaptor name="chat" type="socket" role="server" port="`+port+`"/></general>
+<state name="s"><rule><key>ping</key><script>seat.reply("pong")</script></rule></state></seatml>`), 0o644)
+
+	_, stderr, code := runSeat("run", file)
+	want := `seat run: start "chat": ` + file + `:1:30: adaptor "chat": 127.0.0.1:` + port + ` is already in use (another seat, or another program, listens there); free it, or choose another port with --set chat.port=PORT`
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("port in use: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("check", file, "--set", "chta.port=0"); code != 1 || !strings.Contains(stderr, `--set chta.port=0: no behavior has an adaptor "chta"; did you mean "chat"?`) {
+		t.Errorf("unknown adaptor: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("check", file, "--set", "chat.port=99999"); code != 1 || !strings.Contains(stderr, `attribute "port" of <adaptor>: "99999" is not a port number`) {
+		t.Errorf("a bad value is checked like one in the file: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("check", file, "--set", "chat"); code != 2 || !strings.Contains(stderr, "want ADAPTOR.ATTRIBUTE=VALUE") {
+		t.Errorf("malformed --set: exit %d\n%s", code, stderr)
+	}
+	// With --set the same file runs on a free port and answers there.
+	free := freePort(t)
+	_, freePortNum, _ := net.SplitHostPort(free)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"run", file, "--set", "chat.port=" + freePortNum}, strings.NewReader(""), &bytes.Buffer{}, &syncBuffer{})
+	}()
+	var c net.Conn
+	waitFor(t, func() bool { c, err = net.Dial("tcp", free); return err == nil })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte("ping\n"))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "pong\n" {
+		t.Errorf("on the --set port: %q (%v)", line, err)
+	}
+	c.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
 	}
 }

@@ -110,6 +110,8 @@ func check(args []string, stdout, stderr io.Writer) error {
 	allowShell := fs.Bool("allow-shell", false, "Accept <shell> actions, as seat run --allow-shell does.")
 	var dev deviceFlags
 	dev.register(fs, false)
+	var set setFlags
+	set.register(fs)
 	files, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
@@ -122,13 +124,21 @@ func check(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return exitStatus(1)
 	}
+	opts.Set = set
 	failed := false
+	var progs []*interpreter.Program
 	for _, file := range files {
-		_, diags := interpreter.Load(file, opts)
+		prog, diags := interpreter.Load(file, opts)
 		printDiags(stderr, diags)
 		if diags.HasErrors() {
 			failed = true
 		}
+		if prog != nil {
+			progs = append(progs, prog)
+		}
+	}
+	if !failed && set.unused(progs, stderr) {
+		failed = true
 	}
 	if failed {
 		return exitStatus(1)
@@ -157,6 +167,8 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.TextVar(&level, "log-level", &level, "Log level: debug (every rule fired), info, warn or error.")
 	var dev deviceFlags
 	dev.register(fs, true)
+	var set setFlags
+	set.register(fs)
 	files, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
@@ -185,7 +197,11 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if !ok {
 		return exitStatus(1)
 	}
+	loadOpts.Set = set
 	progs, ok := checkAll(files, loadOpts, stderr)
+	if ok && set.unused(progs, stderr) {
+		ok = false
+	}
 	if !ok {
 		return exitStatus(1) // a file with errors never starts
 	}
@@ -247,6 +263,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if _, err := mg.StartProgram(prog); err != nil {
 			log.Error("start-up failed", zap.String("behavior", prog.Name), zap.String("error", err.Error()))
 			if *control == "" {
+				fmt.Fprintln(stderr, "seat run:", err) // plain, without the log's quoting
 				return exitStatus(1)
 			}
 			// Under --control the others keep running; this one is listed
