@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,52 @@ func TestEncodeAsPythonDoesAndNeverDrops(t *testing.T) {
 	warns := h.logged(zapcore.WarnLevel)
 	if len(warns) != 1 || !strings.Contains(warns[0], `'😀' (U+1F600) cannot be encoded; sent as "?"`) {
 		t.Errorf("warnings %q, want one for the emoji", warns)
+	}
+}
+
+// TestMessagesWithNowhereToGo: what is logged for a message that cannot
+// be delivered, as docs/seatml.md §6 says (issue 12: the docs and the code
+// disagreed).
+func TestMessagesWithNowhereToGo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close() // nothing listens: the client adaptor stays disconnected
+	h := start(t, doc(`<adaptor name="up" type="socket" role="client" port="`+port+`"/>
+<adaptor name="page" type="web" port="0"/>
+<adaptor name="rtc" type="rtcout"/>`, `<state name="s">`+
+		rule("", `<key>server</key><message sendto="chat">x</message>`)+
+		rule("", `<key>web</key><message sendto="page">x</message>`)+
+		rule("", `<key>client</key><message sendto="up">x</message>`)+
+		rule("", `<key>rtc</key><message sendto="rtc">x</message>`)+
+		`</state>`), func(o *Options) { o.Trace = nil }) // the traced path sends by name; the fast one by slot
+	type entry struct{ level, msg string }
+	for _, c := range []struct {
+		key  string
+		want entry
+	}{
+		{"server", entry{"debug", "no client connected; message dropped"}},
+		{"web", entry{"debug", "no client connected; message dropped"}},
+		{"client", entry{"warn", "message not sent: not connected"}},
+		{"rtc", entry{"debug", "message to an adaptor seat does not run; dropped"}},
+	} {
+		n := h.logs.Len()
+		h.event("chat", c.key)
+		var got []entry
+		for _, e := range h.logs.All()[n:] {
+			if e.Message == "unmatched event" || e.Message == "rule fired" {
+				continue
+			}
+			msg := e.Message
+			if v, ok := e.ContextMap()["error"]; ok {
+				msg += ": " + v.(string)
+			}
+			got = append(got, entry{e.Level.String(), msg})
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: logged %v, want %v", c.key, got, c.want)
+		}
 	}
 }

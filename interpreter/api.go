@@ -69,7 +69,9 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, arg
 	stopped := m.dog.stop()
 	if err != nil {
 		m.L.SetTop(0)
-		return scriptError(at, err, stopped, &m.opts)
+		se := scriptError(at, err, stopped, &m.opts)
+		m.explainNil(se, at)
+		return se
 	}
 	return nil
 }
@@ -252,7 +254,11 @@ func (m *Machine) luaSend(L *lua.LState) int {
 	name := L.CheckString(1)
 	text := luaText(L, 2)
 	if !m.declaredAdaptor(name) {
-		L.RaiseError("seat.send: %q is not a declared adaptor", name)
+		var names []string
+		for _, d := range m.prog.Adaptors {
+			names = append(names, d.Name)
+		}
+		L.RaiseError("seat.send: %q is not a declared adaptor%s", name, schema.DidYouMean(name, names, "%q"))
 	}
 	m.send(name, text, luaWhere{m, L})
 	return 0
@@ -314,7 +320,11 @@ func (m *Machine) luaTransition(fn transFunc) lua.LGFunction {
 			name := L.CheckString(1)
 			req.target = m.prog.State(name)
 			if req.target == nil {
-				m.log.Error("transition to an unknown state refused; staying", zap.String("target", name), zap.String("state", m.State()), zap.String("at", m.where(L)))
+				var names []string
+				for _, st := range m.prog.States {
+					names = append(names, st.Name)
+				}
+				m.log.Error("transition to an unknown state refused; staying"+schema.DidYouMean(name, names, "%q"), zap.String("target", name), zap.String("state", m.State()), zap.String("at", m.where(L)))
 				L.Push(lua.LFalse)
 				return 1
 			}

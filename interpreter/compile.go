@@ -1121,10 +1121,32 @@ func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.D
 				d.Pos = schema.Pos{File: file, Line: line, Col: col}.Advance(src)
 				d.Msg += " at the end of the script"
 			}
+			if expr {
+				condDiagnostic(&d, pe, src, schema.Pos{File: file, Line: line, Col: col})
+			}
 		}
 		return nil, &d
 	}
 	return stmts, nil
+}
+
+// condDiagnostic rewords a cond's syntax error in the terms of what the
+// user wrote: the cond's own text is quoted, and an error the parser found
+// in the wrapper seat adds around it ("return (" and ")") is placed at the
+// end of the cond, as the expression being incomplete there.
+func condDiagnostic(d *schema.Diagnostic, pe *parse.Error, src string, start schema.Pos) {
+	text := strings.TrimSpace(src)
+	end := start.Advance(strings.TrimRight(src, " \t\r\n"))
+	quoted := fmt.Sprintf("lua: cond %q: ", schema.Excerpt(text, maxQuoted))
+	switch {
+	case pe.Pos.Line == parse.EOF || d.Pos.Line > end.Line || d.Pos.Line == end.Line && d.Pos.Col > end.Col:
+		d.Pos = end
+		d.Msg = quoted + "the expression is incomplete at its end (a missing operand or closing parenthesis?)"
+	case pe.Token == "=":
+		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ") + `; a cond is an expression: compare with ==`
+	default:
+		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ")
+	}
 }
 
 // shiftLines adds offset to every line number of a compiled function and

@@ -213,3 +213,43 @@ end</script>`, `<state name="s"/>`)), LoadOptions{})
 		t.Errorf("onLoad error = %v", err)
 	}
 }
+
+func TestNilCallsNameTheCulprit(t *testing.T) {
+	// Issue 12: gopher-lua says "attempt to call a non-function object";
+	// the message names what was nil, says when the sandbox removed it,
+	// and suggests the nearest seat function.
+	h := start(t, doc(`<script>function greet(who) return "hi " .. who end</script>`, `<state name="s">`+
+		rule("", `<key>a</key><script>seat.replly("hi")</script>`)+
+		rule("", `<key>b</key><script>os.execute("ls")</script>`)+
+		rule("", `<key>c</key><script>io.write("x")</script>`)+
+		rule("", `<key>d</key><script>local s = gret("you")</script>`)+
+		rule("", `<key>e</key><script>require("socket")</script>`)+
+		`</state>`))
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		h.event("chat", k)
+	}
+	want := []string{
+		`script failed: t.seatml:7: attempt to call seat.replly, which is nil: seat has no "replly"; did you mean seat.reply?`,
+		`script failed: t.seatml:8: attempt to call os.execute, which the sandbox removes (os keeps only time, clock and date)`,
+		`script failed: t.seatml:9: attempt to index io, which the sandbox removes (scripts have no io, require, package, debug or coroutine; os keeps time, clock and date)`,
+		`script failed: t.seatml:10: attempt to call gret, which is nil (a global not defined when this ran; did you mean greet?)`,
+		`script failed: t.seatml:11: attempt to call require, which the sandbox removes (scripts have no io, require, package, debug or coroutine; os keeps time, clock and date)`,
+	}
+	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestLuaNamesGetSuggestions(t *testing.T) {
+	h := start(t, doc("", `<state name="talking">`+
+		rule("", `<key>a</key><script>seat.send("caht", "x")</script>`)+
+		rule("", `<key>b</key><script>seat.transition("talkng")</script>`)+
+		`</state>`))
+	h.event("chat", "a")
+	h.event("chat", "b")
+	got := h.logged(zapcore.ErrorLevel)
+	if len(got) != 2 || !strings.Contains(got[0], `seat.send: "caht" is not a declared adaptor; did you mean "chat"?`) ||
+		got[1] != `transition to an unknown state refused; staying; did you mean "talking"?` {
+		t.Errorf("errors %q", got)
+	}
+}

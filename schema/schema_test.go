@@ -23,9 +23,26 @@ func TestSuggest(t *testing.T) {
 		{"ご案内", "ご案内中"},
 		{"音声認織", "音声認識"},
 		{"終了", ""},
+		// A part of a name, when only one candidate has it.
+		{"transition", ""}, // not among these candidates
 	} {
 		if got := Suggest(c.name, cands); got != c.want {
 			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		cands []string
+		want  string
+	}{
+		{"transition", []string{"message", "statetransition", "script", "log"}, "statetransition"},
+		{"onconnected", []string{"onconnect", "ondisconnect", "onentry"}, "onconnect"},
+		{"tran", []string{"statetransition", "transit"}, ""}, // two: no guess
+		{"log", []string{"catalog"}, ""},                     // too short to guess from a part
+		{"generalities", []string{"general"}, ""},            // more than any candidate
+	} {
+		if got := Suggest(c.name, c.cands); got != c.want {
+			t.Errorf("Suggest(%q, %q) = %q, want %q", c.name, c.cands, got, c.want)
 		}
 	}
 	if got := DidYouMean("rol", cands, "%q"); got != `; did you mean "role"?` {

@@ -26,6 +26,19 @@ func Suggest(name string, candidates []string) string {
 			best, bestDist = c, d
 		}
 	}
+	if best == "" && utf8.RuneCountInString(name) >= 4 {
+		// A part of the name: <transition> for <statetransition>.
+		lower := strings.ToLower(name)
+		for _, c := range candidates {
+			lc := strings.ToLower(c)
+			if c != name && strings.Contains(lc, lower) {
+				if best != "" {
+					return "" // more than one: no guess
+				}
+				best = c
+			}
+		}
+	}
 	return best
 }
 

@@ -94,6 +94,14 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 		if errors.Is(err, errCharset) {
 			msg = errCharset.Error()
 		}
+		if n := len(stack); n > 0 && isCodeElement(stack[n-1].n.Name) {
+			if c := lastSpecial(data[:min(off, len(data))]); c == '<' || c == '&' {
+				// Lua's < and & are XML's markup: say what to do.
+				msg = fmt.Sprintf("%q in <%s> is read as XML markup; wrap the %s in <![CDATA[ ... ]]> (or write %s)",
+					c, stack[n-1].n.Name, stack[n-1].n.Name, map[byte]string{'<': "&lt;", '&': "&amp;"}[c])
+				off = bytes.LastIndexByte(data[:min(off, len(data))], c)
+			}
+		}
 		return &posError{off: off, msg: msg}
 	}
 	for {
@@ -171,6 +179,17 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 			}
 		}
 	}
+}
+
+// isCodeElement reports whether an element's text is Lua.
+func isCodeElement(name string) bool { return name == "script" || name == "cond" }
+
+// lastSpecial returns the last '<' or '&' before the end of b, or 0.
+func lastSpecial(b []byte) byte {
+	if i := bytes.LastIndexAny(b, "<&"); i >= 0 {
+		return b[i]
+	}
+	return 0
 }
 
 func qname(n xml.Name) string {

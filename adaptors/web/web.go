@@ -435,6 +435,10 @@ func (a *Adaptor) Send(text string) error {
 	a.mu.Lock()
 	clients := a.clientsLocked()
 	a.mu.Unlock()
+	if len(clients) == 0 {
+		a.log.Debug("no client connected; message dropped") // as a socket server with no client
+		return nil
+	}
 	b := encode(frame{Type: "message", Adaptor: a.name, Text: str(text)})
 	for _, c := range clients {
 		c.send(b)
