@@ -141,7 +141,7 @@ func TestCondTruthAndErrors(t *testing.T) {
 		t.Error(diff)
 	}
 	// The cond is on line 10 of the file.
-	want := []string{"cond failed: t.seatml:10: attempt to call a non-function object"}
+	want := []string{"cond failed: t.seatml:10: attempt to call undefined_fn, which is nil (a global not defined when this ran; check its spelling)"}
 	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
 		t.Errorf("logged errors (-want +got):\n%s", diff)
 	}
