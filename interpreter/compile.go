@@ -200,6 +200,7 @@ func (ld *loader) parse(path string) *parsedFile {
 	root, diags := schema.ParseXML(path, data)
 	ld.diags.Add(diags)
 	if root != nil {
+		ld.diags.Add(schema.Modernize(root))
 		if path == ld.main {
 			applyOverrides(root, ld.opts.Set)
 		}
@@ -326,6 +327,15 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		}
 		if v, ok := d.Attrs["document_root"]; ok && d.Attrs["dir"] == "" {
 			d.Attrs["dir"] = v
+		}
+		if dir := d.Attrs["dir"]; d.Type == "web" && dir != "" {
+			if fi, err := os.Stat(relativeTo(filepath.Dir(c.file), dir)); err != nil || !fi.IsDir() {
+				a, ok := n.Attr("dir")
+				if !ok {
+					a, _ = n.Attr("document_root")
+				}
+				c.warnf(a.ValuePos, "web adaptor %q: directory %q does not exist; its built-in page is served and other paths are 404, as in eSEAT", d.Name, dir)
+			}
 		}
 		t, known := schema.LookupAdaptorType(d.Type)
 		if !known {
@@ -550,6 +560,9 @@ func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
 			c.key(r, ch)
 		case "cond":
 			r.cond = c.luaChunk(ch, true)
+			if f, ok := ch.Attr("execfile"); ok {
+				r.condPre = c.execfile(f) // eSEAT's pre_script: run before the cond
+			}
 		}
 	}
 	r.actions = c.actions(n, s, false)
@@ -864,6 +877,10 @@ func (c *compiler) adaptorNames() []string {
 
 // execfile reads and compiles a Lua file named relative to the behavior.
 func (c *compiler) execfile(a schema.Attr) *chunk {
+	if strings.EqualFold(filepath.Ext(a.Value), ".py") {
+		c.errorf(a.ValuePos, "execfile %q is a Python file (eSEAT's); seat runs Lua: port the helper to Lua and name the .lua file here (docs/porting.md)", a.Value)
+		return nil
+	}
 	path := filepath.Join(filepath.Dir(c.file), a.Value)
 	data, err := c.ld.opts.ReadFile(path)
 	if err != nil {

@@ -592,6 +592,12 @@ func (m *Machine) condTrue(r *Rule, cc *callCtx) bool {
 	if r.cond == nil {
 		return true
 	}
+	if r.condPre != nil {
+		if _, err := m.call(r.condPre, cc); err != nil {
+			m.scriptFailed(err, "cond")
+			return false
+		}
+	}
 	v, err := m.call(r.cond, cc)
 	if err != nil {
 		m.scriptFailed(err, "cond")

@@ -110,6 +110,7 @@ type Rule struct {
 	Source  string
 	Words   []*Word
 	cond    *chunk
+	condPre *chunk // <cond execfile>: run before the cond
 	actions []action
 }
 

@@ -132,12 +132,12 @@ var Elements = map[string]ElementSpec{
 			"scripts":   {},
 			"anonymous": {Ignored: "attribute \"anonymous\" is for eSEAT's OpenRTM naming; ignored"},
 		},
-		Children: []string{"adaptor", "var", "script", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated", "agent"},
+		Children: []string{"adaptor", "var", "script", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated"},
 		Once:     []string{"onexec", "ontimeout"},
 	},
 	"state": {
 		Attrs: map[string]AttrSpec{"name": {Required: true}},
-		Children: append([]string{"onentry", "onexit", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule"},
+		Children: append([]string{"onentry", "onexit", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated"},
 			append(append([]string{}, WidgetNames...), TkWidgetNames...)...),
 		Once: []string{"onentry", "onexit", "onexec", "ontimeout"},
 	},
@@ -158,7 +158,7 @@ var Elements = map[string]ElementSpec{
 	"ondisconnect":  {Actions: true, Attrs: map[string]AttrSpec{"source": {Required: true}}},
 	"onactivated":   {Ignored: "<onactivated> is an OpenRTM callback in eSEAT; ignored"},
 	"ondeactivated": {Ignored: "<ondeactivated> is an OpenRTM callback in eSEAT; ignored"},
-	"agent":         {Ignored: "<agent> is a legacy eSEAT element; ignored"},
+
 	"rule": {
 		Attrs:    map[string]AttrSpec{"source": {}, "file": {}},
 		Children: []string{"key", "cond"},
@@ -166,7 +166,7 @@ var Elements = map[string]ElementSpec{
 		Once:     []string{"cond"},
 	},
 	"key":  {Attrs: map[string]AttrSpec{"source": {}}},
-	"cond": {},
+	"cond": {Attrs: map[string]AttrSpec{"execfile": {}}},
 
 	"message": {Attrs: map[string]AttrSpec{
 		"sendto": {Required: true}, "host": hostSend, "input": {}, "encode": {},
@@ -192,10 +192,10 @@ var Elements = map[string]ElementSpec{
 	"brk":   {Attrs: widgetCommon},
 	"space": {Attrs: with(widgetCommon, map[string]AttrSpec{"length": {Kind: PosInt}})},
 	"button": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
-		"label": {Required: true}, "color": color, "bg_color": color, "width": {Kind: PosInt}, "colspan": colspan,
+		"label": {Required: true}, "color": color, "bg_color": color, "width": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,
 	})},
 	"input": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
-		"id": {Required: true}, "width": {Kind: PosInt}, "colspan": colspan,
+		"id": {Required: true}, "width": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,
 	})},
 	"text": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
 		"id": {Required: true}, "width": {Kind: PosInt}, "height": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,

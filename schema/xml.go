@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/japanese"
 )
 
 // MaxDepth bounds how deeply elements may nest in a behavior file.
@@ -45,6 +49,11 @@ func (li *lineIndex) pos(off int) Pos {
 func ParseXML(file string, data []byte) (*Node, List) {
 	var diags List
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data, err := toUTF8(data)
+	if err != nil {
+		diags.Errorf(Pos{File: file, Line: 1, Col: 1}, "%v", err)
+		return nil, diags
+	}
 	li := newLineIndex(file, data)
 	root, err := parseTree(data, li)
 	if err != nil {
@@ -59,7 +68,42 @@ func ParseXML(file string, data []byte) (*Node, List) {
 	return root, diags
 }
 
-var errCharset = errors.New("only UTF-8 files are supported; save the file as UTF-8")
+var errCharset = errors.New("unsupported encoding: seat reads UTF-8, US-ASCII, Shift_JIS and EUC-JP files; save the file as UTF-8")
+
+// charsets maps the encodings a declaration may name to their decoders
+// (nil: the bytes are UTF-8 already). eSEAT's users write Japanese files in
+// Shift_JIS or EUC-JP, and some declare US-ASCII.
+var charsets = map[string]encoding.Encoding{
+	"utf-8": nil, "utf8": nil, "us-ascii": nil, "ascii": nil,
+	"shift_jis": japanese.ShiftJIS, "shift-jis": japanese.ShiftJIS, "sjis": japanese.ShiftJIS,
+	"cp932": japanese.ShiftJIS, "windows-31j": japanese.ShiftJIS, "ms_kanji": japanese.ShiftJIS,
+	"euc-jp": japanese.EUCJP, "euc_jp": japanese.EUCJP, "eucjp": japanese.EUCJP,
+}
+
+var declRE = regexp.MustCompile(`^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']`)
+
+// toUTF8 decodes a file in an encoding its declaration names into UTF-8,
+// before parsing, so that every position counts the characters of the
+// decoded text (lines are the same; columns count characters either way).
+func toUTF8(data []byte) ([]byte, error) {
+	m := declRE.FindSubmatch(data)
+	if m == nil {
+		return data, nil
+	}
+	name := strings.ToLower(string(m[1]))
+	enc, ok := charsets[name]
+	if !ok {
+		return nil, fmt.Errorf("%w (declared %q)", errCharset, string(m[1]))
+	}
+	if enc == nil {
+		return data, nil
+	}
+	out, err := enc.NewDecoder().Bytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("the file declares %s but is not valid %s: %v", string(m[1]), string(m[1]), err)
+	}
+	return out, nil
+}
 
 type posError struct {
 	off int
@@ -77,8 +121,8 @@ type open struct {
 func parseTree(data []byte, li *lineIndex) (*Node, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
-		if strings.EqualFold(charset, "utf-8") || strings.EqualFold(charset, "utf8") {
-			return r, nil
+		if _, ok := charsets[strings.ToLower(charset)]; ok {
+			return r, nil // toUTF8 has decoded the file already
 		}
 		return nil, fmt.Errorf("%w (declared %q)", errCharset, charset)
 	}

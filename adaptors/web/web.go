@@ -135,10 +135,15 @@ func (a *Adaptor) Addr() string {
 func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	if a.dir != "" {
 		root, err := os.OpenRoot(a.dir)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// As eSEAT does: the page is served, files are 404 (seat check warns).
+			a.log.Warn("dir does not exist; serving the built-in page, files are 404", zap.String("dir", a.dir))
+		case err != nil:
 			return fmt.Errorf("dir: %w", err)
+		default:
+			a.root = root
 		}
-		a.root = root
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", a.addr)

@@ -1,0 +1,67 @@
+package interpreter
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/encoding/japanese"
+
+	_ "github.com/seatml/seat/adaptors/web"
+)
+
+// TestESEATFileRuns loads an eSEAT-style file from disk: Shift_JIS, with
+// <agent>, <command host>, <cond execfile>, rowspan, <ondeactivated>, and
+// a web adaptor whose document_root does not exist; it runs, Japanese
+// keys fire, the helper runs before the cond, and the page is served
+// while other paths are 404 (issue 13).
+func TestESEATFileRuns(t *testing.T) {
+	dir := t.TempDir()
+	src := `<?xml version="1.0" encoding="Shift_JIS"?>
+<seatml>
+  <general name="受付">
+    <agent name="chat" type="socket" role="server" port="0"/>
+    <agent name="web" type="web" port="0" document_root="html"/>
+  </general>
+  <state name="待機">
+    <rule source="chat"><key>こんにちは</key><command host="chat">いらっしゃいませ〜</command></rule>
+    <rule source="chat"><key>準備</key><cond execfile="helper.lua">ready()</cond><command host="chat">準備完了</command></rule>
+    <button label="はい" rowspan="2"/>
+    <input id="名前" rowspan="1"/>
+    <ondeactivated><log>off</log></ondeactivated>
+  </state>
+</seatml>
+`
+	sjis, err := japanese.ShiftJIS.NewEncoder().String(strings.ReplaceAll(src, "〜", "～"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "uketsuke.seatml")
+	os.WriteFile(file, []byte(sjis), 0o644)
+	os.WriteFile(filepath.Join(dir, "helper.lua"), []byte("function ready() return true end\n"), 0o644)
+	prog, diags := Load(file, LoadOptions{})
+	if prog == nil {
+		t.Fatalf("load: %v", diags)
+	}
+	h := startProgram(t, prog)
+	h.take()
+	h.event("chat", "こんにちは")
+	h.event("chat", "準備")
+	if diff := cmp.Diff([]string{"chat:いらっしゃいませ～", "chat:準備完了"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	base := "http://" + addrOf(t, h, "web")
+	for path, want := range map[string]int{"/": 200, "/index.html": 404, "/missing.js": 404} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
