@@ -979,9 +979,14 @@ func (ld *loader) compileAll() {
 		}()
 	}
 	wg.Wait()
+	defined := definedGlobals(ld.luaJobs)
 	for _, j := range ld.luaJobs {
-		if j.diag != nil {
+		switch {
+		case j.diag != nil:
+			pythonDiagnostic(j.ch, j.diag) // a body that fails as Lua and looks like Python says so
 			ld.diags = append(ld.diags, *j.diag)
+		default:
+			ld.diags.Add(pythonisms(j.ch, defined))
 		}
 	}
 	ld.luaJobs = nil

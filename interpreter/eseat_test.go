@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,4 +65,38 @@ func TestESEATFileRuns(t *testing.T) {
 			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
 		}
 	}
+}
+
+// TestNoPythonWarningsOnOurOwnLua: the Python-ism warnings never fire on
+// the project's own behaviors (issue 13: no false warnings).
+func TestNoPythonWarningsOnOurOwnLua(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.seatml")
+	more, _ := filepath.Glob("../testdata/spec/*.seatml")
+	bench, _ := filepath.Glob("../bench/*.seatml")
+	files = append(append(files, more...), bench...)
+	if len(files) < 10 {
+		t.Fatalf("only %d files", len(files))
+	}
+	for _, f := range files {
+		_, diags := Load(f, LoadOptions{ScriptsDir: "../examples/scripts"})
+		for _, d := range diags {
+			if strings.Contains(d.Msg, "Python") || strings.Contains(d.Msg, "seat has no") || strings.Contains(d.Msg, "eSEAT's") {
+				t.Errorf("%s", d.Error())
+			}
+		}
+	}
+}
+
+func TestSeatAPIListIsTheTable(t *testing.T) {
+	h := start(t, doc("", `<state name="s"/>`))
+	got := h.m.seatNames()
+	if diff := cmp.Diff(sortedCopy(SeatAPI), sortedCopy(got)); diff != "" {
+		t.Errorf("SeatAPI differs from the seat table (-list +table):\n%s", diff)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string{}, s...)
+	slices.Sort(out)
+	return out
 }

@@ -1,0 +1,249 @@
+package interpreter
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/seatml/seat/schema"
+)
+
+// SeatAPI lists the names of the seat table, aliases included (§9.4): the
+// checker tells them from eSEAT-only names. TestSeatAPIListIsTheTable
+// keeps it equal to what installAPI defines.
+var SeatAPI = []string{
+	"send", "reply", "transition", "push", "pop", "state", "timeout", "reset_timer", "log", "now", "exit",
+	"get_entry", "set_entry", "get_text", "set_text", "append_text", "clear_text",
+	"get", "set", "set_timed", "motion", "subscribe", "unsubscribe",
+	"sendto", "getEntry", "setEntry", "appendText", "clearText",
+}
+
+// eSEAT's seat methods that seat does not have, with what to write.
+var eseatOnly = map[string]string{
+	"set_result":      "rtc_result = … (or return the value with <script sendto>)",
+	"stateTransfer":   "seat.transition(name)",
+	"registerCommand": "a rule",
+	"getState":        "seat.state()",
+	"setTimeout":      "seat.timeout(seconds)",
+	"activate":        "nothing: it switches OpenRTM components, which seat does not run",
+	"deactivate":      "nothing: it switches OpenRTM components, which seat does not run",
+	"setLogFlag":      "seat run --log-level (debug shows every rule that fires)",
+}
+
+// definedGlobals collects the names a behavior's Lua defines or assigns:
+// "function NAME", "local NAME" and "NAME =" at the start of a line. A
+// byte scan: a regexp here doubled the load time of 10,000 rules.
+func definedGlobals(jobs []*luaJob) map[string]bool {
+	out := map[string]bool{}
+	ident := func(s string, i int) string {
+		j := i
+		for j < len(s) && isIdentByte(s[j]) {
+			j++
+		}
+		return s[i:j]
+	}
+	for _, j := range jobs {
+		src := j.ch.src
+		for _, kw := range []string{"function ", "local "} {
+			for off := 0; ; {
+				k := strings.Index(src[off:], kw)
+				if k < 0 {
+					break
+				}
+				k += off
+				off = k + len(kw)
+				if k > 0 && isIdentByte(src[k-1]) {
+					continue
+				}
+				for off < len(src) && src[off] == ' ' {
+					off++
+				}
+				if name := ident(src, off); name != "" {
+					out[name] = true
+				}
+			}
+		}
+		for line := range strings.SplitSeq(src, "\n") {
+			t := strings.TrimLeft(line, " \t")
+			name := ident(t, 0)
+			if rest := strings.TrimLeft(t[len(name):], " \t"); name != "" && strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
+var (
+	// Statements and forms that are Python, never Lua.
+	pythonLineRE = regexp.MustCompile(`^\s*(def \w+\s*\(.*\)\s*:|import \w|from [\w.]+ import |elif\b.*:\s*$|else\s*:\s*$|try\s*:\s*$|except\b.*:\s*$|class \w+.*:\s*$|global \w|(if|for|while)\b.*:\s*$|print\s+["'].*["']\s*$|print\s*\(.*\)\s*$|\w+\s*(\+|-|\*)=\s*\S)`)
+	strPlusRE    = regexp.MustCompile(`("[^"]*"|'[^']*')\s*\+[^+]|[^+]\+\s*("|')`)
+	strPercentRE = regexp.MustCompile(`("[^"]*"|'[^']*')\s*%\s*[\w(]`)
+	pyCallRE     = regexp.MustCompile(`\b(str|unicode|int|float|len|range|repr)\s*\(`)
+	pyConstRE    = regexp.MustCompile(`\b(True|False|None)\b`)
+	selfRE       = regexp.MustCompile(`\bself\.\w`)
+)
+
+// looksLikePython returns the first line of src that is Python, not Lua,
+// with its number (1-based), if src has one.
+func looksLikePython(src string) (string, int, bool) {
+	for i, line := range strings.Split(src, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--") {
+			continue
+		}
+		if pythonLineRE.MatchString(line) {
+			return strings.TrimSpace(line), i + 1, true
+		}
+	}
+	return "", 0, false
+}
+
+// pythonDiagnostic rewords the syntax error of a chunk that looks like
+// Python: where, what, and to run seat port.
+func pythonDiagnostic(ch *chunk, d *schema.Diagnostic) {
+	line, n, ok := looksLikePython(ch.src)
+	if !ok {
+		return
+	}
+	start := schema.Pos{File: ch.file, Line: ch.line, Col: ch.col}
+	if n > 1 {
+		start = schema.Pos{File: ch.file, Line: ch.line + n - 1, Col: 1}
+	}
+	prefix := strings.Split(ch.src, "\n")[n-1]
+	start = start.Advance(prefix[:len(prefix)-len(strings.TrimLeft(prefix, " \t"))])
+	d.Pos = start
+	d.Msg = fmt.Sprintf("this looks like Python, not Lua: `%s`; seat runs Lua: run seat port on this file (docs/porting.md)", schema.Excerpt(line, 60))
+}
+
+// pythonisms finds Python idioms in a chunk that parses as Lua but would
+// fail or misbehave at run time: + on strings, % formatting, str() and the
+// like, True/False/None, self., and seat names eSEAT had and seat has not.
+// defined holds the globals the behavior's own Lua defines (a str function
+// of its own is no Python-ism). Lines without a trigger character cost a
+// few byte searches: loading 10,000 rules must stay fast.
+func pythonisms(ch *chunk, defined map[string]bool) schema.List {
+	var l schema.List
+	src := ch.src
+	for i := 0; len(src) > 0; i++ {
+		raw := src
+		if k := strings.IndexByte(src, '\n'); k >= 0 {
+			raw, src = src[:k], src[k+1:]
+		} else {
+			src = ""
+		}
+		code := raw
+		if k := strings.Index(code, "--"); k >= 0 {
+			code = code[:k]
+		}
+		if !strings.ContainsAny(code, "+%(TFNs") {
+			continue
+		}
+		blank := code
+		if strings.ContainsAny(code, `"'`) {
+			blank = blankStrings(code)
+		}
+		line, first := ch.line+i, i == 0
+		at := func(byteCol int) schema.Pos {
+			p := schema.Pos{File: ch.file, Line: line, Col: 1}
+			if first {
+				p.Col = ch.col
+			}
+			return p.Advance(raw[:byteCol])
+		}
+		quoted := strings.ContainsAny(blank, `"'`)
+		if quoted && strings.IndexByte(blank, '+') >= 0 {
+			if m := strPlusRE.FindStringIndex(blank); m != nil {
+				l.Warnf(at(m[0]), "`+` on a string is arithmetic in Lua (Python joins strings with it): join with `..`")
+			}
+		}
+		if quoted && strings.IndexByte(blank, '%') >= 0 {
+			if m := strPercentRE.FindStringIndex(blank); m != nil {
+				l.Warnf(at(m[0]), "`%%` after a string is Python's formatting; in Lua write string.format(\"…\", …)")
+			}
+		}
+		if strings.IndexByte(blank, '(') >= 0 && containsAnyWord(blank, "str", "unicode", "int", "float", "len", "range", "repr") {
+			for _, m := range pyCallRE.FindAllStringSubmatchIndex(blank, -1) {
+				name := blank[m[2]:m[3]]
+				if defined[name] {
+					continue
+				}
+				lua := map[string]string{"str": "tostring(x)", "unicode": "tostring(x)", "int": "math.floor(tonumber(x))", "float": "tonumber(x)", "len": "#x", "range": "a numeric for: for i = a, b do … end", "repr": "string.format(\"%q\", x)"}[name]
+				l.Warnf(at(m[0]), "%s() is Python; Lua has no %s: write %s", name, name, lua)
+			}
+		}
+		if containsAnyWord(blank, "True", "False", "None") {
+			for _, m := range pyConstRE.FindAllStringSubmatchIndex(blank, -1) {
+				if name := blank[m[2]:m[3]]; !defined[name] {
+					l.Warnf(at(m[0]), "%s is Python; in Lua write %s", name, map[string]string{"True": "true", "False": "false", "None": "nil"}[name])
+				}
+			}
+		}
+		if strings.Contains(blank, "self.") && !defined["self"] {
+			if m := selfRE.FindStringIndex(blank); m != nil {
+				l.Warnf(at(m[0]), "self. is eSEAT's Python object; seat has none: use the seat table (seat.send, seat.state, …) and globals")
+			}
+		}
+		for off := 0; ; {
+			k := strings.Index(blank[off:], "seat.")
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len("seat.")
+			if k > 0 && isIdentByte(blank[k-1]) {
+				continue // myseat.x
+			}
+			end := off
+			for end < len(blank) && isIdentByte(blank[end]) {
+				end++
+			}
+			name := blank[off:end]
+			if name == "" || slices.Contains(SeatAPI, name) {
+				continue
+			}
+			if use, ok := eseatOnly[name]; ok {
+				l.Warnf(at(k), "seat.%s is eSEAT's; seat has no such function: write %s", name, use)
+			} else {
+				l.Warnf(at(k), "seat has no %q%s", name, schema.DidYouMean(name, SeatAPI, "seat.%s"))
+			}
+		}
+	}
+	return l
+}
+
+// blankStrings returns code with the contents of its string literals
+// replaced by spaces, quotes kept, so that patterns see only code.
+func blankStrings(code string) string {
+	b := []byte(code)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote != 0 && c == '\\' && i+1 < len(b):
+			b[i], b[i+1] = ' ', ' '
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// containsAnyWord reports whether s contains any of the words (as text;
+// the regexp then checks word boundaries).
+func containsAnyWord(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
