@@ -14,4 +14,7 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require go.uber.org/multierr v1.10.0 // indirect
+require (
+	github.com/beevik/etree v1.8.1 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap/zapcore"
 	"golang.org/x/text/encoding/japanese"
 
 	_ "github.com/seatml/seat/adaptors/web"
@@ -99,4 +100,36 @@ func sortedCopy(s []string) []string {
 	out := append([]string{}, s...)
 	slices.Sort(out)
 	return out
+}
+
+// TestPortedLuaRuns drives testdata/port/constructs.ported, the output of
+// seat port on an eSEAT-style file: the translated Lua does what the
+// Python did.
+func TestPortedLuaRuns(t *testing.T) {
+	prog, diags := Load("../testdata/port/constructs.ported", LoadOptions{})
+	if prog == nil {
+		t.Fatalf("load: %v", diags)
+	}
+	h := startProgram(t, prog)
+	h.take()
+	for _, ev := range []string{"hello", "hello", "size", "list", "echo", "bye"} {
+		h.event("chat", ev)
+	}
+	want := []string{
+		"chat:Hello, hello #1",
+		"chat:Hello, hello #2",
+		"chat:count 2 is two",
+		"chat:5 a n2", // names[4] in Python is names[5] in Lua
+		"chat:ECHO",
+		"chat:bye",
+	}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := h.state(); got != "end" {
+		t.Errorf("state %q, want end (seat.stateTransfer became seat.transition)", got)
+	}
+	if errs := h.logged(zapcore.ErrorLevel); len(errs) != 0 {
+		t.Errorf("errors: %q", errs)
+	}
 }

@@ -247,3 +247,18 @@ func containsAnyWord(s string, words ...string) bool {
 	}
 	return false
 }
+
+// IsLua reports whether src is valid Lua (an expression for a cond) with
+// no Python idiom in it: seat port leaves such a body alone.
+func IsLua(src string, expr bool) bool {
+	if _, d := parseLua("body", src, 1, 1, expr); d != nil {
+		return false
+	}
+	return len(pythonisms(&chunk{file: "body", line: 1, col: 1, src: src}, map[string]bool{})) == 0
+}
+
+// IsLuaSyntax reports whether src parses as Lua (an expression for a cond).
+func IsLuaSyntax(src string, expr bool) bool {
+	_, d := parseLua("body", src, 1, 1, expr)
+	return d == nil
+}

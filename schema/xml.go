@@ -82,6 +82,20 @@ var charsets = map[string]encoding.Encoding{
 
 var declRE = regexp.MustCompile(`^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']`)
 
+// DecodeUTF8 returns a behavior file's bytes as UTF-8, decoding the
+// encodings a declaration may name (Shift_JIS, EUC-JP); seat port uses it.
+// The declaration then says UTF-8, as the bytes are.
+func DecodeUTF8(data []byte) ([]byte, error) {
+	out, err := toUTF8(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if err != nil {
+		return nil, err
+	}
+	if m := declRE.FindSubmatchIndex(out); m != nil {
+		out = append(append(append([]byte{}, out[:m[2]]...), "UTF-8"...), out[m[3]:]...)
+	}
+	return out, nil
+}
+
 // toUTF8 decodes a file in an encoding its declaration names into UTF-8,
 // before parsing, so that every position counts the characters of the
 // decoded text (lines are the same; columns count characters either way).

@@ -36,6 +36,9 @@ func TestHelpForEveryCommand(t *testing.T) {
 			for i, l := range lines {
 				if strings.HasPrefix(l, "  -") && i+1 < len(lines) {
 					text := strings.TrimSpace(lines[i+1])
+					if _, same, ok := strings.Cut(l, "\t"); ok { // a one-letter flag: on its line
+						text = strings.TrimSpace(same)
+					}
 					if text == "" || !strings.Contains(text, ".") {
 						t.Errorf("seat %s: flag %s has no sentence: %q", c.name, strings.TrimSpace(l), text)
 					}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/seatml/seat/interpreter/port"
+)
+
+// portCmd is seat port [-w] [-d] FILE...: eSEAT files carried to seat
+// (package interpreter/port does the work). Exit status 0 when everything
+// was translated, 1 when some bodies need hand work, 2 on bad input.
+func portCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("port", stderr)
+	write := fs.Bool("w", false, "Write the result back to each file instead of printing it.")
+	diff := fs.Bool("d", false, "Print a diff of the changes instead of the result.")
+	verbose := fs.Bool("v", false, "Print, for each file, how many script and cond bodies were Lua already, translated, or left for hand work.")
+	files, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "seat port: no files given; run \"seat help port\" for usage")
+		return exitStatus(2)
+	}
+	status := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "seat port: %v\n", err)
+			status = 2
+			continue
+		}
+		res, err := port.File(file, data)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			status = 2
+			continue
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(stderr, "%s:%d: %s\n", file, n.Line, n.Reason)
+		}
+		if *verbose {
+			fmt.Fprintf(stderr, "%s: %d bodies: %d Lua already, %d translated, %d left (in part) for hand work\n", file, res.Bodies, res.Lua, res.Translated, res.Partial)
+		}
+		if len(res.Notes) > 0 && status == 0 {
+			status = 1
+		}
+		switch {
+		case *diff:
+			fmt.Fprint(stdout, port.Diff(file, data, res.Output))
+		case *write:
+			if string(res.Output) != string(data) {
+				fi, err := os.Stat(file)
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(file, res.Output, fi.Mode().Perm()); err != nil {
+					fmt.Fprintf(stderr, "seat port: %v\n", err)
+					status = 2
+				}
+			}
+		default:
+			stdout.Write(res.Output)
+		}
+	}
+	if status != 0 {
+		return exitStatus(status)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+// Package port is seat port: it carries an eSEAT behavior file to seat.
+// It reads, edits and writes the document with github.com/beevik/etree, so
+// that comments, element order and attributes survive; older spellings
+// become the modern ones, and Python script bodies become Lua where the
+// translation is mechanical. What it cannot translate stays in the file as
+// a Lua comment that begins "-- seat port:" with the reason and the
+// original Python, and is reported with its line.
+package port
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/beevik/etree"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
+)
+
+// Note is something left for hand work, at a file line.
+type Note struct {
+	Line   int
+	Reason string
+}
+
+// Result is a ported file and what happened to its bodies.
+type Result struct {
+	Output []byte
+	Notes  []Note
+	// Bodies counts the script and cond bodies; Lua those that were Lua
+	// already, Translated those translated whole, Partial those with a
+	// part left for hand work.
+	Bodies, Lua, Translated, Partial int
+}
+
+// ignoredTypes are the eSEAT adaptor types seat does not run.
+var ignoredTypes = regexp.MustCompile(`^(rtcin|rtcout|provider|consumer|ros_.*)$`)
+
+// File ports one behavior file. An error means the file could not be read
+// as XML (bad input).
+func File(name string, data []byte) (*Result, error) {
+	utf8, err := schema.DecodeUTF8(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	root, diags := schema.ParseXML(name, utf8)
+	if root == nil {
+		return nil, diags
+	}
+	var nodes []*schema.Node // elements in document order, for positions
+	var walk func(n *schema.Node)
+	walk = func(n *schema.Node) {
+		nodes = append(nodes, n)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+
+	doc := etree.NewDocument()
+	doc.ReadSettings.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // decoded above
+	doc.ReadSettings.PreserveCData = true
+	if err := doc.ReadFromBytes(utf8); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	for _, t := range doc.Child {
+		if pi, ok := t.(*etree.ProcInst); ok && pi.Target == "xml" {
+			pi.Inst = regexp.MustCompile(`encoding\s*=\s*["'][^"']*["']`).ReplaceAllString(pi.Inst, `encoding="UTF-8"`)
+		}
+	}
+	res := &Result{}
+	var elems []*etree.Element
+	var collect func(e *etree.Element)
+	collect = func(e *etree.Element) {
+		elems = append(elems, e)
+		for _, c := range e.ChildElements() {
+			collect(c)
+		}
+	}
+	collect(doc.Root())
+	if len(elems) != len(nodes) {
+		return nil, fmt.Errorf("%s: the file reads differently as a tree (%d elements, %d positioned); not ported", name, len(elems), len(nodes))
+	}
+	for i, e := range elems {
+		res.element(e, nodes[i])
+	}
+	var buf bytes.Buffer
+	doc.WriteSettings.CanonicalText = true    // " and ' stay as written in scripts
+	doc.WriteSettings.CanonicalAttrVal = true // > and ' stay as written in attributes
+	if _, err := doc.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	res.Output = buf.Bytes()
+	return res, nil
+}
+
+// element ports one element in place.
+func (r *Result) element(e *etree.Element, n *schema.Node) {
+	parent := ""
+	if p := e.Parent(); p != nil {
+		parent = p.Tag
+	}
+	switch {
+	case e.Tag == "command" && parent != "general":
+		e.Tag = "message"
+	case e.Tag == "agent" && parent == "general":
+		e.Tag = "adaptor"
+	}
+	switch e.Tag {
+	case "message", "script", "shell":
+		if a := e.SelectAttr("host"); a != nil && e.SelectAttr("sendto") == nil {
+			a.Key = "sendto"
+		}
+	case "adaptor":
+		if a := e.SelectAttr("document_root"); a != nil && e.SelectAttr("dir") == nil {
+			a.Key = "dir"
+		}
+		if t := e.SelectAttrValue("type", ""); ignoredTypes.MatchString(t) {
+			r.commentBefore(e, fmt.Sprintf(" seat port: a %s adaptor is eSEAT's (OpenRTM or ROS); seat loads it with a warning and does not run it ", t))
+		}
+	}
+	switch {
+	case e.Tag == "script":
+		if a := e.SelectAttr("execfile"); a != nil && strings.HasSuffix(strings.ToLower(a.Value), ".py") {
+			r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("execfile %q is Python: port the helper to Lua by hand and name the .lua file", a.Value)})
+		}
+		r.script(e, n)
+	case e.Tag == "cond":
+		r.cond(e, n)
+	}
+}
+
+// commentBefore inserts an XML comment before e, once.
+func (r *Result) commentBefore(e *etree.Element, text string) {
+	p := e.Parent()
+	for k := e.Index() - 1; k >= 0; k-- { // already there (a file ported before)?
+		if c, ok := p.Child[k].(*etree.Comment); ok && c.Data == text {
+			return
+		}
+		if cd, ok := p.Child[k].(*etree.CharData); !ok || strings.TrimSpace(cd.Data) != "" {
+			break
+		}
+	}
+	if i := e.Index(); i > 0 {
+		// Keep the element's indentation: comment, then the same break.
+		if cd, ok := p.Child[i-1].(*etree.CharData); ok && strings.TrimSpace(cd.Data) == "" {
+			p.InsertChildAt(i, etree.NewComment(text))
+			p.InsertChildAt(i+1, etree.NewText(cd.Data))
+			return
+		}
+	}
+	p.InsertChildAt(e.Index(), etree.NewComment(text))
+}
+
+func (r *Result) script(e *etree.Element, n *schema.Node) {
+	body := n.Text
+	if strings.TrimSpace(body) == "" {
+		return
+	}
+	r.Bodies++
+	if interpreter.IsLua(body, false) {
+		r.Lua++
+		return
+	}
+	lua, problems := TranslateScript(body)
+	for _, p := range problems {
+		r.Notes = append(r.Notes, Note{n.ContentPos.Line + p.Line - 1, p.Reason})
+	}
+	if len(problems) > 0 {
+		r.Partial++
+	} else {
+		r.Translated++
+	}
+	if !interpreter.IsLuaSyntax(lua, false) {
+		// The translation does not hold together (an unbalanced block):
+		// the whole body is left for hand work.
+		lua = commented(body, "the translation of this body is not valid Lua")
+		r.Notes = append(r.Notes, Note{n.ContentPos.Line, "the translation of this body is not valid Lua: left for hand work"})
+		if len(problems) == 0 {
+			r.Translated--
+			r.Partial++
+		}
+	}
+	setBody(e, lua)
+}
+
+func (r *Result) cond(e *etree.Element, n *schema.Node) {
+	body := n.Text
+	if strings.TrimSpace(body) == "" {
+		return
+	}
+	r.Bodies++
+	if interpreter.IsLua(body, true) {
+		r.Lua++
+		return
+	}
+	lua, err := TranslateCond(body)
+	if err == nil && interpreter.IsLuaSyntax(lua, true) {
+		r.Translated++
+		setBody(e, lua)
+		return
+	}
+	reason := "the condition is not valid Lua after translation"
+	if err != nil {
+		reason = err.Error()
+	}
+	r.Partial++
+	r.Notes = append(r.Notes, Note{n.ContentPos.Line, reason + ": the cond is false until ported by hand"})
+	setBody(e, "false --[[ seat port: "+reason+"; was: "+strings.ReplaceAll(strings.TrimSpace(body), "]]", "] ]")+" ]]")
+}
+
+// commented turns a whole body into "-- seat port:" comments.
+func commented(body, reason string) string {
+	lines := strings.Split(body, "\n")
+	prefix := commonIndent(lines)
+	out := []string{prefix + "-- seat port: " + reason + "; the Python was:"}
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, prefix+"-- "+strings.TrimPrefix(l, prefix))
+	}
+	return "\n" + strings.Join(out, "\n") + "\n"
+}
+
+// setBody replaces an element's text (its character data and comments;
+// child elements stay), in CDATA when the Lua holds < or &.
+func setBody(e *etree.Element, lua string) {
+	for i := len(e.Child) - 1; i >= 0; i-- {
+		switch e.Child[i].(type) {
+		case *etree.CharData, *etree.Comment:
+			e.RemoveChildAt(i)
+		}
+	}
+	if strings.ContainsAny(lua, "<>&") {
+		e.InsertChildAt(0, etree.NewCData(lua))
+	} else {
+		e.InsertChildAt(0, etree.NewText(lua))
+	}
+}

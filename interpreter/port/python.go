@@ -1,0 +1,346 @@
+package port
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Problem is a part of a body the translator left for hand work: its line
+// within the body (1-based) and why.
+type Problem struct {
+	Line   int
+	Reason string
+}
+
+// errHand marks a construct with no mechanical translation.
+type errHand struct{ reason string }
+
+func (e *errHand) Error() string { return e.reason }
+
+func hand(format string, args ...any) error { return &errHand{fmt.Sprintf(format, args...)} }
+
+// errInHand marks a statement inside a block left for hand work.
+var errInHand = &errHand{"inside a block left for hand work"}
+
+// block is an open Python block: its header's indentation and kind.
+type block struct {
+	indent int
+	kind   string // "if", "for", "while", "def"
+}
+
+var (
+	defRE      = regexp.MustCompile(`^def\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*:$`)
+	ifRE       = regexp.MustCompile(`^(if|elif|while)\s+(.+):$`)
+	forRangeRE = regexp.MustCompile(`^for\s+([A-Za-z_]\w*)\s+in\s+range\s*\((.*)\)\s*:$`)
+	forItemsRE = regexp.MustCompile(`^for\s+([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s+in\s+(.+)\.items\(\)\s*:$`)
+	forInRE    = regexp.MustCompile(`^for\s+([A-Za-z_]\w*)\s+in\s+(.+):$`)
+	augRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*)\s*(\+|-|\*|/)=\s*(.+)$`)
+	print2RE   = regexp.MustCompile(`^print\s+([^(].*)$`)
+	importRE   = regexp.MustCompile(`^(import\s+([\w.]+)(\s+as\s+\w+)?|from\s+[\w.]+\s+import\s+.+)$`)
+	setResRE   = regexp.MustCompile(`^seat\.set_result\s*\((.*)\)$`)
+	appendRE   = regexp.MustCompile(`^([A-Za-z_][\w.]*)\.append\s*\((.*)\)$`)
+)
+
+// TranslateScript translates a Python script body into Lua, statement by
+// statement. A statement with no mechanical translation becomes a Lua
+// comment that begins "-- seat port:" with the reason and the original
+// Python, and is returned as a Problem. indent is the body's leading
+// indentation in the file, kept on every line.
+func TranslateScript(body string) (string, []Problem) {
+	lines := strings.Split(body, "\n")
+	prefix := commonIndent(lines)
+	var out []string
+	var problems []Problem
+	var stack []block
+	closeTo := func(indent int) {
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			b := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if b.kind != "hand" { // a header left for hand work is a comment: no end
+				out = append(out, prefix+strings.Repeat(" ", b.indent)+"end")
+			}
+		}
+	}
+	for i, raw := range lines {
+		if strings.TrimSpace(raw) == "" {
+			out = append(out, raw)
+			continue
+		}
+		line := strings.TrimPrefix(raw, prefix)
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		stmt, comment := splitComment(strings.TrimSpace(line))
+		pad := prefix + strings.Repeat(" ", indent)
+		if stmt == "" { // a comment line
+			out = append(out, pad+"--"+comment)
+			continue
+		}
+		continued := strings.HasPrefix(stmt, "elif ") || stmt == "else:" || strings.HasPrefix(stmt, "else :")
+		if continued {
+			closeTo(indent + 1) // blocks nested deeper end; the if stays open
+		} else {
+			closeTo(indent)
+		}
+		lua, opens, err := statement(stmt, stack, indent)
+		if err != nil {
+			if err != errInHand { // listed once, at the block's header
+				problems = append(problems, Problem{Line: i + 1, Reason: err.Error()})
+			}
+			out = append(out, pad+"-- seat port: "+err.Error()+": "+stmt)
+			if strings.HasSuffix(stmt, ":") && !continued { // its block is left in comments too
+				stack = append(stack, block{indent: indent, kind: "hand"})
+			}
+			continue
+		}
+		if comment != "" {
+			lua += " --" + comment
+		}
+		out = append(out, pad+lua)
+		if opens != "" {
+			stack = append(stack, block{indent: indent, kind: opens})
+		}
+	}
+	// The last blocks end before the body's trailing blank lines.
+	n := len(out)
+	for n > 0 && strings.TrimSpace(out[n-1]) == "" {
+		n--
+	}
+	tail := append([]string{}, out[n:]...)
+	out = out[:n]
+	closeTo(0)
+	return strings.Join(append(out, tail...), "\n"), problems
+}
+
+// statement translates one Python statement. opens is the kind of block it
+// opens, if any.
+func statement(s string, stack []block, indent int) (lua, opens string, err error) {
+	inHand := false
+	for _, b := range stack {
+		if b.kind == "hand" && b.indent < indent {
+			inHand = true
+		}
+	}
+	if inHand {
+		return "", "", errInHand
+	}
+	switch {
+	case s == "pass":
+		return "-- pass", "", nil
+	case strings.HasPrefix(s, "global "):
+		return "-- " + s + " (Lua variables are global unless local)", "", nil
+	case s == "break" || s == "return":
+		return s, "", nil
+	case s == "continue":
+		return "", "", hand("Lua has no continue")
+	case importRE.MatchString(s):
+		m := importRE.FindStringSubmatch(s)
+		if m[2] == "random" || m[2] == "math" {
+			return "-- " + s + " (Lua has math.random and math.*)", "", nil
+		}
+		return "", "", hand("Python module %q has no Lua equivalent", strings.Fields(s)[1])
+	case strings.HasPrefix(s, "try") || strings.HasPrefix(s, "except") || strings.HasPrefix(s, "finally") ||
+		strings.HasPrefix(s, "class ") || strings.HasPrefix(s, "with ") || strings.HasPrefix(s, "lambda") ||
+		strings.HasPrefix(s, "yield") || strings.HasPrefix(s, "assert ") || strings.HasPrefix(s, "del ") ||
+		strings.HasPrefix(s, "raise") || strings.HasPrefix(s, "exec ") || strings.HasPrefix(s, "@"):
+		return "", "", hand("%s has no mechanical Lua translation", strings.Fields(strings.TrimSuffix(s, ":"))[0])
+	}
+	if m := defRE.FindStringSubmatch(s); m != nil {
+		if strings.ContainsAny(m[2], "=*") {
+			return "", "", hand("default and keyword arguments")
+		}
+		return "function " + m[1] + "(" + m[2] + ")", "def", nil
+	}
+	if m := forRangeRE.FindStringSubmatch(s); m != nil {
+		args, err := splitArgs(m[2])
+		if err != nil {
+			return "", "", err
+		}
+		for i := range args {
+			if args[i], err = expr(args[i]); err != nil {
+				return "", "", err
+			}
+		}
+		switch len(args) {
+		case 1:
+			return fmt.Sprintf("for %s = 0, (%s) - 1 do", m[1], args[0]), "for", nil
+		case 2:
+			return fmt.Sprintf("for %s = %s, (%s) - 1 do", m[1], args[0], args[1]), "for", nil
+		}
+		return "", "", hand("range with a step")
+	}
+	if m := forItemsRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[3])
+		if err != nil {
+			return "", "", err
+		}
+		return fmt.Sprintf("for %s, %s in pairs(%s) do", m[1], m[2], e), "for", nil
+	}
+	if m := forInRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[2])
+		if err != nil {
+			return "", "", err
+		}
+		return fmt.Sprintf("for _, %s in ipairs(%s) do", m[1], e), "for", nil
+	}
+	if m := ifRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[2])
+		if err != nil {
+			return "", "", err
+		}
+		switch m[1] {
+		case "if":
+			return "if " + e + " then", "if", nil
+		case "elif":
+			if len(stack) == 0 || stack[len(stack)-1].kind != "if" {
+				return "", "", hand("elif without its if")
+			}
+			return "elseif " + e + " then", "", nil
+		default:
+			return "while " + e + " do", "while", nil
+		}
+	}
+	if s == "else:" || s == "else :" {
+		if len(stack) == 0 || stack[len(stack)-1].kind != "if" {
+			return "", "", hand("else of a for, while or try")
+		}
+		return "else", "", nil
+	}
+	if strings.HasSuffix(s, ":") {
+		return "", "", hand("a block Lua has no form for")
+	}
+	if m := appendRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[2])
+		if err != nil {
+			return "", "", err
+		}
+		return "table.insert(" + m[1] + ", " + e + ")", "", nil
+	}
+	if m := setResRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[1])
+		if err != nil {
+			return "", "", err
+		}
+		return "rtc_result = " + e, "", nil
+	}
+	if m := print2RE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[1])
+		if err != nil {
+			return "", "", err
+		}
+		return "print(" + e + ")", "", nil
+	}
+	if m := augRE.FindStringSubmatch(s); m != nil {
+		e, err := expr(m[3])
+		if err != nil {
+			return "", "", err
+		}
+		op := m[2]
+		if op == "+" && stringish(m[3]) {
+			op = ".."
+		}
+		return fmt.Sprintf("%s = %s %s (%s)", m[1], m[1], op, e), "", nil
+	}
+	if strings.HasPrefix(s, "return ") {
+		e, err := expr(strings.TrimPrefix(s, "return "))
+		if err != nil {
+			return "", "", err
+		}
+		return "return " + e, "", nil
+	}
+	// An assignment or a call.
+	if lhs, rhs, ok := assignment(s); ok {
+		e, err := expr(rhs)
+		if err != nil {
+			return "", "", err
+		}
+		if strings.Contains(lhs, ",") {
+			return "", "", hand("unpacking assignment")
+		}
+		l, err := expr(lhs)
+		if err != nil {
+			return "", "", err
+		}
+		return l + " = " + e, "", nil
+	}
+	e, err := expr(s)
+	if err != nil {
+		return "", "", err
+	}
+	if !strings.HasSuffix(e, ")") {
+		return "", "", hand("an expression statement that is not a call")
+	}
+	return e, "", nil
+}
+
+// TranslateCond translates a Python condition into a Lua expression.
+func TranslateCond(body string) (string, error) {
+	stmt, _ := splitComment(strings.TrimSpace(body))
+	return expr(stmt)
+}
+
+// assignment splits "a = b" (not ==, <=, >=, !=).
+func assignment(s string) (lhs, rhs string, ok bool) {
+	toks, err := tokenize(s)
+	if err != nil {
+		return "", "", false
+	}
+	depth := 0
+	for _, t := range toks {
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "=":
+			if depth == 0 {
+				return strings.TrimSpace(s[:t.pos]), strings.TrimSpace(s[t.pos+1:]), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func commonIndent(lines []string) string {
+	prefix, set := "", false
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if !set {
+			prefix, set = lead, true
+			continue
+		}
+		for !strings.HasPrefix(lead, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	return prefix
+}
+
+// splitComment splits a "#" comment off a statement, outside strings.
+func splitComment(s string) (stmt, comment string) {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote == 0 && c == '#':
+			return strings.TrimSpace(s[:i]), s[i+1:]
+		}
+	}
+	return s, ""
+}
+
+// stringish reports whether a Python expression is likely a string: a
+// literal, str(...), or the event text.
+func stringish(e string) bool {
+	e = strings.TrimSpace(e)
+	return strings.HasPrefix(e, `"`) || strings.HasPrefix(e, `'`) || strings.HasPrefix(e, "str(") ||
+		strings.HasPrefix(e, "rtc_in_data") || strings.HasPrefix(e, "web_in_data")
+}
