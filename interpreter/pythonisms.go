@@ -154,7 +154,8 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 		quoted := strings.ContainsAny(blank, `"'`)
 		if quoted && strings.IndexByte(blank, '+') >= 0 {
 			if m := strPlusRE.FindStringIndex(blank); m != nil {
-				l.Warnf(at(m[0]), "`+` on a string is arithmetic in Lua (Python joins strings with it): join with `..`")
+				plus := m[0] + strings.IndexByte(blank[m[0]:m[1]], '+') // at the +, not at what precedes it
+				l.Warnf(at(plus), "`+` on a string is arithmetic in Lua (Python joins strings with it): join with `..`")
 			}
 		}
 		if quoted && strings.IndexByte(blank, '%') >= 0 {
