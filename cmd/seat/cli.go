@@ -107,6 +107,21 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 	return append(rest, tail...), nil
 }
 
+// parseFiles is parseFlags for a command that needs at least one file
+// argument. It returns nil files when the command should end, with the
+// result to return (nil after -h).
+func parseFiles(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, error) {
+	files, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return nil, flagExit(err)
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "seat %s: no files given; run \"seat help %s\" for usage\n", fs.Name(), fs.Name())
+		return nil, exitStatus(2)
+	}
+	return files, nil
+}
+
 // flagExit turns parseFlags' error into the command's result: nil for
 // help, exit status 2 for a bad flag.
 func flagExit(err error) error {

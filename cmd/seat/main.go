@@ -115,13 +115,9 @@ func check(args []string, stdout, stderr io.Writer) error {
 	dev.register(fs, false)
 	var set setFlags
 	set.register(fs)
-	files, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "seat check: no files given; run \"seat help check\" for usage")
-		return exitStatus(2)
+	files, err := parseFiles(fs, args, stdout, stderr)
+	if files == nil {
+		return err
 	}
 	opts, ok := dev.loadOptions(*allowShell, stderr)
 	if !ok {
@@ -172,13 +168,9 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	dev.register(fs, true)
 	var set setFlags
 	set.register(fs)
-	files, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "seat run: no files given; run \"seat help run\" for usage")
-		return exitStatus(2)
+	files, err := parseFiles(fs, args, stdout, stderr)
+	if files == nil {
+		return err
 	}
 	log, err := newLogger(*logFormat, level, stderr)
 	if err != nil {

@@ -16,13 +16,9 @@ func portCmd(args []string, stdout, stderr io.Writer) error {
 	write := fs.Bool("w", false, "Write the result back to each file instead of printing it.")
 	diff := fs.Bool("d", false, "Print a diff of the changes instead of the result.")
 	verbose := fs.Bool("v", false, "Print, for each file, how many script and cond bodies were Lua already, translated, or left for hand work.")
-	files, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "seat port: no files given; run \"seat help port\" for usage")
-		return exitStatus(2)
+	files, err := parseFiles(fs, args, stdout, stderr)
+	if files == nil {
+		return err
 	}
 	status := 0
 	for _, file := range files {
