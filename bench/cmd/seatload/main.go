@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -229,27 +228,13 @@ func freePort() string {
 	return p
 }
 
-var portRE = regexp.MustCompile(`port="0"`)
-
-// startSeat runs seat on a copy of a bench behavior whose ports are chosen
-// here, and waits until every port answers.
+// startSeat runs seat on a bench behavior, its adaptors on ports seat
+// picks itself (port="0"; ports chosen here and handed over could be taken
+// in between by a client connection's local port), and learns them from
+// the control API.
 func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
-	data, err := os.ReadFile(filepath.Join(*benchDir, file))
-	if err != nil {
-		return nil, err
-	}
+	path := filepath.Join(*benchDir, file)
 	s := &seatProc{control: "127.0.0.1:" + freePort()}
-	src := portRE.ReplaceAllStringFunc(string(data), func(string) string {
-		p := freePort()
-		s.ports = append(s.ports, p)
-		return `port="` + p + `"`
-	})
-	dir, err := os.MkdirTemp("", "seatload-")
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, file)
-	os.WriteFile(path, []byte(src), 0o644)
 	args := []string{"run", "--log-level", "warn", "--device-loop", "on", "--control", s.control}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", cpuprofile)
@@ -263,19 +248,20 @@ func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
 		return nil, err
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for _, p := range append(append([]string{}, s.ports...), strings.TrimPrefix(s.control, "127.0.0.1:")) {
-		for {
-			c, err := net.Dial("tcp", "127.0.0.1:"+p)
-			if err == nil {
-				c.Close()
-				break
+	for {
+		var list []manager.Info
+		if err := (&manager.Client{Addr: s.control}).Do(http.MethodGet, "/behaviors", nil, &list); err == nil && len(list) == 1 && len(list[0].Adaptors) > 0 {
+			for _, a := range list[0].Adaptors {
+				_, p, _ := net.SplitHostPort(a.Addr)
+				s.ports = append(s.ports, p)
 			}
-			if time.Now().After(deadline) {
-				s.stop()
-				return nil, fmt.Errorf("seat did not open port %s", p)
-			}
-			time.Sleep(20 * time.Millisecond)
+			break
 		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("seat did not list its adaptors on %s", s.control)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // settle, then the idle footprint
 	s.rssK = rssKiB(s.cmd.Process.Pid)
