@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -36,9 +35,6 @@ type Result struct {
 	Bodies, Lua, Translated, Partial int
 }
 
-// ignoredTypes are the eSEAT adaptor types seat does not run.
-var ignoredTypes = regexp.MustCompile(`^(rtcin|rtcout|provider|consumer|ros_.*)$`)
-
 // File ports one behavior file. An error means the file could not be read
 // as XML (bad input).
 func File(name string, data []byte) (*Result, error) {
@@ -61,15 +57,11 @@ func File(name string, data []byte) (*Result, error) {
 	walk(root)
 
 	doc := etree.NewDocument()
-	doc.ReadSettings.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // decoded above
+	// DecodeUTF8 has decoded the bytes and made the declaration say UTF-8.
+	doc.ReadSettings.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	doc.ReadSettings.PreserveCData = true
 	if err := doc.ReadFromBytes(utf8); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	for _, t := range doc.Child {
-		if pi, ok := t.(*etree.ProcInst); ok && pi.Target == "xml" {
-			pi.Inst = regexp.MustCompile(`encoding\s*=\s*["'][^"']*["']`).ReplaceAllString(pi.Inst, `encoding="UTF-8"`)
-		}
 	}
 	res := &Result{}
 	var elems []*etree.Element
@@ -103,24 +95,17 @@ func (r *Result) element(e *etree.Element, n *schema.Node) {
 	if p := e.Parent(); p != nil {
 		parent = p.Tag
 	}
-	switch {
-	case e.Tag == "command" && parent != "general":
-		e.Tag = "message"
-	case e.Tag == "agent" && parent == "general":
-		e.Tag = "adaptor"
+	if modern, ok := schema.ModernElement(parent, e.Tag); ok {
+		e.Tag = modern
 	}
-	switch e.Tag {
-	case "message", "script", "shell":
-		if a := e.SelectAttr("host"); a != nil && e.SelectAttr("sendto") == nil {
-			a.Key = "sendto"
+	typ := e.SelectAttrValue("type", "")
+	for i := range e.Attr {
+		if canon, ok := schema.AttrAlias(parent, e.Tag, typ, e.Attr[i].Key); ok && e.SelectAttr(canon) == nil {
+			e.Attr[i].Key = canon
 		}
-	case "adaptor":
-		if a := e.SelectAttr("document_root"); a != nil && e.SelectAttr("dir") == nil {
-			a.Key = "dir"
-		}
-		if t := e.SelectAttrValue("type", ""); ignoredTypes.MatchString(t) {
-			r.commentBefore(e, fmt.Sprintf(" seat port: a %s adaptor is eSEAT's (OpenRTM or ROS); seat loads it with a warning and does not run it ", t))
-		}
+	}
+	if t, known := schema.LookupAdaptorType(typ); e.Tag == "adaptor" && known && t.Ignored {
+		r.commentBefore(e, fmt.Sprintf(" seat port: a %s adaptor is eSEAT's (OpenRTM or ROS); seat loads it with a warning and does not run it ", typ))
 	}
 	switch {
 	case e.Tag == "script":
