@@ -19,16 +19,20 @@ var SeatAPI = []string{
 	"sendto", "getEntry", "setEntry", "appendText", "clearText",
 }
 
-// eSEAT's seat methods that seat does not have, with what to write.
+// ESEATRenames maps eSEAT's seat methods that seat has under another name
+// (same arguments) to that name; seat port renames them.
+var ESEATRenames = map[string]string{
+	"stateTransfer": "transition", // eSEAT core.py stateTransfer(newstate)
+	"setTimeout":    "timeout",    // setTimeout(sec)
+}
+
+// eseatOnly are eSEAT's seat methods with no seat function, and what to
+// write instead.
 var eseatOnly = map[string]string{
-	"set_result":      "rtc_result = … (or return the value with <script sendto>)",
-	"stateTransfer":   "seat.transition(name)",
-	"registerCommand": "a rule",
-	"getState":        "seat.state()",
-	"setTimeout":      "seat.timeout(seconds)",
-	"activate":        "nothing: it switches OpenRTM components, which seat does not run",
-	"deactivate":      "nothing: it switches OpenRTM components, which seat does not run",
-	"setLogFlag":      "seat run --log-level (debug shows every rule that fires)",
+	"set_result": "rtc_result = … (or return the value with <script sendto>)",
+	"activate":   "nothing: it switches OpenRTM components, which seat does not run",
+	"deactivate": "nothing: it switches OpenRTM components, which seat does not run",
+	"setLogFlag": "seat run --log-level (debug shows every rule that fires)",
 }
 
 // definedGlobals collects the names a behavior's Lua defines or assigns:
@@ -203,7 +207,9 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 			if name == "" || slices.Contains(SeatAPI, name) {
 				continue
 			}
-			if use, ok := eseatOnly[name]; ok {
+			if to, ok := ESEATRenames[name]; ok {
+				l.Warnf(at(k), "seat.%s is eSEAT's; in seat it is seat.%s (seat port renames it)", name, to)
+			} else if use, ok := eseatOnly[name]; ok {
 				l.Warnf(at(k), "seat.%s is eSEAT's; seat has no such function: write %s", name, use)
 			} else {
 				l.Warnf(at(k), "seat has no %q%s", name, schema.DidYouMean(name, SeatAPI, "seat.%s"))

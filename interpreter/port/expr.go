@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/seatml/seat/interpreter"
 )
 
 // token is one lexical unit of a Python expression.
@@ -71,12 +73,6 @@ func tokenize(s string) ([]token, error) {
 
 func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-}
-
-// seatNames maps eSEAT's seat methods to seat's (same arguments).
-var seatNames = map[string]string{
-	"stateTransfer": "transition",
-	"getState":      "state",
 }
 
 // expr translates a one-line Python expression into Lua.
@@ -197,7 +193,7 @@ func expr(s string) (string, error) {
 			case "seat":
 				write("seat")
 				if next(1).text == "." {
-					if to, ok := seatNames[next(2).text]; ok {
+					if to, ok := interpreter.ESEATRenames[next(2).text]; ok {
 						write("." + to)
 						i += 2
 					}
@@ -260,7 +256,10 @@ func expr(s string) (string, error) {
 			case "{":
 				return "", hand("Python dictionaries")
 			case "+":
-				if stringOperand(toks, i-1, true) || stringOperand(toks, i+1, false) {
+				// Join when an operand is a string, unless the other is a
+				// number: rtc_in_data.data + 1 was arithmetic on TimedLong,
+				// and Lua's + turns the event text into a number.
+				if (stringOperand(toks, i-1, true) || stringOperand(toks, i+1, false)) && next(1).kind != 'n' && prev().kind != 'n' {
 					write("..")
 				} else {
 					write("+")
@@ -313,8 +312,11 @@ func stringOperand(toks []token, i int, back bool) bool {
 	switch {
 	case t.kind == 's':
 		return true
-	case t.kind == 'i' && (t.text == "rtc_in_data" || t.text == "web_in_data" || t.text == "data" && i > 0 && toks[i-1].text == "."):
-		return true
+	case t.kind == 'i' && (t.text == "rtc_in_data" || t.text == "web_in_data"):
+		// The event text, or rtc_in_data.data; another field (.tm) is not.
+		return back || i+2 >= len(toks) || toks[i+1].text != "." || toks[i+2].text == "data"
+	case back && t.text == "data" && i >= 2 && toks[i-1].text == "." && (toks[i-2].text == "rtc_in_data" || toks[i-2].text == "web_in_data"):
+		return true // the event text: rtc_in_data.data
 	case !back && t.kind == 'i' && (t.text == "str" || t.text == "unicode") && i+1 < len(toks) && toks[i+1].text == "(":
 		return true
 	case back && t.text == ")":
@@ -337,22 +339,7 @@ func stringOperand(toks []token, i int, back bool) bool {
 
 // callArgs translates the parenthesised arguments starting at toks[0] ("(")
 // and returns them and how many tokens they took (parentheses included).
-func callArgs(toks []token) (string, int, error) {
-	depth := 0
-	for k, t := range toks {
-		switch t.text {
-		case "(":
-			depth++
-		case ")":
-			depth--
-			if depth == 0 {
-				inner, err := exprTokens(toks[1:k])
-				return inner, k + 1, err
-			}
-		}
-	}
-	return "", 0, hand("unbalanced parentheses")
-}
+func callArgs(toks []token) (string, int, error) { return bracket(toks, "(", ")") }
 
 // formatArgs translates what follows "%": a parenthesised tuple or one
 // operand. It returns the arguments and the tokens taken, "%" included.
@@ -398,31 +385,47 @@ func luaString(s string) string {
 // splitArgs splits "a, b, c" at its top-level commas.
 func splitArgs(s string) ([]string, error) {
 	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == '\\':
-			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
+	depth := 0
+	for {
+		i := indexCode(s, func(c byte) bool {
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			}
+			return c == ',' && depth == 0
+		})
+		if i < 0 {
+			break
 		}
+		out, s = append(out, strings.TrimSpace(s[:i])), s[i+1:]
 	}
-	if depth != 0 || quote != 0 {
+	if depth != 0 {
 		return nil, hand("unbalanced brackets")
 	}
-	return append(out, strings.TrimSpace(s[start:])), nil
+	return append(out, strings.TrimSpace(s)), nil
+}
+
+// indexCode returns the index of the first byte outside string literals
+// for which stop holds, or -1.
+func indexCode(s string, stop func(c byte) bool) int {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case stop(c):
+			return i
+		}
+	}
+	return -1
 }
 
 // bracket returns the translated inside of the bracket that opens at

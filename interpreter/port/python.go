@@ -45,8 +45,7 @@ var (
 // TranslateScript translates a Python script body into Lua, statement by
 // statement. A statement with no mechanical translation becomes a Lua
 // comment that begins "-- seat port:" with the reason and the original
-// Python, and is returned as a Problem. indent is the body's leading
-// indentation in the file, kept on every line.
+// Python, and is returned as a Problem. The body's indentation is kept.
 func TranslateScript(body string) (string, []Problem) {
 	lines := strings.Split(body, "\n")
 	prefix := commonIndent(lines)
@@ -111,6 +110,22 @@ func TranslateScript(body string) (string, []Problem) {
 	return strings.Join(append(out, tail...), "\n"), problems
 }
 
+// noLuaForm are the statements with no mechanical Lua translation.
+var noLuaForm = map[string]bool{
+	"try": true, "except": true, "finally": true, "class": true, "with": true, "lambda": true,
+	"yield": true, "assert": true, "del": true, "raise": true, "exec": true,
+}
+
+// firstWord returns the identifier s starts with ("try" of "try:", not of
+// "trying = 1").
+func firstWord(s string) string {
+	i := 0
+	for i < len(s) && isWordByte(s[i]) {
+		i++
+	}
+	return s[:i]
+}
+
 // statement translates one Python statement. opens is the kind of block it
 // opens, if any.
 func statement(s string, stack []block, indent int) (lua, opens string, err error) {
@@ -122,6 +137,9 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 	}
 	if inHand {
 		return "", "", errInHand
+	}
+	if (strings.HasPrefix(s, "elif ") || s == "else:" || s == "else :") && len(stack) > 0 && stack[len(stack)-1].kind == "hand" {
+		return "", "", errInHand // the rest of an if left for hand work
 	}
 	switch {
 	case s == "pass":
@@ -138,10 +156,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 			return "-- " + s + " (Lua has math.random and math.*)", "", nil
 		}
 		return "", "", hand("Python module %q has no Lua equivalent", strings.Fields(s)[1])
-	case strings.HasPrefix(s, "try") || strings.HasPrefix(s, "except") || strings.HasPrefix(s, "finally") ||
-		strings.HasPrefix(s, "class ") || strings.HasPrefix(s, "with ") || strings.HasPrefix(s, "lambda") ||
-		strings.HasPrefix(s, "yield") || strings.HasPrefix(s, "assert ") || strings.HasPrefix(s, "del ") ||
-		strings.HasPrefix(s, "raise") || strings.HasPrefix(s, "exec ") || strings.HasPrefix(s, "@"):
+	case noLuaForm[firstWord(s)] || strings.HasPrefix(s, "@"):
 		return "", "", hand("%s has no mechanical Lua translation", strings.Fields(strings.TrimSuffix(s, ":"))[0])
 	}
 	if m := defRE.FindStringSubmatch(s); m != nil {
@@ -320,19 +335,8 @@ func commonIndent(lines []string) string {
 
 // splitComment splits a "#" comment off a statement, outside strings.
 func splitComment(s string) (stmt, comment string) {
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == '\\':
-			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case quote == 0 && c == '#':
-			return strings.TrimSpace(s[:i]), s[i+1:]
-		}
+	if i := indexCode(s, func(c byte) bool { return c == '#' }); i >= 0 {
+		return strings.TrimSpace(s[:i]), s[i+1:]
 	}
 	return s, ""
 }
@@ -340,7 +344,6 @@ func splitComment(s string) (stmt, comment string) {
 // stringish reports whether a Python expression is likely a string: a
 // literal, str(...), or the event text.
 func stringish(e string) bool {
-	e = strings.TrimSpace(e)
-	return strings.HasPrefix(e, `"`) || strings.HasPrefix(e, `'`) || strings.HasPrefix(e, "str(") ||
-		strings.HasPrefix(e, "rtc_in_data") || strings.HasPrefix(e, "web_in_data")
+	toks, err := tokenize(e)
+	return err == nil && stringOperand(toks, 0, false)
 }

@@ -17,6 +17,11 @@ func TestTranslateRules(t *testing.T) {
 		{`x = str(n) + " items"`, `x = tostring(n) .. " items"`},
 		{`x = rtc_in_data.data + "!"`, `x = rtc_in_data .. "!"`},
 		{`x = a + b`, `x = a + b`},
+		{`x = "a" + rtc_in_data.data`, `x = "a" .. rtc_in_data`},
+		{`n = rtc_in_data.data + 1`, `n = rtc_in_data + 1`}, // TimedLong arithmetic; Lua's + reads the text as a number
+		{`raised = 0`, `raised = 0`},                        // not the raise statement
+		{`trying = True`, `trying = true`},                  // nor try
+		{`seat.setTimeout(5)`, `seat.timeout(5)`},
 		{`x = "n=%d" % n`, `x = string.format("n=%d", n)`},
 		{`x = "%s/%s" % (a, b)`, `x = string.format("%s/%s", a, b)`},
 		{`n = int(s)`, `n = math.floor(tonumber(s))`},
@@ -78,11 +83,17 @@ func TestHandWork(t *testing.T) {
 		{"for i in range(0, 10, 2):\n  f(i)", "range with a step"},
 		{"continue", "Lua has no continue"},
 		{"def f(a, b=1):\n  pass", "default and keyword arguments"},
+		{"if x in l:\n  f()\nelse:\n  g()", `"in" in an expression`}, // the else goes with it, not as a second problem
 	}
 	for _, c := range cases {
 		got, problems := TranslateScript(c.py)
 		if len(problems) == 0 || problems[0].Reason != c.reason || problems[0].Line != 1 {
 			t.Errorf("%q: problems %v, want %q at line 1", c.py, problems, c.reason)
+		}
+		for _, p := range problems[min(1, len(problems)):] {
+			if !noLuaForm[firstWord(strings.Split(c.py, "\n")[p.Line-1])] {
+				t.Errorf("%q: a second problem that is not a block header of its own: %v", c.py, p)
+			}
 		}
 		if !strings.Contains(got, "-- seat port: "+c.reason) {
 			t.Errorf("%q: no seat port comment in %q", c.py, got)
