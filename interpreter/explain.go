@@ -46,8 +46,8 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 	}
 	for _, m2 := range re.FindAllStringSubmatch(line, -1) {
 		path := strings.Split(m2[1], ".")
-		if slices.Contains(luaKeywords, path[0]) {
-			continue
+		if !schema.IsIdentifier(path[0]) {
+			continue // a keyword: "end(" is no call of end
 		}
 		if why := m.nilReason(path, re == calledRE); why != "" {
 			se.Msg = why
@@ -55,8 +55,6 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 		}
 	}
 }
-
-var luaKeywords = []string{"and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"}
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
 func (m *Machine) nilReason(path []string, called bool) string {

@@ -89,6 +89,13 @@ var (
 	selfRE       = regexp.MustCompile(`\bself\.\w`)
 )
 
+// What to write in Lua for Python's built-in calls and constants.
+var (
+	pythonCalls = map[string]string{"str": "tostring(x)", "unicode": "tostring(x)", "int": "math.floor(tonumber(x))",
+		"float": "tonumber(x)", "len": "#x", "range": "a numeric for: for i = a, b do … end", "repr": "string.format(\"%q\", x)"}
+	pythonConsts = map[string]string{"True": "true", "False": "false", "None": "nil"}
+)
+
 // looksLikePython returns the first line of src that is Python, not Lua,
 // with its number (1-based), if src has one.
 func looksLikePython(src string) (string, int, bool) {
@@ -167,20 +174,19 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 				l.Warnf(at(m[0]), "`%%` after a string is Python's formatting; in Lua write string.format(\"…\", …)")
 			}
 		}
-		if strings.IndexByte(blank, '(') >= 0 && containsAnyWord(blank, "str", "unicode", "int", "float", "len", "range", "repr") {
+		if strings.IndexByte(blank, '(') >= 0 && containsAnyWord(blank, "str", "unicode", "int", "float", "len", "range", "repr") { // pythonCalls
 			for _, m := range pyCallRE.FindAllStringSubmatchIndex(blank, -1) {
 				name := blank[m[2]:m[3]]
 				if defined[name] {
 					continue
 				}
-				lua := map[string]string{"str": "tostring(x)", "unicode": "tostring(x)", "int": "math.floor(tonumber(x))", "float": "tonumber(x)", "len": "#x", "range": "a numeric for: for i = a, b do … end", "repr": "string.format(\"%q\", x)"}[name]
-				l.Warnf(at(m[0]), "%s() is Python; Lua has no %s: write %s", name, name, lua)
+				l.Warnf(at(m[0]), "%s() is Python; Lua has no %s: write %s", name, name, pythonCalls[name])
 			}
 		}
 		if containsAnyWord(blank, "True", "False", "None") {
 			for _, m := range pyConstRE.FindAllStringSubmatchIndex(blank, -1) {
 				if name := blank[m[2]:m[3]]; !defined[name] {
-					l.Warnf(at(m[0]), "%s is Python; in Lua write %s", name, map[string]string{"True": "true", "False": "false", "None": "nil"}[name])
+					l.Warnf(at(m[0]), "%s is Python; in Lua write %s", name, pythonConsts[name])
 				}
 			}
 		}
