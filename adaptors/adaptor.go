@@ -282,3 +282,19 @@ var ErrNotConnected = errors.New("not connected")
 // ErrQueueFull is returned when a peer's output queue is full; the peer is
 // disconnected.
 var ErrQueueFull = errors.New("output queue full")
+
+// Arrive delivers a peer's Connected event, when on (the behavior asked
+// for connection events, Config.Connections), and returns what delivers
+// its Disconnected event: a reader defers it before deferring the
+// connection's close, so that the departure comes after the last line and
+// after the close (a reply to the departed peer then fails). ok is false
+// when the sink no longer takes events: the reader should stop.
+func Arrive(ctx context.Context, sink Sink, on bool, source string, from Conn) (leave func(), ok bool) {
+	if !on {
+		return func() {}, true
+	}
+	if err := sink.Deliver(ctx, Event{Source: source, Kind: Connected, From: from}); err != nil {
+		return func() {}, false
+	}
+	return func() { _ = sink.Deliver(ctx, Event{Source: source, Kind: Disconnected, From: from}) }, true
+}

@@ -194,10 +194,6 @@ func (e *Engine) Period() time.Duration { return e.opts.Period }
 func (e *Engine) Now() time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.nowLocked()
-}
-
-func (e *Engine) nowLocked() time.Duration {
 	if e.quiet {
 		return max(e.now, time.Since(e.t0))
 	}

@@ -311,16 +311,11 @@ func (cn *conn) read() {
 	defer cn.a.wg.Done()
 	// The peer's arrival comes before its first line, its departure after
 	// its last and after the connection is closed (a reply to it fails).
-	if cn.a.connEvents {
-		defer func() {
-			_ = cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Kind: adaptors.Disconnected, From: cn})
-		}()
-	}
+	leave, ok := adaptors.Arrive(cn.a.ctx, cn.a.sink, cn.a.connEvents, cn.a.name, cn)
+	defer leave()
 	defer cn.close()
-	if cn.a.connEvents {
-		if err := cn.a.sink.Deliver(cn.a.ctx, adaptors.Event{Source: cn.a.name, Kind: adaptors.Connected, From: cn}); err != nil {
-			return
-		}
+	if !ok {
+		return
 	}
 	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
 	bs, batching := cn.a.sink.(adaptors.BatchSink)

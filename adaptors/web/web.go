@@ -612,16 +612,11 @@ func (c *client) read() {
 	defer c.a.wg.Done()
 	// The page's arrival comes before its first frame, its departure after
 	// its last and after the connection is closed.
-	if c.a.connEvents {
-		defer func() {
-			_ = c.a.sink.Deliver(c.a.ctx, adaptors.Event{Source: c.a.name, Kind: adaptors.Disconnected, From: c})
-		}()
-	}
+	leave, ok := adaptors.Arrive(c.a.ctx, c.a.sink, c.a.connEvents, c.a.name, c)
+	defer leave()
 	defer c.close()
-	if c.a.connEvents {
-		if err := c.a.sink.Deliver(c.a.ctx, adaptors.Event{Source: c.a.name, Kind: adaptors.Connected, From: c}); err != nil {
-			return
-		}
+	if !ok {
+		return
 	}
 	for {
 		kind, data, err := c.ws.ReadMessage()
