@@ -617,10 +617,8 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 
 // adaptorType returns the type of a declared adaptor, or "".
 func (c *compiler) adaptorType(name string) string {
-	for _, d := range c.prog.Adaptors {
-		if d.Name == name {
-			return d.Type
-		}
+	if d := c.adaptors[name]; d != nil {
+		return d.Type
 	}
 	return ""
 }

@@ -30,8 +30,13 @@ var jisVariants = strings.NewReplacer(
 
 // isUTF8 reports whether an encode= value names UTF-8.
 func isUTF8(name string) bool {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
+	n := encodingName(name)
 	return n == "utf-8" || n == "utf8"
+}
+
+// encodingName reads an encode= value in any case, with "-" or "_".
+func encodingName(name string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
 }
 
 // encoder returns the converter for a message encode= value (SEATML §6):
@@ -44,7 +49,7 @@ func encoder(name string) (func(string) (string, rune), error) {
 		return identity, nil
 	}
 	var enc encoding.Encoding
-	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
+	switch encodingName(name) {
 	case "shift-jis", "sjis":
 		enc = japanese.ShiftJIS
 	case "euc-jp":
