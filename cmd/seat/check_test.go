@@ -5,12 +5,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,19 +32,7 @@ func TestCheckGolden(t *testing.T) {
 			err := run(context.Background(), []string{"check", name}, nil, &stdout, &stderr)
 			code := exitCode(err, &stderr)
 			got := fmt.Sprintf("%sexit %d\n", stderr.String(), code)
-			golden := strings.TrimSuffix(name, ".seatml") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/seat -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("seat check %s (-want +got):\n%s", name, diff)
-			}
+			golden(t, strings.TrimSuffix(name, ".seatml")+".golden", got)
 			passes := strings.HasPrefix(name, "warn-") || strings.HasPrefix(name, "eseat-")
 			if passes != (code == 0) {
 				t.Errorf("exit %d; files named warn-* and eseat-* must pass, others must fail", code)

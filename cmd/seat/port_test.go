@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestPortGolden runs seat port on each file of testdata/port and compares
@@ -25,23 +23,8 @@ func TestPortGolden(t *testing.T) {
 			dir := filepath.Dir(file)
 			stdout, stderr, code := runSeat("port", file)
 			notes := strings.ReplaceAll(stderr, dir+string(filepath.Separator), "") + fmt.Sprintf("exit %d\n", code)
-			golden := map[string]string{".ported": stdout, ".notes": notes}
-			for ext, got := range golden {
-				path := strings.TrimSuffix(file, ".seatml") + ext
-				if *update {
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./cmd/seat -update to create it)", err)
-				}
-				if diff := cmp.Diff(string(want), got); diff != "" {
-					t.Errorf("seat port %s, %s (-want +got):\n%s", name, ext, diff)
-				}
-			}
+			golden(t, strings.TrimSuffix(file, ".seatml")+".ported", stdout)
+			golden(t, strings.TrimSuffix(file, ".seatml")+".notes", notes)
 			// The result checks clean (warnings aside), beside the original.
 			ported := filepath.Join(t.TempDir(), name+".seatml")
 			os.WriteFile(ported, []byte(stdout), 0o644)
