@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -311,13 +310,10 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 			err = a.Open(ctx, m)
 		}
 		if errors.Is(err, syscall.EADDRINUSE) {
-			addr := d.Attrs["host"]
-			if addr == "" {
-				addr = "127.0.0.1"
-			}
+			addr, _, _ := adaptors.Config{Attrs: d.Attrs}.Address() // as the adaptor read it
 			return fmt.Errorf("%s: adaptor %q: %s is already in use (another seat, or another program, listens there); "+
 				"free it, or choose another port with --set %s.port=PORT (0 picks a free one): %w",
-				d.Pos, d.Name, net.JoinHostPort(addr, d.Attrs["port"]), d.Name, err)
+				d.Pos, d.Name, addr, d.Name, err)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
