@@ -632,31 +632,6 @@ func textSource(source string) bool {
 	return source != "gui" && source != "memory" && source != "motion"
 }
 
-// hasLiteralComma reports whether a key word holds a comma that must match
-// the text, not one inside a repeat count such as {1,3}.
-func hasLiteralComma(w string) bool {
-	for i := 0; i < len(w); i++ {
-		switch w[i] {
-		case '\\':
-			if i+1 < len(w) && w[i+1] == ',' {
-				return true
-			}
-			i++
-		case '{':
-			j := i + 1
-			for j < len(w) && (w[j] >= '0' && w[j] <= '9' || w[j] == ',') {
-				j++
-			}
-			if j < len(w) && w[j] == '}' {
-				i = j
-			}
-		case ',':
-			return true
-		}
-	}
-	return false
-}
-
 // include compiles the rules named by <rule file="path[:state]"> into scope.
 func (c *compiler) include(scope *Scope, s *State, n *schema.Node, f schema.Attr) {
 	spec := strings.TrimSpace(f.Value)

@@ -177,19 +177,47 @@ func checkBraces(w string) error {
 				}
 			}
 		case '{':
-			j := i + 1
-			digits := 0
-			for j < len(w) && (w[j] >= '0' && w[j] <= '9' || w[j] == ',') {
-				if w[j] != ',' {
-					digits++
-				}
-				j++
+			end, closed, digits := repeatCount(w, i)
+			if !closed || digits == 0 {
+				return fmt.Errorf("invalid repeat count: `%s`; write \\{ for a literal brace", w[i:min(end+1, len(w))])
 			}
-			if j >= len(w) || w[j] != '}' || digits == 0 {
-				return fmt.Errorf("invalid repeat count: `%s`; write \\{ for a literal brace", w[i:min(j+1, len(w))])
-			}
-			i = j
+			i = end
 		}
 	}
 	return nil
+}
+
+// repeatCount reads the repeat count ({n}, {n,} or {n,m}) that opens at
+// w[i]: end is the index of its '}' when closed, else of the first byte
+// that is no digit or comma; digits counts its digits.
+func repeatCount(w string, i int) (end int, closed bool, digits int) {
+	end = i + 1
+	for end < len(w) && (w[end] >= '0' && w[end] <= '9' || w[end] == ',') {
+		if w[end] != ',' {
+			digits++
+		}
+		end++
+	}
+	return end, end < len(w) && w[end] == '}', digits
+}
+
+// hasLiteralComma reports whether a key word holds a comma that must match
+// the text, not one inside a repeat count such as {1,3}.
+func hasLiteralComma(w string) bool {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\\':
+			if i+1 < len(w) && w[i+1] == ',' {
+				return true
+			}
+			i++
+		case '{':
+			if end, closed, _ := repeatCount(w, i); closed {
+				i = end
+			}
+		case ',':
+			return true
+		}
+	}
+	return false
 }
