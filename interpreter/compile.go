@@ -629,7 +629,7 @@ const maxQuoted = 60
 // textSource reports whether events of source are matched on their text up
 // to its first comma (§5 step 1): not widget or device-layer events.
 func textSource(source string) bool {
-	return source != "gui" && source != "memory" && source != "motion"
+	return !slices.Contains(builtinSources, source)
 }
 
 // include compiles the rules named by <rule file="path[:state]"> into scope.
