@@ -38,7 +38,7 @@ func portCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s:%d: %s\n", file, n.Line, n.Reason)
 		}
 		if *verbose {
-			fmt.Fprintf(stderr, "%s: %d bodies: %d Lua already, %d translated, %d left (in part) for hand work\n", file, res.Bodies, res.Lua, res.Translated, res.Partial)
+			fmt.Fprintf(stderr, "%s: %d bodies: %d Lua already, %d translated, %d left (in part) for hand work\n", file, res.Bodies(), res.Lua, res.Translated, res.Partial)
 		}
 		if len(res.Notes) > 0 && status == 0 {
 			status = 1

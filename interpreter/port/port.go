@@ -29,10 +29,10 @@ type Note struct {
 type Result struct {
 	Output []byte
 	Notes  []Note
-	// Bodies counts the script and cond bodies; Lua those that were Lua
-	// already, Translated those translated whole, Partial those with a
-	// part left for hand work.
-	Bodies, Lua, Translated, Partial int
+	// The script and cond bodies: Lua those that were Lua already,
+	// Translated those translated whole, Partial those with a part left
+	// for hand work.
+	Lua, Translated, Partial int
 }
 
 // File ports one behavior file. An error means the file could not be read
@@ -145,7 +145,6 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	r.Bodies++
 	if interpreter.IsLua(body, false) {
 		r.Lua++
 		return
@@ -177,7 +176,6 @@ func (r *Result) cond(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	r.Bodies++
 	if interpreter.IsLua(body, true) {
 		r.Lua++
 		return
@@ -226,3 +224,6 @@ func setBody(e *etree.Element, lua string) {
 		e.InsertChildAt(0, etree.NewText(lua))
 	}
 }
+
+// Bodies counts the script and cond bodies.
+func (r *Result) Bodies() int { return r.Lua + r.Translated + r.Partial }
