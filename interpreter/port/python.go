@@ -157,7 +157,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		}
 		return "", "", hand("Python module %q has no Lua equivalent", strings.Fields(s)[1])
 	case noLuaForm[firstWord(s)] || strings.HasPrefix(s, "@"):
-		return "", "", hand("%s has no mechanical Lua translation", strings.Fields(strings.TrimSuffix(s, ":"))[0])
+		return "", "", hand("%s has no mechanical Lua translation", firstWord(s))
 	}
 	if m := defRE.FindStringSubmatch(s); m != nil {
 		if strings.ContainsAny(m[2], "=*") {
