@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -68,6 +69,9 @@ func (m *Machine) startDevices() {
 	for _, p := range memoryPrefixes(m.prog) {
 		m.subscribe(p)
 	}
+	if m.opts.ManualDevices {
+		return
+	}
 	m.dev.wg.Add(1)
 	go func() {
 		defer m.dev.wg.Done()
@@ -105,7 +109,7 @@ func (m *Machine) stopDevices() {
 		m.log.Info("stopping motions: each finishes its frame or plays its stop pose", zap.Strings("motions", names))
 	}
 	for _, mo := range motions {
-		mo.Stop(false)
+		mo.Stop(m.opts.ManualDevices) // nothing steps the engine while a manual run stops
 	}
 	m.waitMotions(motions)
 	m.trace("motions:ended")
@@ -194,6 +198,9 @@ func (m *Machine) subscribe(prefix string) {
 	}
 	sub := d.dev.Engine.Memory().Subscribe(prefix, memoryBuffer)
 	d.subs[prefix] = sub
+	if m.opts.ManualDevices {
+		return
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -215,6 +222,44 @@ func (m *Machine) unsubscribe(prefix string) bool {
 		delete(d.subs, prefix)
 	}
 	return ok
+}
+
+// PumpDevices handles the device events waiting in their buffers, memory
+// keys first (in the order of their subscriptions' prefixes), then motion
+// outcomes; it reports how many it handled. It is for Options.ManualDevices
+// and must run on the machine's goroutine (inside Sync).
+func (m *Machine) PumpDevices() int {
+	if m.dev == nil {
+		return 0
+	}
+	m.dev.mu.Lock()
+	subs := make([]*hal.Subscription, 0, len(m.dev.subs))
+	for _, p := range slices.Sorted(maps.Keys(m.dev.subs)) {
+		subs = append(subs, m.dev.subs[p])
+	}
+	m.dev.mu.Unlock()
+	n := 0
+	for _, s := range subs {
+		for drained := false; !drained; {
+			select {
+			case e := <-s.C():
+				m.handleEvent(adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text(), Time: m.clock.Now()})
+				n++
+			default:
+				drained = true
+			}
+		}
+	}
+	for {
+		select {
+		case e := <-m.dev.events:
+			m.handleEvent(adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text, Time: m.clock.Now()})
+			n++
+		default:
+			m.flushAdaptors()
+			return n
+		}
+	}
 }
 
 // notifyMotion is the player's callback: it must not block.

@@ -295,6 +295,9 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 			continue
 		}
 		f, ok := adaptors.Lookup(d.Type)
+		if m.opts.OpenAdaptor != nil {
+			f, ok = m.opts.OpenAdaptor, true
+		}
 		if !ok {
 			m.log.Warn("adaptor type is not available in this build; adaptor not opened",
 				zap.String("adaptor", d.Name), zap.String("type", d.Type))

@@ -53,6 +53,14 @@ type Options struct {
 	// (key, text), from the machine's goroutine. The manager keeps them as
 	// the behavior's last reason.
 	OnResource func(key, text string)
+	// OpenAdaptor, if set, builds the adaptors in place of the registry's
+	// factories: seat test runs behaviors on in-memory adaptors with it.
+	OpenAdaptor func(adaptors.Config) (adaptors.Adaptor, error)
+	// ManualDevices leaves device events (memory keys, motion outcomes)
+	// in their buffers until PumpDevices handles them, instead of
+	// forwarding them as they come: a caller that steps the engine itself
+	// (seat test, on a virtual clock) then knows when they are handled.
+	ManualDevices bool
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
@@ -383,6 +391,11 @@ func (m *Machine) nextWake() (time.Time, bool) {
 	}
 	return next, !next.IsZero()
 }
+
+// NextTimer returns when the next timeout or onexec tick is due, if one
+// is armed. It must run on the machine's goroutine (inside Sync); seat
+// test uses it to move a virtual clock from one timer to the next.
+func (m *Machine) NextTimer() (time.Time, bool) { return m.nextWake() }
 
 // runTimer runs the timer that is due at at: the timeout if its deadline
 // has come (it wins a tie with a tick), else the onexec tick.

@@ -26,6 +26,8 @@ var commands = []command{
 	{name: "run", args: "FILE...", summary: "Run behaviors on the simulated robot (or the device layer's backend) until they end or seat is stopped.",
 		more: "Flags may come before or after the files. Several files run as several behaviors in one process."},
 	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands},
+	{name: "test", args: "[PATH...]", summary: "Run conversation transcripts (.seattest files) against their behaviors on a virtual clock, with in-memory adaptors: the given files, or every transcript under the given directories (default .). Exit status 0 when all pass, 1 when one fails, 2 on bad input.",
+		more: testSteps},
 	{name: "port", args: "FILE...", summary: "Carry eSEAT behavior files to seat: older spellings become the modern ones and Python script bodies become Lua where the translation is mechanical; what is left for hand work is listed as file:line: reason. Prints the result, or rewrites the files with -w, or prints a diff with -d. Exit status 0 when everything was translated, 1 when some bodies need hand work, 2 on bad input."},
 	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error."},
 	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. SCRIPT is a file, or a script's name in the scripts directory (Nod)."},

@@ -65,6 +65,7 @@ Usage:
   seat check [flags] FILE...     validate behavior files; exit 1 on any error
   seat run [flags] FILE...       run behaviors on the simulated robot
   seat ctl COMMAND ...           manage a running seat (started with --control)
+  seat test [flags] [PATH...]    run conversation transcripts (.seattest) against their behaviors
   seat port [-w|-d] FILE...      carry eSEAT files to seat: modern spellings, Python bodies to Lua
   seat motion check SCRIPT...    validate motion scripts
   seat motion play SCRIPT        play a motion script, print the trajectory as CSV
@@ -88,6 +89,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return motionCmd(args[1:], stdout, stderr)
 	case "ctl":
 		return ctlCmd(args[1:], stdout, stderr)
+	case "test":
+		return testCmd(args[1:], stdout, stderr)
 	case "port":
 		return portCmd(args[1:], stdout, stderr)
 	case "version":

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestSeatTestExamples: every example behavior ships a transcript, and
+// seat test runs them all green, as CI does.
+func TestSeatTestExamples(t *testing.T) {
+	behaviors, _ := filepath.Glob("../../examples/*.seatml")
+	for _, b := range behaviors {
+		base := strings.TrimSuffix(b, ".seatml")
+		if m, _ := filepath.Glob(base + "*.seattest"); len(m) == 0 {
+			t.Errorf("%s has no transcript", b)
+		}
+	}
+	stdout, stderr, code := runSeat("test", "../../examples")
+	if code != 0 {
+		t.Fatalf("seat test examples: exit %d\n%s%s", code, stdout, stderr)
+	}
+	transcripts, _ := filepath.Glob("../../examples/*.seattest")
+	if n := strings.Count(stdout, "\nok   ") + strings.Count(stdout[:3], "ok "); n != len(transcripts) || len(transcripts) < len(behaviors) {
+		t.Errorf("%d ok lines for %d transcripts:\n%s", n, len(transcripts), stdout)
+	}
+	for _, f := range transcripts {
+		if !regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(f) + `  \d+ steps  \S+$`).MatchString(stdout) {
+			t.Errorf("no ok line for %s:\n%s", f, stdout)
+		}
+	}
+}
+
+// elapsed is the run time in seat test's report, which varies.
+var elapsed = regexp.MustCompile(`(?m)(  \d+ steps  )\S+$`)
+
+// TestSeatTestGolden runs each transcript of testdata/seattest, most of
+// them written to fail, and compares the report and exit status with
+// NAME.out (go test ./cmd/seat -update rewrites them).
+func TestSeatTestGolden(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/seattest/*.seattest")
+	if len(files) < 8 {
+		t.Fatalf("%d files in testdata/seattest", len(files))
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".seattest")
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := runSeat("test", file)
+			got := elapsed.ReplaceAllString(stdout+stderr, "${1}TIME") + fmt.Sprintf("exit %d\n", code)
+			golden(t, strings.TrimSuffix(file, ".seattest")+".out", got)
+			want := 1
+			switch {
+			case strings.HasPrefix(name, "bad-"), strings.HasPrefix(name, "no-"):
+				want = 2
+			case strings.HasSuffix(name, "-allowed"):
+				want = 0
+			}
+			if code != want {
+				t.Errorf("exit %d, want %d", code, want)
+			}
+		})
+	}
+}
+
+// TestSeatTestFlags: -run selects files, -v prints each step and message,
+// a directory's testdata is skipped, and no transcript at all is bad input.
+func TestSeatTestFlags(t *testing.T) {
+	stdout, _, code := runSeat("test", "-run", `kiosk\.timeouts`, "../../examples")
+	if code != 0 || strings.Count(stdout, "ok ") != 1 || !strings.Contains(stdout, "kiosk.timeouts.seattest") {
+		t.Errorf("-run: exit %d\n%s", code, stdout)
+	}
+	stdout, _, code = runSeat("test", "../../examples/greeter.seattest", "-v")
+	for _, want := range []string{
+		"=== RUN   ../../examples/greeter.seattest\n",
+		"    ../../examples/greeter.seattest:6: > hi\n",
+		"        0s     chat< Hello, stranger! (#1)   (a reply to peer1)\n",
+		"        10s    chat< silence for 10 s, going idle\n",
+	} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("-v: exit %d, no %q in\n%s", code, want, stdout)
+		}
+	}
+	// testdata holds failing transcripts, skipped when a parent is named.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "testdata"), 0o755)
+	os.WriteFile(filepath.Join(dir, "testdata", "x.seattest"), []byte("> hi\n"), 0o644)
+	if _, stderr, code := runSeat("test", dir); code != 2 || !strings.Contains(stderr, "no .seattest files in") {
+		t.Errorf("empty directory: exit %d\n%s", code, stderr)
+	}
+}

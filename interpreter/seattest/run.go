@@ -1,0 +1,686 @@
+package seattest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
+)
+
+// Options configure a run.
+type Options struct {
+	// AllowShell lets behaviors with <shell> load and run their commands.
+	AllowShell bool
+	// Verbose, if set, receives every step as it runs (seat test -v).
+	Verbose io.Writer
+	// StepTimeout bounds how long one step may take in real time (a
+	// script that loops); 10 s if 0.
+	StepTimeout time.Duration
+}
+
+// Result is the outcome of one transcript.
+type Result struct {
+	File string
+	// Behavior is the behavior file the transcript ran against.
+	Behavior string
+	Steps    int // steps run, the failing one included
+	Elapsed  time.Duration
+	// Failure is nil when every step passed.
+	Failure *Failure
+	// Log holds what the behavior logged at warning level and above.
+	Log []string
+}
+
+// Failure tells which step failed and what the behavior did instead.
+type Failure struct {
+	Step Step
+	// What says what went wrong, for example "expected a message".
+	What      string
+	Want, Got string
+	// State is the current state when the step failed.
+	State string
+	// Before is the conversation that led to the failure: the last steps
+	// and messages, oldest first.
+	Before []string
+}
+
+// BadInputError is a transcript or behavior that cannot be run: seat test
+// exits 2 for it.
+type BadInputError struct{ Diags schema.List }
+
+func (e *BadInputError) Error() string { return e.Diags.Error() }
+
+// epoch is the virtual clock's start. Messages and steps are reported in
+// time since it.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// historyLen is how many lines of conversation a failure shows.
+const historyLen = 8
+
+// BehaviorFile finds the behavior a transcript tests: the file its
+// "behavior:" line names, else NAME.seatml beside NAME.seattest; a
+// transcript named NAME.PART.seattest also finds NAME.seatml, so a
+// behavior can have several.
+func BehaviorFile(t *Transcript) (string, error) {
+	dir := filepath.Dir(t.File)
+	if t.Behavior != "" {
+		f := t.Behavior
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		if _, err := os.Stat(f); err != nil {
+			return "", badInput(t.BehaviorPos, "behavior %q: %v", t.Behavior, schema.FileCause(err))
+		}
+		return f, nil
+	}
+	base := strings.TrimSuffix(filepath.Base(t.File), Ext)
+	var tried []string
+	for name := base; name != ""; {
+		for _, ext := range []string{".seatml", ".xml"} {
+			f := filepath.Join(dir, name+ext)
+			if _, err := os.Stat(f); err == nil {
+				return f, nil
+			}
+			tried = append(tried, name+ext)
+		}
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
+	return "", badInput(schema.Pos{File: t.File}, "no behavior beside the transcript (looked for %s); name one on a first line \"behavior: FILE\"",
+		strings.Join(tried, ", "))
+}
+
+func badInput(pos schema.Pos, format string, args ...any) error {
+	var l schema.List
+	l.Errorf(pos, format, args...)
+	return &BadInputError{Diags: l}
+}
+
+// RunFile parses and runs the transcript in file.
+func RunFile(file string, opts Options) (*Result, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, badInput(schema.Pos{File: file}, "%v", schema.FileCause(err))
+	}
+	t, diags := Parse(file, data)
+	if t == nil {
+		return nil, &BadInputError{Diags: diags}
+	}
+	return Run(t, opts)
+}
+
+// Run runs a parsed transcript against its behavior.
+func Run(t *Transcript, opts Options) (*Result, error) {
+	file, err := BehaviorFile(t)
+	if err != nil {
+		return nil, err
+	}
+	prog, diags := interpreter.Load(file, interpreter.LoadOptions{AllowShell: opts.AllowShell})
+	if prog == nil || diags.HasErrors() {
+		return nil, &BadInputError{Diags: diags}
+	}
+	return RunProgram(t, prog, opts)
+}
+
+// RunProgram runs a transcript against a loaded behavior.
+func RunProgram(t *Transcript, prog *interpreter.Program, opts Options) (*Result, error) {
+	r, err := newRunner(t, prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	res := &Result{File: t.File, Behavior: prog.File}
+	if err := r.start(); err != nil {
+		return nil, err
+	}
+	for _, st := range t.Steps {
+		res.Steps++
+		if f := r.step(st); f != nil {
+			res.Failure = f
+			break
+		}
+	}
+	if res.Failure == nil {
+		res.Failure = r.finish()
+	}
+	r.stop()
+	res.Elapsed = time.Since(begin)
+	res.Log = r.logs.lines()
+	return res, nil
+}
+
+// message is one message the behavior sent.
+type message struct {
+	adaptor, peer, text string
+	at                  time.Duration
+}
+
+func (m message) String() string {
+	if m.peer != "" {
+		return fmt.Sprintf("%s< %s   (a reply to %s)", m.adaptor, m.text, m.peer)
+	}
+	return m.adaptor + "< " + m.text
+}
+
+type runner struct {
+	t     *Transcript
+	prog  *interpreter.Program
+	opts  Options
+	clock *interpreter.FakeClock
+	m     *interpreter.Machine
+	dev   *interpreter.Devices
+	// stepping is set once the device loop is asked for: the virtual
+	// clock then steps the engine every period.
+	stepping bool
+	logs     *logLines
+	input    string // the adaptor "> TEXT" sends from
+	names    []string
+	cancel   context.CancelFunc
+	done     chan error
+	stopped  error // why the behavior stopped, once it has
+
+	mu      sync.Mutex
+	out     []message // sent and not yet expected
+	peers   map[string][]*conn
+	npeers  int
+	history []string
+}
+
+func newRunner(t *Transcript, prog *interpreter.Program, opts Options) (*runner, error) {
+	if opts.StepTimeout <= 0 {
+		opts.StepTimeout = 10 * time.Second
+	}
+	r := &runner{t: t, prog: prog, opts: opts, clock: interpreter.NewFakeClock(epoch), logs: &logLines{},
+		peers: map[string][]*conn{}, done: make(chan error, 1)}
+	for _, d := range prog.Adaptors {
+		if d.Ignored {
+			continue
+		}
+		r.names = append(r.names, d.Name)
+		if r.input == "" {
+			r.input = d.Name
+		}
+	}
+	var diags schema.List
+	for _, st := range t.Steps {
+		switch st.Kind {
+		case Send, Expect, ExpectRe, Connect, Disconnect:
+			if st.Adaptor == "" {
+				if st.Kind == Send && r.input == "" {
+					diags.Errorf(st.Pos, "the behavior declares no adaptor to send from")
+				}
+				continue
+			}
+			if !contains(r.names, st.Adaptor) {
+				diags.Errorf(st.Pos, "the behavior has no adaptor %q%s", st.Adaptor,
+					schema.DidYouMean(st.Adaptor, r.names, "%q"))
+			}
+		case Widget:
+			var ids []string
+			for _, s := range prog.States {
+				for _, w := range s.Widgets {
+					if w.ID != "" {
+						ids = append(ids, w.ID)
+					}
+				}
+			}
+			if !contains(ids, st.Adaptor) {
+				diags.Errorf(st.Pos, "the behavior has no input or button %q%s", st.Adaptor, schema.DidYouMean(st.Adaptor, ids, "%q"))
+			}
+		case State:
+			if prog.State(st.Text) == nil {
+				var names []string
+				for _, s := range prog.States {
+					names = append(names, s.Name)
+				}
+				diags.Errorf(st.Pos, "the behavior has no state %q%s", st.Text, schema.DidYouMean(st.Text, names, "%q"))
+			}
+		}
+	}
+	if diags.HasErrors() {
+		return nil, &BadInputError{Diags: diags}
+	}
+	e, err := hal.NewEngine(prog.Tree, hal.NewSim(), hal.Options{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := motion.NewPlayer(e, prog.Servos, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Step(0); err != nil {
+		return nil, err
+	}
+	r.dev = &interpreter.Devices{Engine: e, Player: p, Start: func() { r.stepping = true }}
+	return r, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) start() error {
+	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zapcore.EncoderConfig{MessageKey: "msg", LevelKey: "level",
+		EncodeLevel: zapcore.LowercaseLevelEncoder}), zapcore.AddSync(r.logs), zapcore.WarnLevel))
+	m, err := interpreter.New(r.prog, interpreter.Options{
+		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true,
+		Stdin: strings.NewReader(""), Stdout: io.Discard,
+		OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
+			return &memAdaptor{r: r, name: c.Name, conns: c.Connections}, nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	r.m = m
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.done <- m.Run(ctx) }()
+	select {
+	case <-m.Ready():
+	case err := <-r.done:
+		r.done <- err
+		return fmt.Errorf("%s: the behavior did not start: %w", r.prog.File, err)
+	case <-time.After(r.opts.StepTimeout):
+		return fmt.Errorf("%s: the behavior did not start within %v", r.prog.File, r.opts.StepTimeout)
+	}
+	r.settle()
+	return nil
+}
+
+func (r *runner) stop() {
+	r.cancel()
+	if r.stopped == nil { // else sync has taken Run's result
+		select {
+		case <-r.done:
+		case <-time.After(r.opts.StepTimeout):
+		}
+	}
+	_ = r.dev.Engine.Close()
+}
+
+// now is the virtual time since the start.
+func (r *runner) now() time.Duration { return r.clock.Now().Sub(epoch) }
+
+// sync waits until the machine has handled everything queued so far, then
+// runs fn on its goroutine and handles the device events waiting. It
+// reports false once the behavior has stopped.
+func (r *runner) sync(fn func()) bool {
+	if r.stopped != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout)
+	defer cancel()
+	err := r.m.Sync(ctx, func() {
+		for range 1000 { // a rule that writes the key it matches would loop
+			if r.m.PumpDevices() == 0 {
+				break
+			}
+		}
+		if fn != nil {
+			fn()
+		}
+	})
+	if err != nil {
+		select {
+		case e := <-r.done:
+			if e == nil {
+				e = errors.New("the behavior ended (seat.exit or end of input)")
+			}
+			r.stopped = e
+		case <-ctx.Done():
+			r.stopped = fmt.Errorf("the behavior did not answer within %v (a script that never ends?)", r.opts.StepTimeout)
+		}
+		return false
+	}
+	return true
+}
+
+// settle lets the machine handle what is queued.
+func (r *runner) settle() { r.sync(nil) }
+
+func (r *runner) state() string {
+	var s string
+	if !r.sync(func() { s = r.m.State() }) {
+		return r.m.CurrentState()
+	}
+	return s
+}
+
+func (r *runner) verbose(format string, args ...any) {
+	if r.opts.Verbose != nil {
+		fmt.Fprintf(r.opts.Verbose, format, args...)
+	}
+}
+
+func (r *runner) remember(line string) {
+	r.history = append(r.history, line)
+	if len(r.history) > historyLen {
+		r.history = r.history[len(r.history)-historyLen:]
+	}
+}
+
+func (r *runner) fail(st Step, what, want, got string) *Failure {
+	return &Failure{Step: st, What: what, Want: want, Got: got, State: r.state(), Before: append([]string(nil), r.history...)}
+}
+
+// step runs one step; it returns a failure, or nil.
+func (r *runner) step(st Step) *Failure {
+	r.verbose("    %s: %s\n", st.At(), st.Line)
+	switch st.Kind {
+	case Send:
+		name := st.Adaptor
+		if name == "" {
+			name = r.input
+		}
+		c := r.peer(name, "")
+		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
+		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, From: c}) {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+	case Widget:
+		r.remember(fmt.Sprintf("gui:%s> %s", st.Adaptor, st.Text))
+		if !r.deliver(adaptors.Event{Source: "gui", ID: st.Adaptor, Text: st.Text}) {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+	case Connect:
+		peer := st.Text
+		if peer == "" {
+			r.npeers++
+			peer = "peer" + strconv.Itoa(r.npeers)
+		}
+		c := &conn{r: r, adaptor: st.Adaptor, peer: peer}
+		r.mu.Lock()
+		r.peers[st.Adaptor] = append(r.peers[st.Adaptor], c)
+		r.mu.Unlock()
+		r.remember(fmt.Sprintf("@connect %s %s", st.Adaptor, peer))
+		if r.wantsConnections(st.Adaptor) && !r.deliver(adaptors.Event{Source: st.Adaptor, Kind: adaptors.Connected, From: c}) {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+	case Disconnect:
+		c := r.peer(st.Adaptor, st.Text)
+		if c == nil || !r.connected(c) {
+			return r.fail(st, fmt.Sprintf("no peer %s is connected to %s", or(st.Text, "at all"), st.Adaptor), "", "")
+		}
+		r.mu.Lock()
+		list := r.peers[st.Adaptor]
+		for i, x := range list {
+			if x == c {
+				r.peers[st.Adaptor] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		r.mu.Unlock()
+		r.remember(fmt.Sprintf("@disconnect %s %s", st.Adaptor, c.peer))
+		if r.wantsConnections(st.Adaptor) && !r.deliver(adaptors.Event{Source: st.Adaptor, Kind: adaptors.Disconnected, From: c}) {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+	case Memory:
+		r.remember(fmt.Sprintf("memory> %s=%s", st.Key, st.Value))
+		if err := r.setMemory(st.Key, st.Value); err != nil {
+			return r.fail(st, err.Error(), "", "")
+		}
+	case Advance:
+		r.remember(fmt.Sprintf("+%v", st.Dur))
+		r.advance(st.Dur)
+	case Expect, ExpectRe:
+		r.settle()
+		want := st.Text
+		if st.Kind == ExpectRe {
+			want = "a message matching " + st.Text
+		}
+		if st.Adaptor != "" {
+			want += " (to " + st.Adaptor + ")"
+		}
+		msg, ok := r.take()
+		if !ok {
+			return r.fail(st, "expected a message, got none", want, "")
+		}
+		if st.Adaptor != "" && msg.adaptor != st.Adaptor ||
+			st.Kind == Expect && msg.text != st.Text || st.Kind == ExpectRe && !st.Re.MatchString(msg.text) {
+			return r.fail(st, "wrong message", want, msg.text+" (to "+msg.adaptor+")")
+		}
+		r.remember(msg.String())
+	case State:
+		if s := r.state(); s != st.Text {
+			return r.fail(st, "wrong state", st.Text, s)
+		}
+		r.remember("= " + st.Text)
+	case Skip:
+		r.settle()
+		r.mu.Lock()
+		if n := len(r.out); n > 0 {
+			r.remember(fmt.Sprintf("... (%d messages skipped)", n))
+		}
+		r.out = nil
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// finish checks that no message is left unexpected, unless the transcript
+// ends with "...".
+func (r *runner) finish() *Failure {
+	steps := r.t.Steps
+	if len(steps) > 0 && steps[len(steps)-1].Kind == Skip {
+		return nil
+	}
+	r.settle()
+	msg, ok := r.take()
+	if !ok {
+		return nil
+	}
+	last := steps[len(steps)-1]
+	return r.fail(last, "unexpected message after the last step (end the transcript with ... to allow more)", "", msg.text+" (to "+msg.adaptor+")")
+}
+
+// deliver hands an event to the behavior and waits until it is handled;
+// it reports false if the behavior had stopped before (an event that makes
+// it stop, by seat.exit, is handled).
+func (r *runner) deliver(ev adaptors.Event) bool {
+	if r.stopped != nil {
+		return false
+	}
+	if r.m.Deliver(context.Background(), ev) == nil {
+		r.sync(nil)
+	}
+	return true
+}
+
+func (r *runner) take() (message, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.out) == 0 {
+		return message{}, false
+	}
+	m := r.out[0]
+	r.out = r.out[1:]
+	return m, true
+}
+
+// peer returns the named peer of an adaptor, or its latest one; input
+// with no peer connected comes from a peer "peer" that never connected.
+func (r *runner) peer(adaptor, name string) *conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.peers[adaptor]
+	for i := len(list) - 1; i >= 0; i-- {
+		if name == "" || list[i].peer == name {
+			return list[i]
+		}
+	}
+	if name != "" {
+		return nil
+	}
+	return &conn{r: r, adaptor: adaptor, peer: "peer"}
+}
+
+func (r *runner) connected(c *conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return contains(connNames(r.peers[c.adaptor]), c.peer)
+}
+
+func connNames(list []*conn) []string {
+	out := make([]string, len(list))
+	for i, c := range list {
+		out[i] = c.peer
+	}
+	return out
+}
+
+func (r *runner) wantsConnections(adaptor string) bool {
+	a, _ := r.m.Adaptor(adaptor).(*memAdaptor)
+	return a != nil && a.conns
+}
+
+// advance moves the virtual clock by d: to each timer as it comes due,
+// and, once the device loop runs, through every control cycle.
+func (r *runner) advance(d time.Duration) {
+	target := r.clock.Now().Add(d)
+	for r.stopped == nil {
+		next := target
+		var due time.Time
+		var armed bool
+		r.sync(func() { due, armed = r.m.NextTimer() })
+		if armed && due.Before(next) && due.After(r.clock.Now()) {
+			next = due
+		}
+		var cycle time.Time
+		if r.stepping {
+			e := r.dev.Engine
+			cycle = epoch.Add(e.Now() + e.Period())
+			if cycle.Before(next) || cycle.Equal(next) {
+				next = cycle
+			}
+		}
+		r.clock.Advance(next.Sub(r.clock.Now()))
+		if r.stepping && next.Equal(cycle) {
+			_ = r.dev.Engine.Step(next.Sub(epoch))
+		}
+		r.settle()
+		if !next.Before(target) {
+			return
+		}
+	}
+}
+
+// setMemory is memory> KEY=VALUE: a sensor of the device tree is pressed
+// on the simulated robot and read at the next control cycle, which the
+// clock moves to; any other key is written to memory at once.
+func (r *runner) setMemory(key, value string) error {
+	e := r.dev.Engine
+	if s, ok := e.Tree().Resolve(key); ok && !s.IsActuator() {
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return fmt.Errorf("sensor %s takes a number, not %q", key, value)
+		}
+		if err := e.Inject(s.Name, v); err != nil {
+			return err
+		}
+		r.stepping = true
+		r.advance(epoch.Add(e.Now() + e.Period()).Sub(r.clock.Now()))
+		return nil
+	}
+	if strings.HasPrefix(key, "Device/") {
+		return fmt.Errorf("%s is device configuration and cannot be set", key)
+	}
+	var v any = value
+	if f, err := strconv.ParseFloat(value, 64); err == nil {
+		v = f
+	}
+	if err := e.Memory().Set(key, v); err != nil {
+		return err
+	}
+	r.settle()
+	return nil
+}
+
+// memAdaptor stands in for every adaptor of the behavior: what it sends
+// is kept for the transcript's expectations.
+type memAdaptor struct {
+	r     *runner
+	name  string
+	conns bool
+}
+
+func (a *memAdaptor) Name() string                              { return a.name }
+func (a *memAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
+func (a *memAdaptor) Close() error                              { return nil }
+func (a *memAdaptor) Send(text string) error {
+	a.r.sent(message{adaptor: a.name, text: text})
+	return nil
+}
+
+// conn is a peer of a memAdaptor: seat.reply sends to it.
+type conn struct {
+	r             *runner
+	adaptor, peer string
+}
+
+func (c *conn) Send(text string) error {
+	c.r.sent(message{adaptor: c.adaptor, peer: c.peer, text: text})
+	return nil
+}
+func (c *conn) String() string { return c.adaptor + " " + c.peer }
+func (c *conn) Peer() string   { return c.peer }
+
+func (r *runner) sent(m message) {
+	r.mu.Lock()
+	m.at = r.now()
+	r.out = append(r.out, m)
+	r.mu.Unlock()
+	r.verbose("        %-6v %s\n", m.at, m)
+}
+
+// logLines collects the behavior's log.
+type logLines struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logLines) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := strings.TrimSpace(l.buf.String())
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

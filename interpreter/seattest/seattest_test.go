@@ -1,0 +1,153 @@
+package seattest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run writes a behavior and a transcript into a directory and runs it.
+func run(t *testing.T, behavior, transcript string) (*Result, string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.seatml"), []byte(behavior), 0o644)
+	file := filepath.Join(dir, "b.seattest")
+	os.WriteFile(file, []byte(transcript), 0o644)
+	var verbose strings.Builder
+	res, err := RunFile(file, Options{Verbose: &verbose})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return res, verbose.String()
+}
+
+func mustPass(t *testing.T, res *Result, verbose string) {
+	t.Helper()
+	if res.Failure != nil {
+		var b strings.Builder
+		res.Report(&b)
+		t.Fatalf("%s\n%s", b.String(), verbose)
+	}
+}
+
+const chain = `<seatml><general name="c"><adaptor name="io" type="stdio"/></general>
+<state name="a"><ontimeout timeout="1"><message sendto="io">a ends</message><statetransition>b</statetransition></ontimeout></state>
+<state name="b"><onentry><message sendto="io">b begins</message></onentry>
+  <ontimeout timeout="2"><statetransition>c</statetransition></ontimeout></state>
+<state name="c"><onentry><message sendto="io">c begins</message></onentry></state>
+</seatml>`
+
+// TestTimersFireAtTheirTime: one advance across a chain of timeouts runs
+// each at its own virtual time, so a state entered by a timeout keeps its
+// full timeout.
+func TestTimersFireAtTheirTime(t *testing.T) {
+	res, v := run(t, chain, "+10s\n< a ends\n< b begins\n< c begins\n= c\n")
+	mustPass(t, res, v)
+	for _, want := range []string{"1s     io< a ends", "1s     io< b begins", "3s     io< c begins"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in\n%s", want, v)
+		}
+	}
+	// Short of the second timeout, c is not entered.
+	res, v = run(t, chain, "+2900ms\n< a ends\n< b begins\n= b\n+100ms\n< c begins\n")
+	mustPass(t, res, v)
+}
+
+// TestOnexecTicks: a rate of 2 Hz ticks four times in two seconds.
+func TestOnexecTicks(t *testing.T) {
+	b := `<seatml><general name="t" rate="2"><adaptor name="io" type="stdio"/><script>n = 0</script></general>
+<state name="s"><onexec><script sendto="io">n = n + 1; return "tick " .. n</script></onexec></state></seatml>`
+	res, v := run(t, b, "+2s\n< tick 1\n< tick 2\n< tick 3\n<~ ^tick 4$\n")
+	mustPass(t, res, v)
+}
+
+// TestPeers: replies go to the peer that spoke, a broadcast to all;
+// event.peer names the peer; onconnect and ondisconnect run.
+func TestPeers(t *testing.T) {
+	b := `<seatml><general name="p"><adaptor name="chat" type="socket" role="server" port="0"/>
+<onconnect source="chat"><script>seat.reply("hello " .. event.peer)</script></onconnect>
+<ondisconnect source="chat"><message sendto="chat">someone left</message></ondisconnect></general>
+<state name="s"><rule source="chat"><key>who</key><script>seat.reply("you are " .. event.peer)</script></rule></state></seatml>`
+	res, v := run(t, b, "@connect chat ann\n< hello ann\n@connect chat\n< hello peer1\n> who\n< you are peer1\n@disconnect chat peer1\n< someone left\n> who\n< you are ann\n")
+	mustPass(t, res, v)
+	if !strings.Contains(v, "chat< you are ann   (a reply to ann)") {
+		t.Errorf("the reply did not go to ann:\n%s", v)
+	}
+	res, _ = run(t, b, "@disconnect chat bob\n")
+	if res.Failure == nil || res.Failure.What != "no peer bob is connected to chat" {
+		t.Errorf("disconnecting a peer never connected: %+v", res.Failure)
+	}
+}
+
+// TestMemoryKey: a memory key that is no sensor is written at once and
+// fires its rule without moving the clock.
+func TestMemoryKey(t *testing.T) {
+	b := `<seatml><general name="m"><adaptor name="io" type="stdio"/></general>
+<state name="s"><rule source="memory"><key>Dialog/Heard</key><script sendto="io">return "heard " .. event.text</script></rule></state></seatml>`
+	res, v := run(t, b, "memory> Dialog/Heard=yes\n< heard yes\n")
+	mustPass(t, res, v)
+	if !strings.Contains(v, "0s     io< heard yes") {
+		t.Errorf("the key was not handled at once:\n%s", v)
+	}
+}
+
+// TestStoppedBehavior: after seat.exit, input fails with the reason.
+func TestStoppedBehavior(t *testing.T) {
+	b := `<seatml><general name="x"><adaptor name="io" type="stdio"/></general>
+<state name="s"><rule><key>quit</key><message sendto="io">bye</message><script>seat.exit(0)</script></rule></state></seatml>`
+	res, _ := run(t, b, "> quit\n< bye\n> hello\n")
+	if res.Failure == nil || !strings.Contains(res.Failure.What, "the behavior has stopped") || res.Failure.Step.Pos.Line != 3 {
+		t.Errorf("input after seat.exit: %+v", res.Failure)
+	}
+}
+
+// TestScriptErrorsReported: what the behavior logs comes with a failure.
+func TestScriptErrorsReported(t *testing.T) {
+	b := `<seatml><general name="e"><adaptor name="io" type="stdio"/></general>
+<state name="s"><rule><key>go</key><script>nosuch.call()</script><message sendto="io">after</message></rule></state></seatml>`
+	res, _ := run(t, b, "> go\n< done\n")
+	var out strings.Builder
+	res.Report(&out)
+	if res.Failure == nil || !strings.Contains(out.String(), "the behavior logged:") || !strings.Contains(out.String(), "nosuch") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestParse(t *testing.T) {
+	tr, diags := Parse("x.seattest", []byte("\ufeff# c\nbehavior: ../b.seatml\n  > こんにちは\nio> \n< a  b \nio<~ ^a\n= 待機\n+1m30s\n@connect web alice\n@disconnect web\nmemory> A/B = 3\ngui:Begin session>\ngui:say> hi\n...\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if tr.Behavior != "../b.seatml" || len(tr.Steps) != 12 {
+		t.Fatalf("%+v", tr)
+	}
+	want := []struct {
+		kind          Kind
+		adaptor, text string
+	}{
+		{Send, "", "こんにちは"}, {Send, "io", ""}, {Expect, "", "a  b "}, {ExpectRe, "io", "^a"}, {State, "", "待機"},
+		{Advance, "", ""}, {Connect, "web", "alice"}, {Disconnect, "web", ""}, {Memory, "memory", "A/B = 3"},
+		{Widget, "Begin session", ""}, {Widget, "say", "hi"}, {Skip, "", ""},
+	}
+	for i, w := range want {
+		s := tr.Steps[i]
+		if s.Kind != w.kind || s.Adaptor != w.adaptor || s.Text != w.text {
+			t.Errorf("step %d (%s): %+v, want %+v", i, s.Line, s, w)
+		}
+	}
+	if s := tr.Steps[0]; s.Pos.Line != 3 || s.Pos.Col != 3 {
+		t.Errorf("position %v", s.Pos)
+	}
+	if s := tr.Steps[5]; s.Dur.Seconds() != 90 {
+		t.Errorf("+1m30s is %v", s.Dur)
+	}
+	if s := tr.Steps[8]; s.Key != "A/B" || s.Value != "3" {
+		t.Errorf("memory step %+v", s)
+	}
+	for _, bad := range []string{"", "# only a comment\n", "\xff> x\n", "+0s\n", "=\n", "@wave x\n", "memory> nokey\n", "gui:> x\n", "what\n"} {
+		if tr, diags := Parse("x.seattest", []byte(bad)); tr != nil || !diags.HasErrors() {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}

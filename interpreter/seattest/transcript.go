@@ -1,0 +1,188 @@
+// Package seattest runs conversation transcripts (.seattest files) against
+// behaviors: inputs sent from in-memory adaptors, the messages a behavior
+// sends compared with the ones the transcript expects, on a virtual clock.
+// It is what "seat test" runs. docs/tools.md describes the format.
+package seattest
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seatml/seat/schema"
+)
+
+// Ext is the extension of transcript files.
+const Ext = ".seattest"
+
+// Kind is what a step does.
+type Kind uint8
+
+// Step kinds.
+const (
+	Send       Kind = iota // NAME> TEXT: input from an adaptor
+	Expect                 // NAME< TEXT: the next message is TEXT
+	ExpectRe               // NAME<~ RE: the next message matches RE
+	State                  // = STATE
+	Advance                // +10s: move the clock
+	Connect                // @connect NAME [PEER]
+	Disconnect             // @disconnect NAME [PEER]
+	Memory                 // memory> KEY=VALUE
+	Widget                 // gui:ID> TEXT: a page's input or button
+	Skip                   // ...: messages not expected so far are skipped
+)
+
+// Step is one line of a transcript.
+type Step struct {
+	Pos  schema.Pos
+	Kind Kind
+	// Adaptor is the adaptor named before the marker, or after @connect;
+	// empty for "the input adaptor" (Send) and "any adaptor" (Expect).
+	Adaptor string
+	// Text is the input, the expected message, the state, or the peer of
+	// a Connect or Disconnect ("" for the default).
+	Text string
+	Re   *regexp.Regexp
+	Dur  time.Duration
+	// Key and Value are a Memory step's.
+	Key, Value string
+	// Line is the step as written, for reports.
+	Line string
+}
+
+// At is the step's file:line.
+func (s Step) At() string { return fmt.Sprintf("%s:%d", s.Pos.File, s.Pos.Line) }
+
+// Transcript is a parsed .seattest file.
+type Transcript struct {
+	File string
+	// Behavior is the file named by a "behavior:" line, relative to the
+	// transcript's directory; empty when the transcript does not name one.
+	Behavior    string
+	BehaviorPos schema.Pos
+	Steps       []Step
+}
+
+// Parse reads a transcript. Errors name the line and column.
+func Parse(file string, data []byte) (*Transcript, schema.List) {
+	t := &Transcript{File: file}
+	var diags schema.List
+	if !utf8.Valid(data) {
+		diags.Errorf(schema.Pos{File: file}, "a transcript must be UTF-8 text")
+		return nil, diags
+	}
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	first := true
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSuffix(raw, "\r")
+		body := strings.TrimLeft(line, " \t")
+		pos := schema.Pos{File: file, Line: i + 1, Col: utf8.RuneCountInString(line[:len(line)-len(body)]) + 1}
+		if body == "" || strings.HasPrefix(body, "#") {
+			continue
+		}
+		if first {
+			first = false
+			if rest, ok := strings.CutPrefix(body, "behavior:"); ok {
+				t.Behavior = strings.TrimSpace(rest)
+				t.BehaviorPos = pos
+				if t.Behavior == "" {
+					diags.Errorf(pos, "behavior: names no file")
+				}
+				continue
+			}
+		}
+		st, err := parseStep(body, pos)
+		if err != "" {
+			diags.Errorf(pos, "%s", err)
+			continue
+		}
+		st.Line = body
+		t.Steps = append(t.Steps, st)
+	}
+	if len(t.Steps) == 0 && !diags.HasErrors() {
+		diags.Errorf(schema.Pos{File: file}, "no steps: a transcript needs at least one line such as \"> hello\" or \"< Hello!\"")
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return t, diags
+}
+
+// marker finds the adaptor name and the marker of a send or expect step.
+var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(<~|<|>)( |$)`)
+
+func parseStep(body string, pos schema.Pos) (Step, string) {
+	st := Step{Pos: pos}
+	switch {
+	case body == "...":
+		st.Kind = Skip
+		return st, ""
+	case strings.HasPrefix(body, "+"):
+		d, err := time.ParseDuration(strings.TrimSpace(body[1:]))
+		if err != nil || d <= 0 {
+			return st, fmt.Sprintf("%q is not a time to advance: write +10s, +250ms or +1m30s", body)
+		}
+		st.Kind, st.Dur = Advance, d
+		return st, ""
+	case strings.HasPrefix(body, "="):
+		st.Kind, st.Text = State, strings.TrimSpace(body[1:])
+		if st.Text == "" {
+			return st, "= names no state"
+		}
+		return st, ""
+	case strings.HasPrefix(body, "@"):
+		f := strings.Fields(body)
+		switch f[0] {
+		case "@connect":
+			st.Kind = Connect
+		case "@disconnect":
+			st.Kind = Disconnect
+		default:
+			return st, fmt.Sprintf("unknown step %q: want @connect NAME or @disconnect NAME", f[0])
+		}
+		if len(f) < 2 || len(f) > 3 {
+			return st, fmt.Sprintf("%s takes an adaptor's name and, optionally, a peer's", f[0])
+		}
+		st.Adaptor = f[1]
+		if len(f) == 3 {
+			st.Text = f[2]
+		}
+		return st, ""
+	}
+	if rest, ok := strings.CutPrefix(body, "gui:"); ok {
+		id, text, ok := strings.Cut(rest, ">")
+		if !ok || strings.TrimSpace(id) == "" {
+			return st, "gui: wants a widget, as gui:ID> TEXT for an input or gui:LABEL> for a button"
+		}
+		st.Kind, st.Adaptor, st.Text = Widget, strings.TrimSpace(id), strings.TrimPrefix(text, " ")
+		return st, ""
+	}
+	m := marker.FindStringSubmatchIndex(body)
+	if m == nil {
+		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"+10s\", \"@connect NAME\" or \"...\"", schema.Excerpt(body, 40))
+	}
+	st.Adaptor = body[m[2]:m[3]]
+	rest := body[m[1]:]
+	switch body[m[4]:m[5]] {
+	case ">":
+		st.Kind, st.Text = Send, rest
+		if st.Adaptor == "memory" {
+			k, v, ok := strings.Cut(rest, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return st, "memory> wants KEY=VALUE, for example memory> Head/Touch/Front/Sensor=1"
+			}
+			st.Kind, st.Key, st.Value = Memory, strings.TrimSpace(k), strings.TrimSpace(v)
+		}
+	case "<":
+		st.Kind, st.Text = Expect, rest
+	case "<~":
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return st, fmt.Sprintf("bad regular expression: %v", err)
+		}
+		st.Kind, st.Re, st.Text = ExpectRe, re, rest
+	}
+	return st, ""
+}
