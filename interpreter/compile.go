@@ -590,6 +590,7 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		c.sourceOK(a.ValuePos, "key source", a.Value)
 	}
 	text := strings.TrimSpace(n.Text)
+	r.Keys = append(r.Keys, text)
 	words, err := c.ld.expand(text)
 	if err != nil {
 		ke := err.(*KeyError)

@@ -105,9 +105,12 @@ type Timeout struct {
 
 // Rule is a compiled rule.
 type Rule struct {
-	id      int
-	Pos     schema.Pos
-	Source  string
+	id     int
+	Pos    schema.Pos
+	Source string
+	// Keys are the rule's <key> texts as written (trimmed), before
+	// expansion into Words.
+	Keys    []string
 	Words   []*Word
 	cond    *chunk
 	condPre *chunk // <cond execfile>: run before the cond

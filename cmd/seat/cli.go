@@ -28,6 +28,8 @@ var commands = []command{
 	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands},
 	{name: "test", args: "[PATH...]", summary: "Run conversation transcripts (.seattest files) against their behaviors on a virtual clock, with in-memory adaptors: the given files, or every transcript under the given directories (default .). Exit status 0 when all pass, 1 when one fails, 2 on bad input.",
 		more: testSteps},
+	{name: "graph", args: "FILE", summary: "Print a behavior's state machine: states, transitions labelled with their keys and [cond], timeouts with their delay, push and pop, connection handlers and buttons that move; includes resolved. Exit status 1 if the file has errors.",
+		more: "Render it: seat graph FILE | dot -Tsvg > FILE.svg, or paste --format mermaid into a Markdown page."},
 	{name: "port", args: "FILE...", summary: "Carry eSEAT behavior files to seat: older spellings become the modern ones and Python script bodies become Lua where the translation is mechanical; what is left for hand work is listed as file:line: reason. Prints the result, or rewrites the files with -w, or prints a diff with -d. Exit status 0 when everything was translated, 1 when some bodies need hand work, 2 on bad input."},
 	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error."},
 	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. SCRIPT is a file, or a script's name in the scripts directory (Nod)."},

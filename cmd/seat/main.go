@@ -66,6 +66,7 @@ Usage:
   seat run [flags] FILE...       run behaviors on the simulated robot
   seat ctl COMMAND ...           manage a running seat (started with --control)
   seat test [flags] [PATH...]    run conversation transcripts (.seattest) against their behaviors
+  seat graph [--format F] FILE   print the state machine as Graphviz DOT or Mermaid
   seat port [-w|-d] FILE...      carry eSEAT files to seat: modern spellings, Python bodies to Lua
   seat motion check SCRIPT...    validate motion scripts
   seat motion play SCRIPT        play a motion script, print the trajectory as CSV
@@ -91,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ctlCmd(args[1:], stdout, stderr)
 	case "test":
 		return testCmd(args[1:], stdout, stderr)
+	case "graph":
+		return graphCmd(args[1:], stdout, stderr)
 	case "port":
 		return portCmd(args[1:], stdout, stderr)
 	case "version":

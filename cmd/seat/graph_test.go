@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seatml/seat/interpreter"
+)
+
+// graphFiles are the behaviors seat graph is tested on: every example,
+// and testdata/graph's, which has every kind of edge and an include.
+func graphFiles(t *testing.T) []string {
+	examples, _ := filepath.Glob("../../examples/*.seatml")
+	more, _ := filepath.Glob("../../testdata/graph/*.seatml")
+	if len(examples) < 7 || len(more) < 1 {
+		t.Fatalf("%d examples, %d in testdata/graph", len(examples), len(more))
+	}
+	return append(examples, more...)
+}
+
+// needDot returns Graphviz's dot, skipping the test when it is missing
+// unless SEAT_REQUIRE_TOOLS is set (as .ci/run does).
+func needDot(t *testing.T) string {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		if os.Getenv("SEAT_REQUIRE_TOOLS") != "" {
+			t.Fatal("Graphviz's dot is not installed and SEAT_REQUIRE_TOOLS is set (apt-get install graphviz)")
+		}
+		t.Skip("Graphviz's dot is not installed (apt-get install graphviz)")
+	}
+	return dot
+}
+
+func render(t *testing.T, dot string, src []byte) []byte {
+	t.Helper()
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = bytes.NewReader(src)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("dot -Tsvg: %v\n%s", err, stderr.String())
+	}
+	return out
+}
+
+// svgText returns the titles and texts of an SVG drawn by dot: the node
+// names, the edges as "a->b", and the labels, in order.
+func svgText(t *testing.T, svg []byte) []string {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	d.Strict = false
+	var out []string
+	var in string
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			break
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			in = tk.Name.Local
+		case xml.EndElement:
+			in = ""
+		case xml.CharData:
+			if s := strings.TrimSpace(string(tk)); s != "" && (in == "title" || in == "text") {
+				out = append(out, in+": "+s)
+			}
+		}
+	}
+	return out
+}
+
+// TestGraphGolden: seat graph prints each behavior as DOT and Mermaid as
+// in testdata/graph (go test ./cmd/seat -update rewrites them), and dot
+// renders the DOT: every state a node, every edge drawn.
+func TestGraphGolden(t *testing.T) {
+	dot := needDot(t)
+	for _, file := range graphFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".seatml")
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := runSeat("graph", file)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			golden(t, "../../testdata/graph/"+name+".dot", stdout)
+			mmd, stderr, code := runSeat("graph", "--format", "mermaid", file)
+			if code != 0 || stderr != "" {
+				t.Fatalf("mermaid: exit %d\n%s", code, stderr)
+			}
+			golden(t, "../../testdata/graph/"+name+".mmd", mmd)
+
+			prog, diags := interpreter.Load(file, interpreter.LoadOptions{})
+			if prog == nil {
+				t.Fatal(diags)
+			}
+			text := svgText(t, render(t, dot, []byte(stdout)))
+			for _, s := range prog.States {
+				if !slices.Contains(text, "title: "+s.Name) {
+					t.Errorf("state %s is not a node of the picture", s.Name)
+				}
+			}
+			edges := 0
+			for _, l := range text {
+				if strings.HasPrefix(l, "title: ") && strings.Contains(l, "->") {
+					edges++
+				}
+			}
+			if want := len(prog.Edges()) + 1; edges != want { // and the start arrow
+				t.Errorf("%d edges drawn, want %d:\n%s", edges, want, strings.Join(text, "\n"))
+			}
+		})
+	}
+}
+
+// TestGraphDocsPictures: docs/graphs has each example's picture, made by
+// seat graph | dot -Tsvg from the current file: the same nodes, edges and
+// labels (-update redraws them).
+func TestGraphDocsPictures(t *testing.T) {
+	dot := needDot(t)
+	examples, _ := filepath.Glob("../../examples/*.seatml")
+	for _, file := range examples {
+		name := strings.TrimSuffix(filepath.Base(file), ".seatml")
+		stdout, _, _ := runSeat("graph", file)
+		svg := render(t, dot, []byte(stdout))
+		path := "../../docs/graphs/" + name + ".svg"
+		if *update {
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			if err := os.WriteFile(path, svg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%v (go test ./cmd/seat -run GraphDocs -update draws it)", err)
+			continue
+		}
+		if got, want := svgText(t, svg), svgText(t, old); !slices.Equal(got, want) {
+			t.Errorf("%s is not the picture of %s (go test ./cmd/seat -run GraphDocs -update redraws it):\nnow:  %q\ndocs: %q", path, file, got, want)
+		}
+	}
+}
+
+// TestGraphBadInput: a file with errors prints them and exits 1; a bad
+// format or several files exit 2.
+func TestGraphBadInput(t *testing.T) {
+	_, stderr, code := runSeat("graph", "../../testdata/check/undeclared-target.seatml")
+	if code != 1 || !strings.Contains(stderr, "undeclared-target.seatml:") {
+		t.Errorf("file with errors: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("graph", "--format", "png", "../../examples/greeter.seatml"); code != 2 || !strings.Contains(stderr, "want dot or mermaid") {
+		t.Errorf("bad format: exit %d\n%s", code, stderr)
+	}
+	if _, _, code := runSeat("graph", "../../examples/greeter.seatml", "../../examples/kiosk.seatml"); code != 2 {
+		t.Errorf("two files: exit %d", code)
+	}
+}

@@ -1,0 +1,244 @@
+// Package graph draws a behavior's state machine, for seat graph and the
+// live monitor: states, the transitions the file declares labelled with
+// what triggers them, in Graphviz's DOT or Mermaid's stateDiagram-v2.
+// docs/tools.md shows the pictures.
+package graph
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
+)
+
+// Node ids of the pseudo-states: where the machine starts, general's
+// edges (from any state) and pops (back to the state below on the stack).
+const (
+	startID = "__start"
+	anyID   = "__any"
+	popID   = "__pop"
+)
+
+// condLen is how much of a cond a label shows.
+const condLen = 32
+
+// Graph is a behavior's machine, ready to print.
+type Graph struct {
+	Name    string
+	States  []string
+	Initial string
+	Edges   []interpreter.Edge
+	// labelSources: more than one adaptor, so keys name their source.
+	labelSources bool
+}
+
+// New builds the graph of a loaded behavior.
+func New(p *interpreter.Program) *Graph {
+	g := &Graph{Name: p.Name, Edges: p.Edges()}
+	if g.Name == "" {
+		g.Name = strings.TrimSuffix(p.File, ".seatml")
+	}
+	for _, s := range p.States {
+		g.States = append(g.States, s.Name)
+	}
+	if p.Initial != nil {
+		g.Initial = p.Initial.Name
+	}
+	n := 0
+	for _, a := range p.Adaptors {
+		if !a.Ignored {
+			n++
+		}
+	}
+	g.labelSources = n > 1
+	return g
+}
+
+func (g *Graph) hasAny() bool {
+	for _, e := range g.Edges {
+		if e.From == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Graph) hasPop() bool {
+	for _, e := range g.Edges {
+		if e.Pop {
+			return true
+		}
+	}
+	return false
+}
+
+// Label says what triggers an edge: the keys (with their source when the
+// behavior has several adaptors, or a device source), "after 10s",
+// "chat connects", "button Begin session", then " [cond]" and a push
+// marker.
+func (g *Graph) Label(e interpreter.Edge) string {
+	var l string
+	src := e.Source
+	switch e.On {
+	case interpreter.OnKey:
+		l = strings.Join(e.Keys, " | ")
+		if src != "" && (g.labelSources || src == "memory" || src == "motion" || src == "gui") {
+			l = src + ": " + l
+		}
+	case interpreter.OnData:
+		l = "any input"
+		if src != "" {
+			l = "any " + src + " input"
+		}
+	case interpreter.OnTimeout:
+		l = "after " + formatDelay(e.Delay)
+	case interpreter.OnEntry:
+		l = "on entry"
+	case interpreter.OnExec:
+		l = "onexec"
+	case interpreter.OnConnect:
+		l = src + " connects"
+	case interpreter.OnDisconnect:
+		l = src + " leaves"
+	case interpreter.OnWidget:
+		l = "button " + e.Widget
+	}
+	if e.Cond != "" {
+		l += " [" + schema.Excerpt(strings.Join(strings.Fields(e.Cond), " "), condLen) + "]"
+	}
+	if e.Push {
+		l = "push: " + l
+	}
+	return l
+}
+
+func formatDelay(d time.Duration) string {
+	if d%time.Second == 0 || d > time.Minute {
+		return fmt.Sprintf("%gs", d.Seconds())
+	}
+	return d.String()
+}
+
+// style tells edges apart by trigger: timers dashed, connections dotted.
+func style(e interpreter.Edge) string {
+	switch e.On {
+	case interpreter.OnTimeout, interpreter.OnExec:
+		return "dashed"
+	case interpreter.OnConnect, interpreter.OnDisconnect:
+		return "dotted"
+	}
+	return ""
+}
+
+// DOT writes the graph in Graphviz's language; states are named by their
+// own names, so a page can find a state's node by its title.
+func (g *Graph) DOT(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "digraph %s {\n", quote(g.Name))
+	b.WriteString("\trankdir=LR;\n")
+	b.WriteString("\tgraph [fontname=\"Helvetica,Arial,sans-serif\"];\n")
+	b.WriteString("\tnode [shape=box, style=\"rounded\", fontname=\"Helvetica,Arial,sans-serif\"];\n")
+	b.WriteString("\tedge [fontname=\"Helvetica,Arial,sans-serif\", fontsize=10];\n")
+	fmt.Fprintf(b, "\t%s [shape=point, width=0.15, label=\"\"];\n", startID)
+	for _, s := range g.States {
+		attrs := ""
+		if s == g.Initial {
+			attrs = " [penwidth=2]"
+		}
+		fmt.Fprintf(b, "\t%s%s;\n", quote(s), attrs)
+	}
+	if g.hasAny() {
+		fmt.Fprintf(b, "\t%s [label=\"any state\", style=\"rounded,dashed\"];\n", anyID)
+	}
+	if g.hasPop() {
+		fmt.Fprintf(b, "\t%s [label=\"back (pop)\", style=\"rounded,dashed\"];\n", popID)
+	}
+	if g.Initial != "" {
+		fmt.Fprintf(b, "\t%s -> %s;\n", startID, quote(g.Initial))
+	}
+	for _, e := range g.Edges {
+		from, to := quote(e.From), quote(e.To)
+		if e.From == "" {
+			from = anyID
+		}
+		if e.Pop {
+			to = popID
+		}
+		attrs := []string{"label=" + quote(g.Label(e))}
+		if s := style(e); s != "" {
+			attrs = append(attrs, "style="+s)
+		}
+		if e.Push {
+			attrs = append(attrs, "arrowhead=veevee")
+		}
+		if e.Pos.IsValid() {
+			attrs = append(attrs, "tooltip="+quote(fmt.Sprintf("%s:%d", e.Pos.File, e.Pos.Line)))
+		}
+		fmt.Fprintf(b, "\t%s -> %s [%s];\n", from, to, strings.Join(attrs, ", "))
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// quote writes a DOT string: backslashes and quotes escaped, line breaks
+// as \n.
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
+	return `"` + r.Replace(s) + `"`
+}
+
+// Mermaid writes the graph as Mermaid's stateDiagram-v2. States get ids
+// s0, s1, … and their names as descriptions, so any name (Japanese, with
+// spaces) shows as written.
+func (g *Graph) Mermaid(w io.Writer) error {
+	b := &strings.Builder{}
+	b.WriteString("stateDiagram-v2\n")
+	b.WriteString("    direction LR\n")
+	ids := map[string]string{"": anyID}
+	for i, s := range g.States {
+		ids[s] = fmt.Sprintf("s%d", i)
+		fmt.Fprintf(b, "    state %s as %s\n", mermaidQuote(s), ids[s])
+	}
+	if g.hasAny() {
+		fmt.Fprintf(b, "    state \"any state\" as %s\n", anyID)
+	}
+	if g.hasPop() {
+		fmt.Fprintf(b, "    state \"back (pop)\" as %s\n", popID)
+	}
+	if g.Initial != "" {
+		fmt.Fprintf(b, "    [*] --> %s\n", ids[g.Initial])
+	}
+	for _, e := range g.Edges {
+		to := ids[e.To]
+		if e.Pop {
+			to = popID
+		}
+		fmt.Fprintf(b, "    %s --> %s : %s\n", ids[e.From], to, mermaidText(g.Label(e)))
+	}
+	var meta []string
+	if g.hasAny() {
+		meta = append(meta, anyID)
+	}
+	if g.hasPop() {
+		meta = append(meta, popID)
+	}
+	if len(meta) > 0 {
+		b.WriteString("    classDef meta stroke-dasharray: 4 4\n")
+		fmt.Fprintf(b, "    class %s meta\n", strings.Join(meta, ","))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mermaidText escapes what Mermaid would read as syntax in a label: its
+// entity codes stand for the characters ("#59;" is ";").
+func mermaidText(s string) string {
+	r := strings.NewReplacer("#", "#35;", ";", "#59;", ":", "#58;", "\n", " ", "<", "#lt;", ">", "#gt;", `"`, "#quot;", "{", "#123;", "}", "#125;")
+	return r.Replace(s)
+}
+
+func mermaidQuote(s string) string { return `"` + mermaidText(s) + `"` }
