@@ -61,6 +61,8 @@ type Options struct {
 	// forwarding them as they come: a caller that steps the engine itself
 	// (seat test, on a virtual clock) then knows when they are handled.
 	ManualDevices bool
+	// Observer, if set, is told what the machine does (Record).
+	Observer Observer
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
@@ -335,6 +337,7 @@ func (m *Machine) enterInitial() {
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
+	m.observe(Record{Kind: RecState, State: s.Name})
 	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 }
 
@@ -406,6 +409,7 @@ func (m *Machine) runTimer(at time.Time) {
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}
+		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 		if t := m.effectiveTimeout(); t != nil {
 			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
 		}
@@ -422,6 +426,7 @@ func (m *Machine) runTimer(at time.Time) {
 	if m.tracing() {
 		m.trace("exec:" + m.cur.Name)
 	}
+	m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
 	// A state's onexec waits one period after entry (it could run at once
 	// when the state was entered just before a tick); general's runs at
 	// every tick, so that transitions never starve it.
@@ -457,6 +462,9 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 	if ev.Update {
 		m.updateWidget(ev)
 		return
+	}
+	if m.opts.Observer != nil {
+		m.observeEvent(&ev)
 	}
 	if ev.Kind != adaptors.Text {
 		m.handleConnection(ev)
@@ -594,6 +602,7 @@ func (m *Machine) fire(r *Rule, cc *callCtx, key string) {
 	if m.tracing() {
 		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
 	}
+	m.observe(Record{Kind: RecFire, At: r.Pos})
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
 		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
 	}
@@ -683,6 +692,7 @@ func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 		if m.tracing() {
 			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
 		}
+		m.observe(Record{Kind: RecFire, At: w.Pos})
 		m.resetTimeout()
 		m.settle(m.runList(w.actions, cc))
 		return true
@@ -732,6 +742,7 @@ func (m *Machine) settle(req request) {
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}
+		m.observe(Record{Kind: RecState, State: target.Name})
 		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
 	}
 }
@@ -833,7 +844,7 @@ func (m *Machine) scriptFailed(err error, what string) {
 
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
-	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && m.opts.Observer == nil {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 		}
@@ -848,6 +859,7 @@ func (m *Machine) send(name, text string, at fmt.Stringer) {
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
 	}
+	m.observe(Record{Kind: RecOut, Source: name, Text: text})
 	m.adMu.RLock()
 	a, opened := m.adaptors[name], m.opened
 	m.adMu.RUnlock()

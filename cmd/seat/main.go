@@ -27,6 +27,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
+	"github.com/seatml/seat/interpreter/record"
 	"github.com/seatml/seat/schema"
 )
 
@@ -66,6 +67,7 @@ Usage:
   seat run [flags] FILE...       run behaviors on the simulated robot
   seat ctl COMMAND ...           manage a running seat (started with --control)
   seat test [flags] [PATH...]    run conversation transcripts (.seattest) against their behaviors
+  seat replay REC.jsonl [FILE]   re-run a recording (seat run --record) and compare what is sent
   seat graph [--format F] FILE   print the state machine as Graphviz DOT or Mermaid
   seat port [-w|-d] FILE...      carry eSEAT files to seat: modern spellings, Python bodies to Lua
   seat motion check SCRIPT...    validate motion scripts
@@ -92,6 +94,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ctlCmd(args[1:], stdout, stderr)
 	case "test":
 		return testCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
 	case "graph":
 		return graphCmd(args[1:], stdout, stderr)
 	case "port":
@@ -168,6 +172,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	logFormat := fs.String("log-format", "console", "Log format: console (for people) or json (for machines).")
 	control := fs.String("control", "", "Serve the control API on this address (a port alone listens on 127.0.0.1) and keep running for seat ctl; off by default.")
 	cpuprofile := fs.String("cpuprofile", "", "Write a CPU profile to this file (for benchmarks).")
+	recordFile := fs.String("record", "", "Record every event, message, rule fired, state entered and timer to this file (JSON Lines), for seat replay and seat test --from.")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "Log level: debug (every rule fired), info, warn or error.")
 	var dev deviceFlags
@@ -240,9 +245,24 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}()
 
 	loadOpts.Tree = devices.Engine.Tree()
-	mg := manager.New(manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
+	mgOpts := manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
 		Log: log, ScriptTimeout: *scriptTimeout, ScriptMemory: max(*scriptMemory, 1) << 20, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
-	}})
+	}}
+	if *recordFile != "" {
+		rec, err := record.Create(*recordFile, version)
+		if err != nil {
+			fmt.Fprintln(stderr, "seat run: --record:", err)
+			return exitStatus(2)
+		}
+		defer func() {
+			if err := rec.Close(); err != nil {
+				log.Error("recording", zap.String("file", *recordFile), zap.Error(err))
+			}
+		}()
+		mgOpts.Observe = func(p *interpreter.Program) interpreter.Observer { return rec.Behavior(p.Name, p.File) }
+		log.Info("recording", zap.String("file", *recordFile))
+	}
+	mg := manager.New(mgOpts)
 	// Every exit path stops the behaviors in reverse, then lets the joints go.
 	defer func() {
 		if ctx.Err() != nil {

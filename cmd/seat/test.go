@@ -23,9 +23,18 @@ func testCmd(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "Print every step as it runs, and every message the behavior sends.")
 	runRe := fs.String("run", "", "Run only the transcripts whose path matches this regular expression.")
 	allowShell := fs.Bool("allow-shell", false, "Allow <shell> actions in the behaviors under test.")
+	from := fs.String("from", "", "Print the recording FILE.jsonl (seat run --record) as a transcript, instead of running transcripts.")
+	name := fs.String("name", "", "With --from: the behavior to take, when the recording holds several.")
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
+	}
+	if *from != "" {
+		if len(paths) > 0 {
+			fmt.Fprintln(stderr, "seat test: --from takes no other files")
+			return exitStatus(2)
+		}
+		return fromRecording(*from, *name, stdout, stderr)
 	}
 	var sel *regexp.Regexp
 	if *runRe != "" {

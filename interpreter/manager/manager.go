@@ -76,6 +76,9 @@ type Options struct {
 	// Trace, if set, receives each behavior's lifecycle steps: "compile",
 	// then the machine's trace.
 	Trace func(behavior, step string)
+	// Observe, if set, gives each machine its observer as it is created
+	// (seat run --record, the monitor); a reload gets a new one.
+	Observe func(prog *interpreter.Program) interpreter.Observer
 }
 
 // Manager holds the behaviors of one process.
@@ -219,6 +222,9 @@ func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error
 	name := prog.Name
 	if mg.opts.Trace != nil { // a trace costs formatting on every rule fired
 		opts.Trace = func(step string) { mg.trace(name, step) }
+	}
+	if mg.opts.Observe != nil {
+		opts.Observer = interpreter.Observers(opts.Observer, mg.opts.Observe(prog))
 	}
 	opts.OnResource = func(key, text string) {
 		mg.mu.Lock()

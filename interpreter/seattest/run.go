@@ -54,6 +54,10 @@ type Failure struct {
 	Want, Got string
 	// State is the current state when the step failed.
 	State string
+	// At is the virtual time of the failure; GotRule the rule that sent
+	// the message that came instead (file:line), if one did.
+	At      time.Duration
+	GotRule string
 	// Before is the conversation that led to the failure: the last steps
 	// and messages, oldest first.
 	Before []string
@@ -171,6 +175,7 @@ func RunProgram(t *Transcript, prog *interpreter.Program, opts Options) (*Result
 type message struct {
 	adaptor, peer, text string
 	at                  time.Duration
+	rule                string // the rule that fired last before it: file:line
 }
 
 func (m message) String() string {
@@ -198,6 +203,7 @@ type runner struct {
 	stopped  error // why the behavior stopped, once it has
 
 	mu      sync.Mutex
+	fired   string    // the last rule fired, file:line
 	out     []message // sent and not yet expected
 	peers   map[string][]*conn
 	npeers  int
@@ -286,7 +292,7 @@ func (r *runner) start() error {
 	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zapcore.EncoderConfig{MessageKey: "msg", LevelKey: "level",
 		EncodeLevel: zapcore.LowercaseLevelEncoder}), zapcore.AddSync(r.logs), zapcore.WarnLevel))
 	m, err := interpreter.New(r.prog, interpreter.Options{
-		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true,
+		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true, Observer: r,
 		Stdin: strings.NewReader(""), Stdout: io.Discard,
 		OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
 			return &memAdaptor{r: r, name: c.Name, conns: c.Connections}, nil
@@ -384,7 +390,21 @@ func (r *runner) remember(line string) {
 }
 
 func (r *runner) fail(st Step, what, want, got string) *Failure {
-	return &Failure{Step: st, What: what, Want: want, Got: got, State: r.state(), Before: append([]string(nil), r.history...)}
+	return &Failure{Step: st, What: what, Want: want, Got: got, State: r.state(), At: r.now(), Before: append([]string(nil), r.history...)}
+}
+
+// Observe keeps the rule that fired last, to say which rule sent a message.
+func (r *runner) Observe(rec interpreter.Record) {
+	switch rec.Kind {
+	case interpreter.RecFire:
+		r.mu.Lock()
+		r.fired = fmt.Sprintf("%s:%d", rec.At.File, rec.At.Line)
+		r.mu.Unlock()
+	case interpreter.RecIn, interpreter.RecConnect, interpreter.RecDisconnect, interpreter.RecTimer:
+		r.mu.Lock()
+		r.fired = "" // what follows is this event's or timer's doing
+		r.mu.Unlock()
+	}
 }
 
 // step runs one step; it returns a failure, or nil.
@@ -396,7 +416,10 @@ func (r *runner) step(st Step) *Failure {
 		if name == "" {
 			name = r.input
 		}
-		c := r.peer(name, "")
+		c := r.peer(name, st.Peer)
+		if c == nil { // a peer that never connected, as over HTTP
+			c = &conn{r: r, adaptor: name, peer: st.Peer}
+		}
 		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
 		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, From: c}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
@@ -461,7 +484,9 @@ func (r *runner) step(st Step) *Failure {
 		}
 		if st.Adaptor != "" && msg.adaptor != st.Adaptor ||
 			st.Kind == Expect && msg.text != st.Text || st.Kind == ExpectRe && !st.Re.MatchString(msg.text) {
-			return r.fail(st, "wrong message", want, msg.text+" (to "+msg.adaptor+")")
+			f := r.fail(st, "wrong message", want, msg.text+" (to "+msg.adaptor+")")
+			f.GotRule, f.At = msg.rule, msg.at
+			return f
 		}
 		r.remember(msg.String())
 	case State:
@@ -501,7 +526,9 @@ func (r *runner) finish() *Failure {
 		return nil
 	}
 	last := steps[len(steps)-1]
-	return r.fail(last, "unexpected message after the last step (end the transcript with ... to allow more)", "", msg.text+" (to "+msg.adaptor+")")
+	f := r.fail(last, "unexpected message after the last step (end the transcript with ... to allow more)", "", msg.text+" (to "+msg.adaptor+")")
+	f.GotRule, f.At = msg.rule, msg.at
+	return f
 }
 
 // deliver hands an event to the behavior and waits until it is handled;
@@ -657,7 +684,7 @@ func (c *conn) Peer() string   { return c.peer }
 
 func (r *runner) sent(m message) {
 	r.mu.Lock()
-	m.at = r.now()
+	m.at, m.rule = r.now(), r.fired
 	r.out = append(r.out, m)
 	r.mu.Unlock()
 	r.verbose("        %-6v %s\n", m.at, m)

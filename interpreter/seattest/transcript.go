@@ -44,12 +44,26 @@ type Step struct {
 	// Text is the input, the expected message, the state, or the peer of
 	// a Connect or Disconnect ("" for the default).
 	Text string
+	// Peer is the peer a Send comes from (NAME@PEER> TEXT); "" for the
+	// last one connected.
+	Peer string
 	Re   *regexp.Regexp
 	Dur  time.Duration
 	// Key and Value are a Memory step's.
 	Key, Value string
 	// Line is the step as written, for reports.
 	Line string
+	// Recorded is set on steps made from a recording (FromRecording):
+	// where and when the recording has them, and the rule that fired for
+	// an expected message.
+	Recorded *Recorded
+}
+
+// Recorded is what a recording says about a step.
+type Recorded struct {
+	Line int           // the recording's line
+	T    time.Duration // time since the behavior started
+	Rule string        // file:line of the rule that sent an expected message
 }
 
 // At is the step's file:line.
@@ -63,6 +77,9 @@ type Transcript struct {
 	Behavior    string
 	BehaviorPos schema.Pos
 	Steps       []Step
+	// SkippedDevices counts the device events of a recording that
+	// FromRecording left out.
+	SkippedDevices int
 }
 
 // Parse reads a transcript. Errors name the line and column.
@@ -111,7 +128,7 @@ func Parse(file string, data []byte) (*Transcript, schema.List) {
 }
 
 // marker finds the adaptor name and the marker of a send or expect step.
-var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(<~|<|>)( |$)`)
+var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(?:@([^\s<>]+?))?(<~|<|>)( |$)`)
 
 func parseStep(body string, pos schema.Pos) (Step, string) {
 	st := Step{Pos: pos}
@@ -164,8 +181,11 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"+10s\", \"@connect NAME\" or \"...\"", schema.Excerpt(body, 40))
 	}
 	st.Adaptor = body[m[2]:m[3]]
+	if m[4] >= 0 {
+		st.Peer = body[m[4]:m[5]]
+	}
 	rest := body[m[1]:]
-	switch body[m[4]:m[5]] {
+	switch body[m[6]:m[7]] {
 	case ">":
 		st.Kind, st.Text = Send, rest
 		if st.Adaptor == "memory" {
@@ -183,6 +203,9 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 			return st, fmt.Sprintf("bad regular expression: %v", err)
 		}
 		st.Kind, st.Re, st.Text = ExpectRe, re, rest
+	}
+	if st.Peer != "" && st.Kind != Send {
+		return st, "only input names a peer (NAME@PEER> TEXT); a message is expected as NAME< TEXT"
 	}
 	return st, ""
 }

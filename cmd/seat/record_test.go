@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRecordReplayKiosk records a real run of the kiosk: seat in its own
+// process, a visitor over TCP in real time, with the menu's timeout cut to
+// 0.3 s so that a timer's message is in the recording. The recording
+// replays with exit 0; against a copy with one rule's reply edited it
+// diverges with exit 1 at that reply, naming the rule; and seat test
+// --from turns it into a transcript that passes.
+func TestRecordReplayKiosk(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../examples/kiosk.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(freePort(t))
+	kiosk := strings.Replace(string(src), `port="5001"`, `port="`+port+`"`, 1)
+	kiosk = strings.Replace(kiosk, `<ontimeout timeout="20">`, `<ontimeout timeout="0.3">`, 1)
+	beh, rec := filepath.Join(dir, "kiosk.seatml"), filepath.Join(dir, "kiosk.jsonl")
+	os.WriteFile(beh, []byte(kiosk), 0o644)
+
+	cmd := exec.Command(os.Args[0], "run", "--record", rec, beh)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var conn net.Conn
+	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+	lines := make(chan string, 100)
+	go func() {
+		r := bufio.NewReader(conn)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got := <-lines:
+			if got != want {
+				t.Fatalf("kiosk said %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("kiosk did not say %q within 10s\n%s", want, stderr.String())
+		}
+	}
+	say := func(s string) { conn.Write([]byte(s + "\n")) }
+	expect("Welcome! Say hello to start.")
+	say("hello")
+	expect("Visitor #1: tickets, map, or help?")
+	say("tickets")
+	expect("How many tickets? (1 to 9)")
+	say("2")
+	expect("2 ticket(s) cost 25.00 EUR. Confirm? yes/no")
+	say("yes")
+	expect("Printed. Tickets sold today: 2")
+	expect("Visitor #1: tickets, map, or help?")
+	expect("Still there? Say tickets or map.") // the timer, 0.3 s later
+	say("map")
+	expect("You are here: the main hall. Exhibits are upstairs.")
+	say("bye")
+	expect("Goodbye, enjoy the museum!")
+	conn.Close()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "visitor left") })
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("seat run: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("seat did not stop")
+	}
+
+	stdout, errOut, code := runSeat("replay", rec)
+	if code != 0 || !strings.HasPrefix(stdout, "ok   "+rec+" against "+beh+": 6 inputs, 9 messages, 2 connections match") {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, errOut)
+	}
+
+	edited := filepath.Join(dir, "kiosk-edited.seatml")
+	os.WriteFile(edited, []byte(strings.Replace(kiosk, "You are here: the main hall.", "You are in the hall.", 1)), 0o644)
+	stdout, errOut, code = runSeat("replay", rec, edited)
+	for _, want := range []string{
+		"--- DIVERGED: " + rec + " against " + edited + " at ",
+		"    recorded: You are here: the main hall. Exhibits are upstairs. (to visitor)   (sent by the rule at " + beh + ":64)\n",
+		"    replayed: You are in the hall. Exhibits are upstairs. (to visitor)   (sent by the rule at " + edited + ":64)\n",
+		"    state:    menu\n",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("edited replay: exit %d, no %q in\n%s%s", code, want, stdout, errOut)
+		}
+	}
+
+	transcript, errOut, code := runSeat("test", "--from", rec)
+	if code != 0 || !strings.Contains(transcript, "visitor< Still there? Say tickets or map.\n") || !strings.Contains(transcript, "\nvisitor> map\n") {
+		t.Fatalf("test --from: exit %d\n%s%s", code, transcript, errOut)
+	}
+	tf := filepath.Join(dir, "kiosk.seattest")
+	os.WriteFile(tf, []byte(transcript), 0o644)
+	if stdout, errOut, code := runSeat("test", tf); code != 0 {
+		t.Errorf("the transcript of the recording: exit %d\n%s%s\n%s", code, stdout, errOut, transcript)
+	}
+}

@@ -1,0 +1,103 @@
+package interpreter
+
+import (
+	"time"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/schema"
+)
+
+// Observer is told what a machine does, in order, on the machine's
+// goroutine: seat run --record writes it down and the live monitor shows
+// it. Observe must not block.
+type Observer interface {
+	Observe(Record)
+}
+
+// RecordKind is what a Record reports.
+type RecordKind string
+
+// Record kinds.
+const (
+	RecIn         RecordKind = "in"         // an event arrived and is handled
+	RecConnect    RecordKind = "connect"    // a peer connected
+	RecDisconnect RecordKind = "disconnect" // a peer left
+	RecOut        RecordKind = "out"        // a message was sent (or a reply, with Peer)
+	RecFire       RecordKind = "fire"       // a rule or widget fired (At)
+	RecState      RecordKind = "state"      // a state was entered
+	RecTimer      RecordKind = "timer"      // a timeout or onexec tick ran (Timer)
+)
+
+// Record is one thing a machine did.
+type Record struct {
+	Time time.Time
+	Kind RecordKind
+	// Source is the adaptor of an event or message: "memory" and "motion"
+	// for device events, "gui" for a page's widget.
+	Source string
+	Peer   string
+	Text   string
+	// Key is a device event's key, or a widget event's id.
+	Key string
+	// At is where the rule or widget that fired is written.
+	At schema.Pos
+	// State is the state entered, or the state a timer ran in.
+	State string
+	// Timer is "timeout" or "onexec".
+	Timer string
+}
+
+// observe tells the observer, if there is one.
+func (m *Machine) observe(r Record) {
+	if m.opts.Observer == nil {
+		return
+	}
+	if r.Time.IsZero() {
+		r.Time = m.clock.Now()
+	}
+	m.opts.Observer.Observe(r)
+}
+
+// observeEvent reports an event about to be handled.
+func (m *Machine) observeEvent(ev *adaptors.Event) {
+	// An event is timed by its arrival, which orders it against timers.
+	r := Record{Time: ev.Time, Kind: RecIn, Source: ev.Source, Text: ev.Text, Key: ev.Key}
+	if ev.Source == "gui" {
+		r.Key = ev.ID
+	}
+	switch ev.Kind {
+	case adaptors.Connected:
+		r.Kind = RecConnect
+	case adaptors.Disconnected:
+		r.Kind = RecDisconnect
+	}
+	if ev.From != nil {
+		r.Peer = ev.From.Peer()
+	}
+	m.observe(r)
+}
+
+// Observers combines observers; nil ones are left out.
+func Observers(list ...Observer) Observer {
+	var out multiObserver
+	for _, o := range list {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) Observe(r Record) {
+	for _, o := range m {
+		o.Observe(r)
+	}
+}

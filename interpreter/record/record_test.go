@@ -1,0 +1,60 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
+)
+
+// TestRoundTrip: what a behavior's observer is told is written as lines
+// timed from the start, to the microsecond, and read back the same.
+func TestRoundTrip(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	f, _ := os.Create(file)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w, err := New(f, t0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := w.Behavior("受付", "reception.seatml")
+	o.Observe(interpreter.Record{Time: t0.Add(1169830394 * time.Nanosecond), Kind: interpreter.RecIn, Source: "音声", Peer: "127.0.0.1:1", Text: "はい,0.9"})
+	o.Observe(interpreter.Record{Time: t0.Add(2 * time.Second), Kind: interpreter.RecFire, At: schema.Pos{File: "reception.seatml", Line: 73, Col: 5}})
+	o.Observe(interpreter.Record{Time: t0.Add(2 * time.Second), Kind: interpreter.RecOut, Source: "音声", Text: ""})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.Contains(string(data), `{"t":1.16983,"kind":"in","behavior":"受付","source":"音声","peer":"127.0.0.1:1","text":"はい,0.9"}`) ||
+		!strings.Contains(string(data), `"kind":"fire","behavior":"受付","at":"reception.seatml:73"}`) ||
+		!strings.Contains(string(data), `"kind":"out","behavior":"受付","source":"音声","text":""}`) {
+		t.Errorf("recording:\n%s", data)
+	}
+	lines, err := ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 5 || lines[0].Kind != KindHeader || lines[1].Kind != KindStart || lines[1].File != "reception.seatml" ||
+		lines[2].TextOf() != "はい,0.9" || lines[2].Duration() != 1169830*time.Microsecond || lines[2].Line != 3 ||
+		lines[4].Text == nil || lines[4].TextOf() != "" {
+		t.Errorf("read back: %+v", lines)
+	}
+}
+
+// TestReadErrors name the file and line.
+func TestReadErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                   "r.jsonl:1: not a seat recording",
+		`{"t":0,"kind":"start"}` + "\n":      "r.jsonl:1: not a seat recording",
+		`{"t":0,"kind":"recording"}` + "\nx": "r.jsonl:2: not a line of a recording",
+		`{"t":0,"kind":"recording"}` + "\n{\"t\":1}\n": "r.jsonl:2: a line without a kind",
+	} {
+		if _, err := Read("r.jsonl", strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+// Package replay re-runs a recording (seat run --record) against a
+// behavior on a virtual clock and compares what it sends with what the
+// recording says it sent: seat replay. The recording becomes a transcript
+// (seattest.FromRecording) and runs as seat test would run it.
+package replay
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/seattest"
+)
+
+// Options configure a replay.
+type Options struct {
+	// Behavior is the behavior file to replay against; the recorded one
+	// if empty.
+	Behavior string
+	// Name picks a behavior of a recording that holds several.
+	Name       string
+	AllowShell bool
+}
+
+// Result is a replay's outcome.
+type Result struct {
+	Recording  string
+	Behavior   string // the file replayed against
+	Transcript *seattest.Transcript
+	Run        *seattest.Result
+}
+
+// Diverged reports whether the behavior did not do what was recorded.
+func (r *Result) Diverged() bool { return r.Run.Failure != nil }
+
+// Run replays a recording file. An error is bad input: a recording that
+// cannot be read or a behavior that does not load.
+func Run(file string, opts Options) (*Result, error) {
+	lines, err := record.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	t, err := seattest.FromRecording(file, lines, opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	beh := opts.Behavior
+	if beh == "" {
+		beh = findRecorded(file, t.Behavior)
+	}
+	prog, diags := interpreter.Load(beh, interpreter.LoadOptions{AllowShell: opts.AllowShell})
+	if prog == nil || diags.HasErrors() {
+		return nil, &seattest.BadInputError{Diags: diags}
+	}
+	res, err := seattest.RunProgram(t, prog, seattest.Options{AllowShell: opts.AllowShell})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Recording: file, Behavior: beh, Transcript: t, Run: res}, nil
+}
+
+// findRecorded finds the recorded behavior file: as recorded (relative to
+// where seat ran), else beside the recording.
+func findRecorded(recording, behavior string) string {
+	if _, err := os.Stat(behavior); err == nil || filepath.IsAbs(behavior) {
+		return behavior
+	}
+	if alt := filepath.Join(filepath.Dir(recording), filepath.Base(behavior)); fileExists(alt) {
+		return alt
+	}
+	return behavior
+}
+
+func fileExists(f string) bool {
+	_, err := os.Stat(f)
+	return err == nil
+}
+
+// Report writes the outcome: a line when the replay matches; else the
+// first divergence: when, what was recorded and by which rule, what came
+// instead and from which rule, the state and the conversation before.
+func (r *Result) Report(w io.Writer) {
+	if !r.Diverged() {
+		fmt.Fprintf(w, "ok   %s against %s: %s match (%v)\n", r.Recording, r.Behavior, seattest.Summary(r.Transcript),
+			r.Run.Elapsed.Round(100*time.Microsecond))
+		if n := r.Transcript.SkippedDevices; n > 0 {
+			fmt.Fprintf(w, "     (%d device events of the recording were made again by the simulated robot, not replayed)\n", n)
+		}
+		return
+	}
+	f := r.Run.Failure
+	at := f.At
+	where := ""
+	if rec := f.Step.Recorded; rec != nil {
+		at = rec.T
+		where = fmt.Sprintf(" (recording line %d)", rec.Line)
+	}
+	fmt.Fprintf(w, "--- DIVERGED: %s against %s at %v%s\n", r.Recording, r.Behavior, at.Round(time.Microsecond), where)
+	fmt.Fprintf(w, "    %s\n", f.What)
+	if f.Want != "" {
+		rule := ""
+		if rec := f.Step.Recorded; rec != nil && rec.Rule != "" {
+			rule = "   (sent by the rule at " + rec.Rule + ")"
+		}
+		fmt.Fprintf(w, "    recorded: %s%s\n", f.Want, rule)
+	}
+	got := f.Got
+	if got == "" {
+		got = "(nothing)"
+	}
+	if f.GotRule != "" {
+		got += "   (sent by the rule at " + f.GotRule + ")"
+	}
+	if f.Want != "" || f.Got != "" {
+		fmt.Fprintf(w, "    replayed: %s\n", got)
+	}
+	fmt.Fprintf(w, "    state:    %s\n", f.State)
+	if len(f.Before) > 0 {
+		fmt.Fprintf(w, "    before:\n")
+		for _, l := range f.Before {
+			fmt.Fprintf(w, "        %s\n", l)
+		}
+	}
+	for _, l := range r.Run.Log {
+		fmt.Fprintf(w, "    logged: %s\n", l)
+	}
+}

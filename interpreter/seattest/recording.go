@@ -1,0 +1,191 @@
+package seattest
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/schema"
+)
+
+// FromRecording makes a transcript of one behavior's part of a recording
+// (seat run --record): its inputs at their times, the messages it sent as
+// expectations, and its state before each input. behavior names the
+// behavior, and may be empty when the recording holds only one.
+//
+// Device events (sources memory and motion) are not inputs of the
+// transcript: on the virtual clock the simulated robot makes its own, and
+// a memory key a script wrote would otherwise arrive twice.
+func FromRecording(file string, lines []record.Line, behavior string) (*Transcript, error) {
+	var names []string
+	starts := map[string]record.Line{}
+	for _, l := range lines {
+		if l.Kind == record.KindStart {
+			if _, ok := starts[l.Behavior]; !ok {
+				names = append(names, l.Behavior)
+			}
+			starts[l.Behavior] = l // a reload starts again; the last start wins
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return nil, fmt.Errorf("%s: the recording has no behavior in it", file)
+	case behavior == "" && len(names) > 1:
+		return nil, fmt.Errorf("%s: the recording holds %d behaviors (%s): name one", file, len(names), strings.Join(names, ", "))
+	case behavior == "":
+		behavior = names[0]
+	}
+	start, ok := starts[behavior]
+	if !ok {
+		return nil, fmt.Errorf("%s: no behavior %q in the recording (it has %s)%s", file, behavior, strings.Join(names, ", "),
+			schema.DidYouMean(behavior, names, "%q"))
+	}
+	g := &generator{t: &Transcript{File: file, Behavior: start.File}, file: file, t0: -1, last: map[string]string{}}
+	for _, l := range lines {
+		if l.Behavior != behavior || l.Line < start.Line {
+			continue
+		}
+		g.line(l)
+	}
+	g.flushAdvance()
+	g.flushState()
+	g.t.SkippedDevices = g.skipped
+	if !slices.ContainsFunc(g.t.Steps, func(s Step) bool { return s.Kind != State }) {
+		return nil, fmt.Errorf("%s: behavior %q did nothing in the recording that a replay can repeat (%d device events, which the simulated robot makes itself)", file, behavior, g.skipped)
+	}
+	return g.t, nil
+}
+
+type generator struct {
+	t    *Transcript
+	file string
+	t0   time.Duration // the initial state's entry
+	cur  time.Duration // the transcript's clock
+	// pending is a timer's time: the clock moves to it before the
+	// messages and states the timer caused.
+	pending        time.Duration
+	pendingLine    record.Line
+	state, checked string
+	fire           string
+	last           map[string]string // the last peer connected, by adaptor
+	// Skipped counts the device events left out.
+	skipped int
+}
+
+func (g *generator) at(l record.Line) time.Duration { return max(l.Duration()-g.t0, 0) }
+
+func (g *generator) add(kind Kind, l record.Line, line string, st Step) {
+	st.Kind, st.Line = kind, line
+	st.Pos = schema.Pos{File: g.file, Line: l.Line}
+	st.Recorded = &Recorded{Line: l.Line, T: g.at(l), Rule: g.fire}
+	g.t.Steps = append(g.t.Steps, st)
+}
+
+func (g *generator) advanceTo(l record.Line, t time.Duration) {
+	if t <= g.cur {
+		return
+	}
+	d := (t - g.cur).Round(time.Microsecond)
+	if d <= 0 {
+		return
+	}
+	g.add(Advance, l, "+"+d.String(), Step{Dur: d})
+	g.cur += d
+}
+
+func (g *generator) flushState() {
+	if g.state != "" && g.state != g.checked {
+		g.t.Steps = append(g.t.Steps, Step{Kind: State, Text: g.state, Line: "= " + g.state, Pos: schema.Pos{File: g.file}})
+		g.checked = g.state
+	}
+}
+
+func (g *generator) flushAdvance() {
+	if g.pending > g.cur {
+		g.flushState()
+		g.advanceTo(g.pendingLine, g.pending)
+	}
+	g.pending = 0
+}
+
+func (g *generator) line(l record.Line) {
+	if g.t0 < 0 {
+		if l.Kind != "state" {
+			return // before the initial state: nothing of the behavior yet
+		}
+		g.t0 = l.Duration()
+	}
+	switch l.Kind {
+	case "timer":
+		g.pending, g.pendingLine = g.at(l), l
+	case "fire":
+		g.fire = l.At
+	case "state":
+		g.flushAdvance()
+		g.state = l.State
+	case "out":
+		g.flushAdvance()
+		text := l.TextOf()
+		g.add(Expect, l, l.Source+"< "+text, Step{Adaptor: l.Source, Text: text})
+	case "in", "connect", "disconnect":
+		if l.Source == "memory" || l.Source == "motion" {
+			g.skipped++
+			return
+		}
+		g.flushAdvance()
+		g.flushState()
+		g.advanceTo(l, g.at(l))
+		g.fire = ""
+		switch {
+		case l.Kind == "connect":
+			g.add(Connect, l, "@connect "+l.Source+" "+l.Peer, Step{Adaptor: l.Source, Text: l.Peer})
+			g.last[l.Source] = l.Peer
+		case l.Kind == "disconnect":
+			g.add(Disconnect, l, "@disconnect "+l.Source+" "+l.Peer, Step{Adaptor: l.Source, Text: l.Peer})
+		case l.Source == "gui":
+			g.add(Widget, l, "gui:"+l.Key+"> "+l.TextOf(), Step{Adaptor: l.Key, Text: l.TextOf()})
+		default:
+			name := l.Source
+			st := Step{Adaptor: l.Source, Text: l.TextOf()}
+			if l.Peer != "" && l.Peer != g.last[l.Source] {
+				st.Peer = l.Peer
+				name += "@" + l.Peer
+			}
+			g.add(Send, l, name+"> "+l.TextOf(), st)
+		}
+	}
+}
+
+// Format writes a transcript as a .seattest file. header lines become
+// comments at the top.
+func Format(t *Transcript, header ...string) string {
+	var b strings.Builder
+	for _, h := range header {
+		fmt.Fprintf(&b, "# %s\n", h)
+	}
+	if t.Behavior != "" {
+		fmt.Fprintf(&b, "behavior: %s\n", t.Behavior)
+	}
+	for _, st := range t.Steps {
+		b.WriteString(st.Line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Summary counts a transcript's steps by kind, for reports.
+func Summary(t *Transcript) string {
+	n := map[Kind]int{}
+	for _, st := range t.Steps {
+		n[st.Kind]++
+	}
+	parts := []string{fmt.Sprintf("%d inputs", n[Send]+n[Widget]), fmt.Sprintf("%d messages", n[Expect])}
+	if c := n[Connect] + n[Disconnect]; c > 0 {
+		parts = append(parts, fmt.Sprintf("%d connections", c))
+	}
+	sort.Strings(parts[2:])
+	return strings.Join(parts, ", ")
+}
