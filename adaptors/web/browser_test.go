@@ -15,6 +15,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/socket"
+	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter"
 )
 
@@ -68,36 +69,36 @@ func addr(m *interpreter.Machine, name string) string {
 // click changes the panel (a state transition), buttons and a typed entry
 // reach the kiosk, and its replies appear in the text area.
 func TestBrowserWizard(t *testing.T) {
-	b := startBrowser(t)
+	b := webtest.Start(t)
 	kiosk := runExample(t, "kiosk.seatml", map[string]string{`port="5001"`: `port="0"`})
 	_, kioskPort, _ := strings.Cut(addr(kiosk, "visitor"), ":")
 	wizard, stopWizard := runExampleStop(t, "wizard.seatml", map[string]string{`port="8081"`: `port="0"`, `port="5001"`: `port="` + kioskPort + `"`})
-	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1100, "height": 760, "deviceScaleFactor": 1, "mobile": false})
-	b.navigate("http://" + addr(wizard, "web") + "/")
-	b.waitFor("connected", `document.getElementById('conn').textContent === 'connected'`)
-	b.waitFor("start panel", `document.getElementById('state').textContent === 'start'`)
+	b.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1100, "height": 760, "deviceScaleFactor": 1, "mobile": false})
+	b.Navigate("http://" + addr(wizard, "web") + "/")
+	b.WaitFor("connected", `document.getElementById('conn').textContent === 'connected'`)
+	b.WaitFor("start panel", `document.getElementById('state').textContent === 'start'`)
 	// Opening the page fired the wizard's onconnect, which answered this
 	// page with its own address.
-	b.waitFor("onconnect greeting", `document.getElementById('log').innerText.includes('operator connected from 127.0.0.1:')`)
-	if got := b.eval(`document.title`); got != "wizard \u2013 seat" {
+	b.WaitFor("onconnect greeting", `document.getElementById('log').innerText.includes('operator connected from 127.0.0.1:')`)
+	if got := b.Eval(`document.title`); got != "wizard \u2013 seat" {
 		t.Errorf("title %v", got)
 	}
 
-	b.click(`button.widget-button`) // "Begin session"
-	b.waitFor("panel switched", `document.getElementById('state').textContent === 'operator' && !!document.getElementById('w-operator:replies')`)
+	b.Click(`button.widget-button`) // "Begin session"
+	b.WaitFor("panel switched", `document.getElementById('state').textContent === 'operator' && !!document.getElementById('w-operator:replies')`)
 	replies := `document.getElementById('w-operator:replies').value`
-	b.waitFor("kiosk greeting", replies+`.includes('Visitor #1: tickets, map, or help?')`)
+	b.WaitFor("kiosk greeting", replies+`.includes('Visitor #1: tickets, map, or help?')`)
 
-	b.click(`button.widget-button:nth-of-type(1)`) // "Tickets"
-	b.waitFor("tickets", replies+`.includes('How many tickets? (1 to 9)')`)
-	b.typeText(`#w-operator\:say`, "2", true)
-	b.waitFor("price", replies+`.includes('2 ticket(s) cost 25.00 EUR. Confirm? yes/no')`)
-	b.waitFor("input cleared", `document.getElementById('w-operator:say').value === ''`)
+	b.Click(`button.widget-button:nth-of-type(1)`) // "Tickets"
+	b.WaitFor("tickets", replies+`.includes('How many tickets? (1 to 9)')`)
+	b.TypeText(`#w-operator\:say`, "2", true)
+	b.WaitFor("price", replies+`.includes('2 ticket(s) cost 25.00 EUR. Confirm? yes/no')`)
+	b.WaitFor("input cleared", `document.getElementById('w-operator:say').value === ''`)
 	// The message log shows the transition.
-	if log := fmt.Sprint(b.eval(`document.getElementById('log').innerText`)); !strings.Contains(log, "state operator") {
+	if log := fmt.Sprint(b.Eval(`document.getElementById('log').innerText`)); !strings.Contains(log, "state operator") {
 		t.Errorf("message log: %q", log)
 	}
-	png := b.screenshot()
+	png := b.Screenshot()
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 5000 {
 		t.Fatalf("screenshot is not a PNG (%d bytes)", len(png))
 	}
@@ -108,21 +109,21 @@ func TestBrowserWizard(t *testing.T) {
 	}
 	// The page reconnects by itself when the server comes back is covered by
 	// its onclose handler; here: keyboard use reaches every control.
-	if n := b.eval(`document.querySelectorAll('#panel button, #panel input, #panel textarea').length`); n != float64(9) {
+	if n := b.Eval(`document.querySelectorAll('#panel button, #panel input, #panel textarea').length`); n != float64(9) {
 		t.Errorf("%v focusable controls, want 9", n)
 	}
-	if n := b.eval(`Array.from(document.querySelectorAll('#panel input, #panel textarea')).filter(e => !e.getAttribute('aria-label')).length`); n != float64(0) {
+	if n := b.Eval(`Array.from(document.querySelectorAll('#panel input, #panel textarea')).filter(e => !e.getAttribute('aria-label')).length`); n != float64(0) {
 		t.Errorf("%v fields without a label", n)
 	}
 	// The server restarts on the same port: the page notices, reconnects by
 	// itself and shows the new run's state, with no reload.
 	webAddr := addr(wizard, "web")
 	_, webPort, _ := strings.Cut(webAddr, ":")
-	b.eval(`window.notReloaded = true`)
+	b.Eval(`window.notReloaded = true`)
 	stopWizard()
-	b.waitFor("disconnected", `document.getElementById('conn').textContent.startsWith('disconnected')`)
+	b.WaitFor("disconnected", `document.getElementById('conn').textContent.startsWith('disconnected')`)
 	runExample(t, "wizard.seatml", map[string]string{`port="8081"`: `port="` + webPort + `"`, `port="5001"`: `port="` + kioskPort + `"`})
-	b.waitFor("reconnected", `document.getElementById('conn').textContent === 'connected' && document.getElementById('state').textContent === 'start' && window.notReloaded === true`)
+	b.WaitFor("reconnected", `document.getElementById('conn').textContent === 'connected' && document.getElementById('state').textContent === 'start' && window.notReloaded === true`)
 }
 
 // TestSimpleIOExample plays eSEAT's SimpleIO over a WebSocket client and a

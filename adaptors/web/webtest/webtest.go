@@ -1,4 +1,7 @@
-package web_test
+// Package webtest drives a real headless Chromium over the Chrome DevTools
+// Protocol, for the tests of seat's web pages (the operator page, the live
+// monitor). It is used by tests only.
+package webtest
 
 import (
 	"encoding/base64"
@@ -17,8 +20,8 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// browser is headless Chromium driven over the Chrome DevTools Protocol.
-type browser struct {
+// Browser is headless Chromium driven over the Chrome DevTools Protocol.
+type Browser struct {
 	t       *testing.T
 	cmd     *exec.Cmd
 	conn    *websocket.Conn
@@ -36,9 +39,9 @@ type cdpReply struct {
 	} `json:"error"`
 }
 
-// startBrowser starts Debian's chromium. Without it the test is skipped,
+// Start starts Debian's chromium. Without it the test is skipped,
 // unless SEAT_REQUIRE_BROWSER is set (as .ci/run does): then it fails.
-func startBrowser(t *testing.T) *browser {
+func Start(t *testing.T) *Browser {
 	t.Helper()
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -65,7 +68,7 @@ func startBrowser(t *testing.T) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	b := &browser{t: t, cmd: cmd, dir: dir, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
+	b := &Browser{t: t, cmd: cmd, dir: dir, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
 	t.Cleanup(b.close)
 	var port string
 	deadline := time.Now().Add(60 * time.Second)
@@ -106,7 +109,7 @@ func startBrowser(t *testing.T) *browser {
 	return b
 }
 
-func (b *browser) read() {
+func (b *Browser) read() {
 	defer close(b.done)
 	for {
 		var msg struct {
@@ -129,7 +132,7 @@ func (b *browser) read() {
 	}
 }
 
-func (b *browser) close() {
+func (b *Browser) close() {
 	if b.conn != nil {
 		b.conn.Close()
 		<-b.done
@@ -141,8 +144,8 @@ func (b *browser) close() {
 	}
 }
 
-// call sends one CDP command and waits for its result.
-func (b *browser) call(method string, params any) json.RawMessage {
+// Call sends one CDP command and waits for its result.
+func (b *Browser) Call(method string, params any) json.RawMessage {
 	b.t.Helper()
 	b.mu.Lock()
 	b.nextID++
@@ -166,20 +169,20 @@ func (b *browser) call(method string, params any) json.RawMessage {
 	return nil
 }
 
-// eval evaluates JavaScript in the page and returns its value.
-func (b *browser) eval(expr string) any {
+// Eval evaluates JavaScript in the page and returns its value.
+func (b *Browser) Eval(expr string) any {
 	b.t.Helper()
-	v, err := b.try(expr)
+	v, err := b.Try(expr)
 	if err != nil {
 		b.t.Fatalf("eval %s: %v", expr, err)
 	}
 	return v
 }
 
-// try evaluates JavaScript, returning a thrown exception as an error.
-func (b *browser) try(expr string) (any, error) {
+// Try evaluates JavaScript, returning a thrown exception as an error.
+func (b *Browser) Try(expr string) (any, error) {
 	b.t.Helper()
-	raw := b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	raw := b.Call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
 	var r struct {
 		Result struct {
 			Value any `json:"value"`
@@ -195,58 +198,60 @@ func (b *browser) try(expr string) (any, error) {
 	return r.Result.Value, nil
 }
 
-// waitFor polls a JavaScript condition until it holds.
-func (b *browser) waitFor(what, expr string) {
+// WaitFor polls a JavaScript condition until it holds.
+func (b *Browser) WaitFor(what, expr string) {
 	b.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		v, err := b.try(expr) // the page may still be loading: errors mean "not yet"
+		v, err := b.Try(expr) // the page may still be loading: errors mean "not yet"
 		if v == true {
 			return
 		}
 		if time.Now().After(deadline) {
-			text, _ := b.try("document.body.innerText")
+			text, _ := b.Try("document.body.innerText")
 			b.t.Fatalf("%s: %s still not true after 20s (%v); page text: %v", what, expr, err, text)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-func (b *browser) navigate(url string) {
+// Navigate opens url.
+func (b *Browser) Navigate(url string) {
 	b.t.Helper()
-	b.call("Page.navigate", map[string]any{"url": url})
+	b.Call("Page.navigate", map[string]any{"url": url})
 }
 
-// click clicks the middle of the element a selector finds, as a mouse does.
-func (b *browser) click(selector string) {
+// Click clicks the middle of the element a selector finds, as a mouse does.
+func (b *Browser) Click(selector string) {
 	b.t.Helper()
-	pos, ok := b.eval(fmt.Sprintf(`(function(){var r=document.querySelector(%q).getBoundingClientRect();return [r.x+r.width/2,r.y+r.height/2];})()`, selector)).([]any)
+	pos, ok := b.Eval(fmt.Sprintf(`(function(){var r=document.querySelector(%q).getBoundingClientRect();return [r.x+r.width/2,r.y+r.height/2];})()`, selector)).([]any)
 	if !ok || len(pos) != 2 {
 		b.t.Fatalf("no element %s", selector)
 	}
 	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
-		b.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": pos[0], "y": pos[1], "button": "left", "clickCount": 1})
+		b.Call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": pos[0], "y": pos[1], "button": "left", "clickCount": 1})
 	}
 }
 
-// typeText focuses an element and types text, then presses Enter if asked.
-func (b *browser) typeText(selector, text string, enter bool) {
+// TypeText focuses an element and types text, then presses Enter if asked.
+func (b *Browser) TypeText(selector, text string, enter bool) {
 	b.t.Helper()
-	b.eval(fmt.Sprintf(`document.querySelector(%q).focus()`, selector))
-	b.call("Input.insertText", map[string]any{"text": text})
+	b.Eval(fmt.Sprintf(`document.querySelector(%q).focus()`, selector))
+	b.Call("Input.insertText", map[string]any{"text": text})
 	if enter {
 		for _, typ := range []string{"keyDown", "keyUp"} {
-			b.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "text": "\r"})
+			b.Call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "text": "\r"})
 		}
 	}
 }
 
-func (b *browser) screenshot() []byte {
+// Screenshot returns the page as a PNG.
+func (b *Browser) Screenshot() []byte {
 	b.t.Helper()
 	var r struct {
 		Data string `json:"data"`
 	}
-	json.Unmarshal(b.call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
+	json.Unmarshal(b.Call("Page.captureScreenshot", map[string]any{"format": "png"}), &r)
 	png, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		b.t.Fatal(err)
