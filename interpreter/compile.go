@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,6 +104,10 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 		return nil, ld.diags
 	}
 	prog.Diagnostics = ld.diags
+	for f := range ld.files {
+		prog.Sources = append(prog.Sources, f)
+	}
+	sort.Strings(prog.Sources)
 	return prog, ld.diags
 }
 

@@ -117,10 +117,12 @@ type Machine struct {
 	// encodeWarned holds the messages whose unencodable text was logged.
 	encodeWarned map[*action]bool
 
-	deadline     time.Time // ontimeout; zero when disarmed
-	enteredAt    time.Time // when the current state was entered
-	visitTimeout *time.Duration
-	nextTick     time.Time
+	deadline time.Time // ontimeout; zero when disarmed
+	// timers mirrors deadline and nextTick for Timers (Unix ns, 0: none).
+	timerAt, tickAt atomic.Int64
+	enteredAt       time.Time // when the current state was entered
+	visitTimeout    *time.Duration
+	nextTick        time.Time
 
 	// per-list state
 	req      request
@@ -334,6 +336,7 @@ func (m *Machine) enterInitial() {
 	m.armTimeout()
 	m.enteredAt = m.clock.Now()
 	m.nextTick = m.enteredAt.Add(m.period())
+	m.publishTick()
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
@@ -373,8 +376,19 @@ func (m *Machine) armTimeout() {
 func (m *Machine) resetTimeout() {
 	if d, ok := m.timeoutAfter(); ok {
 		m.deadline = m.clock.Now().Add(d)
+		m.timerAt.Store(m.deadline.UnixNano())
 	} else {
 		m.deadline = time.Time{}
+		m.timerAt.Store(0)
+	}
+}
+
+// publishTick mirrors the next tick for Timers.
+func (m *Machine) publishTick() {
+	if m.hasExec() {
+		m.tickAt.Store(m.nextTick.UnixNano())
+	} else {
+		m.tickAt.Store(0)
 	}
 }
 
@@ -395,6 +409,19 @@ func (m *Machine) nextWake() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
+// Timers tells when the armed timeout is due, and the next onexec tick
+// if the state or general has an onexec; zero when none. Safe from any
+// goroutine (the monitor shows them).
+func (m *Machine) Timers() (timeout, tick time.Time) {
+	if n := m.timerAt.Load(); n != 0 {
+		timeout = time.Unix(0, n)
+	}
+	if n := m.tickAt.Load(); n != 0 {
+		tick = time.Unix(0, n)
+	}
+	return timeout, tick
+}
+
 // NextTimer returns when the next timeout or onexec tick is due, if one
 // is armed. It must run on the machine's goroutine (inside Sync); seat
 // test uses it to move a virtual clock from one timer to the next.
@@ -406,6 +433,7 @@ func (m *Machine) runTimer(at time.Time) {
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
+		m.timerAt.Store(0)
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}
@@ -423,6 +451,7 @@ func (m *Machine) runTimer(at time.Time) {
 	if !m.nextTick.After(now) {
 		m.nextTick = now.Add(m.period()) // missed ticks are dropped
 	}
+	m.publishTick()
 	if m.tracing() {
 		m.trace("exec:" + m.cur.Name)
 	}
@@ -739,6 +768,7 @@ func (m *Machine) settle(req request) {
 		m.notifyState()
 		m.armTimeout()
 		m.enteredAt = m.clock.Now()
+		m.publishTick()
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}

@@ -54,6 +54,8 @@ type Program struct {
 	Initial    *State
 	// Diagnostics holds the warnings of a successful load.
 	Diagnostics schema.List
+	// Sources are the behavior files read: the file and its includes.
+	Sources []string
 
 	stateByName map[string]*State
 	sourceIDs   map[string]int // sources of keyed rules; "" is 0

@@ -27,6 +27,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
+	"github.com/seatml/seat/interpreter/monitor"
 	"github.com/seatml/seat/interpreter/record"
 	"github.com/seatml/seat/schema"
 )
@@ -248,6 +249,12 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	mgOpts := manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
 		Log: log, ScriptTimeout: *scriptTimeout, ScriptMemory: max(*scriptMemory, 1) << 20, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
 	}}
+	var observers []func(*interpreter.Program) interpreter.Observer
+	var mon *monitor.Monitor
+	if *control != "" { // the monitor is served beside the control API
+		mon = monitor.New(log)
+		observers = append(observers, mon.Observe)
+	}
 	if *recordFile != "" {
 		rec, err := record.Create(*recordFile, version)
 		if err != nil {
@@ -259,8 +266,17 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 				log.Error("recording", zap.String("file", *recordFile), zap.Error(err))
 			}
 		}()
-		mgOpts.Observe = func(p *interpreter.Program) interpreter.Observer { return rec.Behavior(p.Name, p.File) }
+		observers = append(observers, func(p *interpreter.Program) interpreter.Observer { return rec.Behavior(p.Name, p.File) })
 		log.Info("recording", zap.String("file", *recordFile))
+	}
+	if len(observers) > 0 {
+		mgOpts.Observe = func(p *interpreter.Program) interpreter.Observer {
+			var list []interpreter.Observer
+			for _, f := range observers {
+				list = append(list, f(p))
+			}
+			return interpreter.Observers(list...)
+		}
 	}
 	mg := manager.New(mgOpts)
 	// Every exit path stops the behaviors in reverse, then lets the joints go.
@@ -292,7 +308,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}
 	if *control != "" {
-		stop, err := serveControl(*control, mg, log)
+		stop, err := serveControl(*control, mg, mon, log)
 		if err != nil {
 			log.Error("control API", zap.Error(err))
 			return exitStatus(1)
@@ -349,14 +365,20 @@ func checkAll(files []string, opts interpreter.LoadOptions, stderr io.Writer) ([
 }
 
 // serveControl starts the control API; the returned function stops it.
-func serveControl(addr string, mg *manager.Manager, log *zap.Logger) (func(), error) {
+// serveControl serves the control API and, under /monitor/, the live
+// monitor.
+func serveControl(addr string, mg *manager.Manager, mon *monitor.Monitor, log *zap.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", manager.ControlAddr(addr))
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: manager.Handler(mg), ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/", manager.Handler(mg))
+	mux.Handle("/monitor/", mon.Handler(mg))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("control API", zap.String("url", "http://"+ln.Addr().String()+"/behaviors"))
+	log.Info("monitor", zap.String("url", "http://"+ln.Addr().String()+"/monitor/"))
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

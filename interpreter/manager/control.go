@@ -110,7 +110,7 @@ func guard(next http.Handler) http.Handler {
 		}
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 			host, _, _ := net.SplitHostPort(local.String())
-			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() && !loopbackHost(r.Host) {
+			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() && !LoopbackHost(r.Host) {
 				writeJSON(w, http.StatusForbidden, APIError{Message: "unexpected Host header"})
 				return
 			}
@@ -119,7 +119,9 @@ func guard(next http.Handler) http.Handler {
 	})
 }
 
-func loopbackHost(hostport string) bool {
+// LoopbackHost reports whether a Host header names this machine
+// (localhost or a loopback address), against DNS rebinding.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h

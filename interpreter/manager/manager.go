@@ -63,6 +63,10 @@ type Info struct {
 	// Adaptors lists the open adaptors with their connection and rejection
 	// counts.
 	Adaptors []interpreter.AdaptorInfo `json:"adaptors,omitempty"`
+	// Timeout and Tick are when a running behavior's armed timeout and
+	// next onexec tick are due.
+	Timeout *time.Time `json:"timeout,omitempty"`
+	Tick    *time.Time `json:"tick,omitempty"`
 }
 
 // Options configure a manager.
@@ -155,6 +159,13 @@ func (e *entry) info() Info {
 	if e.m != nil {
 		if e.state == Running || e.state == Stopping {
 			i.SEATMLState = e.m.CurrentState()
+			to, tick := e.m.Timers()
+			if !to.IsZero() {
+				i.Timeout = &to
+			}
+			if !tick.IsZero() {
+				i.Tick = &tick
+			}
 		}
 		i.Dropped = e.m.Dropped()
 		i.Adaptors = e.m.Adaptors()

@@ -166,8 +166,11 @@ type observer struct {
 	name string
 }
 
-func (o *observer) Observe(r interpreter.Record) {
-	l := Line{T: o.w.since(r.Time), Kind: string(r.Kind), Behavior: o.name, Source: r.Source, Peer: r.Peer,
+func (o *observer) Observe(r interpreter.Record) { o.w.write(LineOf(o.name, o.w.start, r)) }
+
+// LineOf is the line of a behavior's record, timed from start.
+func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
+	l := Line{T: Seconds(r.Time.Sub(start).Seconds()), Kind: string(r.Kind), Behavior: behavior, Source: r.Source, Peer: r.Peer,
 		Key: r.Key, State: r.State, Timer: r.Timer}
 	switch r.Kind {
 	case interpreter.RecIn, interpreter.RecOut:
@@ -177,7 +180,7 @@ func (o *observer) Observe(r interpreter.Record) {
 	if r.At.IsValid() {
 		l.At = r.At.File + ":" + strconv.Itoa(r.At.Line)
 	}
-	o.w.write(l)
+	return l
 }
 
 // Read reads a recording; an error names the file and line.

@@ -83,7 +83,8 @@ func Start(t *testing.T) *Browser {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get("http://127.0.0.1:" + port + "/json/list")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/seatml/seat/adaptors/web/webtest"
+)
+
+// TestMonitorInBrowser runs seat with --control as its own process with
+// the kiosk and the Japanese reception, opens the monitor in headless
+// Chromium, and checks what a user sees: both graphs drawn by Graphviz in
+// the page with the initial state highlighted; a visitor over TCP moves
+// the highlight, and the log shows the event, the message and the rule
+// fired as a link to its line; the adaptor's counters and the timer
+// appear. The screenshot is docs/monitor.png (-update rewrites it).
+func TestMonitorInBrowser(t *testing.T) {
+	b := webtest.Start(t)
+	http := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // no idle connections left behind
+	dir := t.TempDir()
+	_, kport, _ := net.SplitHostPort(freePort(t))
+	_, rport, _ := net.SplitHostPort(freePort(t))
+	ctl := freePort(t)
+	copyWithPort := func(src, from, port string) string {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, filepath.Base(src))
+		os.WriteFile(path, []byte(strings.Replace(string(data), `port="`+from+`"`, `port="`+port+`"`, 1)), 0o644)
+		return path
+	}
+	kiosk := copyWithPort("../../examples/kiosk.seatml", "5001", kport)
+	reception := copyWithPort("../../examples/reception.seatml", "5004", rport)
+	cmd := exec.Command(os.Args[0], "run", "--control", ctl, kiosk, reception)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	base := "http://" + ctl + "/monitor/"
+	waitFor(t, func() bool {
+		resp, err := http.Get(base)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == 200
+	})
+
+	b.Navigate(base)
+	kioskSel := `document.querySelector('section[data-behavior="kiosk"]')`
+	b.WaitFor("the kiosk's graph", kioskSel+`.querySelectorAll('.graph svg g.node').length == 8`) // 5 states, start, any, pop
+	b.WaitFor("the reception's graph", `document.querySelector('section[data-behavior="受付"] .graph svg g.node title') != null`)
+	current := func(sel string) string {
+		v, _ := b.Try(sel + `.querySelector('.graph g.node.current title').textContent`)
+		s, _ := v.(string)
+		return s
+	}
+	b.WaitFor("attract highlighted", kioskSel+`.querySelector('.graph g.node.current title').textContent == "attract"`)
+	b.WaitFor("待機 highlighted", `document.querySelector('section[data-behavior="受付"] .graph g.node.current title').textContent == "待機"`)
+
+	// A visitor says hello: the highlight moves to menu.
+	conn, err := net.Dial("tcp", "127.0.0.1:"+kport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	r.ReadString('\n') // the welcome
+	conn.Write([]byte("hello\n"))
+	r.ReadString('\n')
+	b.WaitFor("menu highlighted", kioskSel+`.querySelector('.graph g.node.current title').textContent == "menu"`)
+	if got := current(kioskSel); got != "menu" {
+		t.Errorf("highlighted %q", got)
+	}
+	b.WaitFor("the event in the log", kioskSel+`.querySelector('.log tr.in').textContent.includes("hello")`)
+	b.WaitFor("the message in the log", kioskSel+`.querySelector('.log tr.out').textContent.includes("Visitor #1: tickets, map, or help?")`)
+	b.WaitFor("the rule fired, linked", kioskSel+`.querySelector('.log tr.fire a').getAttribute('href').endsWith("kiosk.seatml#L49")`)
+	b.WaitFor("the timer armed", kioskSel+`.querySelector('.timers').textContent.startsWith("timeout in ")`)
+	b.WaitFor("the adaptor's counters", kioskSel+`.querySelector('.adaptors tbody td:nth-child(3)').textContent == "1"`) // one event in
+
+	// Japanese: the reception moves to 用件.
+	jconn, err := net.Dial("tcp", "127.0.0.1:"+rport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jconn.Close()
+	jconn.Write([]byte("こんにちは\n"))
+	bufio.NewReader(jconn).ReadString('\n')
+	b.WaitFor("用件 highlighted", `document.querySelector('section[data-behavior="受付"] .graph g.node.current title').textContent == "用件"`)
+
+	// The source view shows the rule's line; files that are not a
+	// behavior's are refused.
+	href := b.Eval(kioskSel + `.querySelector('.log tr.fire a').href`).(string)
+	resp, err := http.Get(href)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("source view: %s", resp.Status)
+	}
+	if resp, err := http.Get(base + "source?file=/etc/passwd"); err != nil || resp.Body.Close() != nil || resp.StatusCode != 404 {
+		t.Errorf("source view of /etc/passwd: %v", err)
+	}
+	// Another origin's page cannot open the WebSocket; a foreign Host is refused.
+	h := map[string][]string{"Origin": {"http://evil.example"}}
+	if _, resp, err := websocket.DefaultDialer.Dial("ws://"+ctl+"/monitor/ws", h); err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Errorf("a foreign origin's WebSocket: %v", err)
+	}
+	req, _ := newRequest("GET", base, nil)
+	req.Host = "evil.example:80"
+	if resp, err := http.Do(req); err != nil || resp.Body.Close() != nil || resp.StatusCode != 403 {
+		t.Errorf("a foreign Host: %v", err)
+	}
+
+	png := b.Screenshot()
+	if *update {
+		os.WriteFile("../../docs/monitor.png", png, 0o644)
+	}
+}
+
+func newRequest(method, url string, body io.Reader) (*http.Request, error) {
+	return http.NewRequest(method, url, body)
+}

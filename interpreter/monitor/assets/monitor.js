@@ -1,0 +1,166 @@
+// The seat monitor page: one section per behavior, its graph drawn by
+// Graphviz (Viz.js) with the current state highlighted, its log of events,
+// messages, rules fired, states and timers, its timers and its adaptors'
+// counters, all kept up to date over /monitor/ws.
+"use strict";
+
+const logLen = 200;          // lines kept per behavior on the page
+let viz = null;              // the Graphviz instance, once loaded
+let serverOffset = 0;        // server clock minus page clock, ms
+const behaviors = new Map(); // name -> {section, els, state, timeout, tick}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function fmtSeconds(t) { return t.toFixed(3) + " s"; }
+
+// sourceLink links a rule's file:line to the source view.
+function sourceLink(at) {
+  const i = at.lastIndexOf(":");
+  const file = at.slice(0, i), line = at.slice(i + 1);
+  const base = file.slice(file.lastIndexOf("/") + 1);
+  return el("a", {href: "source?file=" + encodeURIComponent(file) + "#L" + line, target: "_blank", title: at}, base + ":" + line);
+}
+
+function section(b) {
+  let s = behaviors.get(b.name);
+  if (!s) {
+    const els = {
+      title: el("h2", {}, b.name, el("span", {class: "file"}, b.file)),
+      state: el("span", {class: "state"}),
+      timers: el("span", {class: "timers"}),
+      graph: el("div", {class: "graph"}),
+      adaptors: el("tbody"),
+      log: el("tbody"),
+    };
+    const sec = el("section", {class: "behavior", "data-behavior": b.name},
+      els.title,
+      el("div", {class: "status"}, els.state, els.timers),
+      el("div", {class: "grid"},
+        el("div", {}, els.graph),
+        el("div", {},
+          el("h3", {}, "Adaptors"),
+          el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "too long", "slow"].map(h => el("th", {}, h)))), els.adaptors),
+          el("h3", {}, "Events, messages, rules fired"),
+          el("div", {class: "log"}, el("table", {}, els.log)))));
+    document.getElementById("behaviors").append(sec);
+    s = {section: sec, els, state: "", timeout: null, tick: null};
+    behaviors.set(b.name, s);
+  }
+  return s;
+}
+
+async function drawGraph(s, dot) {
+  if (!viz) viz = await Viz.instance();
+  const svg = viz.renderSVGElement(dot);
+  s.els.graph.replaceChildren(svg);
+  highlight(s);
+}
+
+// highlight marks the current state's node: its <title> is the state's name.
+function highlight(s) {
+  for (const n of s.els.graph.querySelectorAll("g.node")) {
+    const title = n.querySelector("title");
+    n.classList.toggle("current", !!title && title.textContent === s.state);
+  }
+  s.els.state.replaceChildren("state ", el("b", {}, s.state || "—"));
+  s.section.dataset.state = s.state;
+}
+
+function addLine(s, l) {
+  const details = el("td", {});
+  switch (l.kind) {
+    case "in": details.append((l.source || "") + (l.peer ? " " + l.peer : "") + (l.key ? " [" + l.key + "]" : "") + ": " + (l.text ?? "")); break;
+    case "out": details.append((l.source || "") + (l.peer ? " → " + l.peer : "") + ": " + (l.text ?? "")); break;
+    case "fire": details.append("rule at ", sourceLink(l.at)); break;
+    case "state": details.append(l.state); break;
+    case "timer": details.append(l.timer + " in " + l.state); break;
+    default: details.append((l.source || "") + " " + (l.peer || ""));
+  }
+  const row = el("tr", {class: "line " + l.kind}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + l.kind}, l.kind)), details);
+  s.els.log.prepend(row);
+  while (s.els.log.rows.length > logLen) s.els.log.deleteRow(-1);
+  if (l.kind === "state") {
+    s.state = l.state;
+    highlight(s);
+  }
+}
+
+function showStatus(now, infos, counts) {
+  serverOffset = Date.parse(now) - Date.now();
+  for (const i of infos || []) {
+    const s = behaviors.get(i.name);
+    if (!s) continue;
+    if (i.seatml_state && i.seatml_state !== s.state) { s.state = i.seatml_state; highlight(s); }
+    if (!i.seatml_state) s.els.state.replaceChildren("behavior " + i.state);
+    s.timeout = i.timeout ? Date.parse(i.timeout) : null;
+    s.tick = i.tick ? Date.parse(i.tick) : null;
+    s.els.adaptors.replaceChildren(...(i.adaptors || []).map(a =>
+      el("tr", {title: a.type}, ...[a.name, a.addr || a.type, count(counts, i.name, a.name, "in"), count(counts, i.name, a.name, "out"),
+        a.open ?? 0, a.accepted ?? 0, a.refused ?? 0, a.line_too_long ?? 0, a.slow_peer ?? 0].map(v => el("td", {}, String(v))))));
+  }
+  showTimers();
+}
+
+// count reads the events in and messages out of an adaptor since seat started.
+function count(counts, behavior, adaptor, dir) {
+  const c = ((counts || {})[behavior] || {})[adaptor];
+  return c ? c[dir] : 0;
+}
+
+function showTimers() {
+  const now = Date.now() + serverOffset;
+  for (const s of behaviors.values()) {
+    const parts = [];
+    if (s.timeout) parts.push("timeout in " + Math.max(0, (s.timeout - now) / 1000).toFixed(1) + " s");
+    if (s.tick) parts.push("next onexec in " + Math.max(0, (s.tick - now) / 1000).toFixed(2) + " s");
+    s.els.timers.textContent = parts.length ? parts.join(" · ") : "no timer armed";
+  }
+}
+
+function connect() {
+  const conn = document.getElementById("conn");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/monitor/ws");
+  ws.onopen = () => { conn.textContent = "live"; conn.className = "conn on"; };
+  ws.onclose = () => {
+    conn.textContent = "disconnected; retrying"; conn.className = "conn off";
+    setTimeout(connect, 1000);
+  };
+  ws.onmessage = async (msg) => {
+    const f = JSON.parse(msg.data);
+    switch (f.type) {
+      case "hello":
+        document.getElementById("behaviors").replaceChildren();
+        behaviors.clear();
+        for (const b of f.behaviors || []) {
+          const s = section(b);
+          for (const l of b.recent || []) addLine(s, l);
+          await drawGraph(s, b.dot);
+        }
+        break;
+      case "behavior": {
+        const s = section(f.behavior);
+        s.els.log.replaceChildren();
+        await drawGraph(s, f.behavior.dot);
+        break;
+      }
+      case "line": {
+        const s = behaviors.get(f.line.behavior);
+        if (s) addLine(s, f.line);
+        break;
+      }
+      case "status":
+        showStatus(f.now, f.status, f.counts);
+        break;
+    }
+  };
+}
+
+setInterval(showTimers, 100);
+connect();
