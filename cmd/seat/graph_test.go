@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/graph"
 )
 
 // graphFiles are the behaviors seat graph is tested on: every example,
@@ -160,5 +167,65 @@ func TestGraphBadInput(t *testing.T) {
 	}
 	if _, _, code := runSeat("graph", "../../examples/greeter.seatml", "../../examples/kiosk.seatml"); code != 2 {
 		t.Errorf("two files: exit %d", code)
+	}
+}
+
+// TestGraphMermaidRenders renders every golden Mermaid graph with Mermaid
+// itself, in headless Chromium: each parses as stateDiagram-v2 and shows
+// every state's name and every edge's label as written. Mermaid's
+// mermaid.min.js is found at $SEAT_MERMAID (.ci/run fetches the pinned
+// version with npm); without it the test is skipped, unless
+// SEAT_REQUIRE_TOOLS is set.
+func TestGraphMermaidRenders(t *testing.T) {
+	js := os.Getenv("SEAT_MERMAID")
+	if js == "" {
+		if os.Getenv("SEAT_REQUIRE_TOOLS") != "" {
+			t.Fatal("SEAT_MERMAID does not name mermaid.min.js and SEAT_REQUIRE_TOOLS is set (.ci/run fetches it)")
+		}
+		t.Skip("SEAT_MERMAID is not set: Mermaid is not at hand (npm pack mermaid; see .ci/run)")
+	}
+	lib, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := webtest.Start(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mermaid.min.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		w.Write(lib)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><meta charset="utf-8"><script src="/mermaid.min.js"></script><script>mermaid.initialize({startOnLoad:false});</script><body></body>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	b.Navigate(srv.URL + "/")
+	b.WaitFor("mermaid loaded", `typeof mermaid === "object" && typeof mermaid.render === "function"`)
+	for i, file := range graphFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".seatml")
+		src, err := os.ReadFile("../../testdata/graph/" + name + ".mmd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted, _ := json.Marshal(string(src))
+		v, err := b.Try(fmt.Sprintf(`mermaid.render("g%d", %s).then(r => { const d = new DOMParser().parseFromString(r.svg, "image/svg+xml"); return d.documentElement.textContent; })`, i, quoted))
+		if err != nil {
+			t.Errorf("%s: Mermaid cannot render it: %v\n%s", name, err, src)
+			continue
+		}
+		text, _ := v.(string)
+		prog, _ := interpreter.Load(file, interpreter.LoadOptions{})
+		for _, s := range prog.States {
+			if !strings.Contains(text, s.Name) {
+				t.Errorf("%s: state %s is not in Mermaid's picture", name, s.Name)
+			}
+		}
+		g := graph.New(prog)
+		for _, e := range prog.Edges() {
+			if l := g.Label(e); !strings.Contains(text, l) {
+				t.Errorf("%s: label %q is not in Mermaid's picture (it shows %q)", name, l, text)
+			}
+		}
 	}
 }

@@ -234,11 +234,12 @@ func (g *Graph) Mermaid(w io.Writer) error {
 	return err
 }
 
-// mermaidText escapes what Mermaid would read as syntax in a label: its
+// mermaidText escapes what Mermaid would read as syntax in a label, or as
+// Markdown (a backslash before "?" would vanish, "*" would italicize): its
 // entity codes stand for the characters ("#59;" is ";").
-func mermaidText(s string) string {
-	r := strings.NewReplacer("#", "#35;", ";", "#59;", ":", "#58;", "\n", " ", "<", "#lt;", ">", "#gt;", `"`, "#quot;", "{", "#123;", "}", "#125;")
-	return r.Replace(s)
-}
+func mermaidText(s string) string { return mermaidEscaper.Replace(s) }
+
+var mermaidEscaper = strings.NewReplacer("#", "#35;", ";", "#59;", ":", "#58;", "\n", " ", "<", "#lt;", ">", "#gt;", `"`, "#quot;",
+	"{", "#123;", "}", "#125;", `\`, "#92;", "*", "#42;", "_", "#95;", "`", "#96;")
 
 func mermaidQuote(s string) string { return `"` + mermaidText(s) + `"` }
