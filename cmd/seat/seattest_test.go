@@ -39,7 +39,7 @@ var elapsed = regexp.MustCompile(`(?m)(  \d+ steps  )\S+$`)
 
 // TestSeatTestGolden runs each transcript of testdata/seattest, most of
 // them written to fail, and compares the report and exit status with
-// NAME.out (go test ./cmd/seat -update rewrites them).
+// NAME.report (go test ./cmd/seat -update rewrites them).
 func TestSeatTestGolden(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/seattest/*.seattest")
 	if len(files) < 8 {
@@ -50,7 +50,7 @@ func TestSeatTestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			stdout, stderr, code := runSeat("test", file)
 			got := elapsed.ReplaceAllString(stdout+stderr, "${1}TIME") + fmt.Sprintf("exit %d\n", code)
-			golden(t, strings.TrimSuffix(file, ".seattest")+".out", got)
+			golden(t, strings.TrimSuffix(file, ".seattest")+".report", got)
 			want := 1
 			switch {
 			case strings.HasPrefix(name, "bad-"), strings.HasPrefix(name, "no-"):

@@ -151,3 +151,15 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkKioskTranscript runs the kiosk's 30-step transcript (two
+// timeouts of 20 and 30 s among them): the figure behind "a transcript
+// runs in milliseconds" in docs/tools.md.
+func BenchmarkKioskTranscript(b *testing.B) {
+	for b.Loop() {
+		res, err := RunFile("../../examples/kiosk.seattest", Options{})
+		if err != nil || res.Failure != nil {
+			b.Fatalf("%v %+v", err, res.Failure)
+		}
+	}
+}
