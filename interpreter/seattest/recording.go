@@ -34,7 +34,7 @@ func FromRecording(file string, lines []record.Line, behavior string) (*Transcri
 	case len(names) == 0:
 		return nil, fmt.Errorf("%s: the recording has no behavior in it", file)
 	case behavior == "" && len(names) > 1:
-		return nil, fmt.Errorf("%s: the recording holds %d behaviors (%s): name one", file, len(names), strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: the recording holds %d behaviors (%s): choose one with --name", file, len(names), strings.Join(names, ", "))
 	case behavior == "":
 		behavior = names[0]
 	}

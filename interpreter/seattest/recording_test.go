@@ -30,7 +30,7 @@ func TestFromRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || !strings.Contains(err.Error(), "holds 2 behaviors (kiosk, robot): name one") {
+	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || !strings.Contains(err.Error(), "holds 2 behaviors (kiosk, robot): choose one with --name") {
 		t.Errorf("no name: %v", err)
 	}
 	if _, err := FromRecording("r.jsonl", lines, "kiosc"); err == nil || !strings.Contains(err.Error(), `did you mean "kiosk"?`) {
