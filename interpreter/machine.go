@@ -340,7 +340,9 @@ func (m *Machine) enterInitial() {
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
-	m.observe(Record{Kind: RecState, State: s.Name})
+	if m.opts.Observer != nil {
+		m.observe(Record{Kind: RecState, State: s.Name})
+	}
 	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 }
 
@@ -379,16 +381,27 @@ func (m *Machine) resetTimeout() {
 		m.timerAt.Store(m.deadline.UnixNano())
 	} else {
 		m.deadline = time.Time{}
-		m.timerAt.Store(0)
+		m.clearTimerAt()
 	}
 }
 
-// publishTick mirrors the next tick for Timers.
+// publishTick mirrors the next tick for Timers. A store costs more than
+// a load: nothing is stored when nothing changed (no onexec, the common
+// case).
 func (m *Machine) publishTick() {
+	var n int64
 	if m.hasExec() {
-		m.tickAt.Store(m.nextTick.UnixNano())
-	} else {
-		m.tickAt.Store(0)
+		n = m.nextTick.UnixNano()
+	}
+	if m.tickAt.Load() != n {
+		m.tickAt.Store(n)
+	}
+}
+
+// clearTimerAt mirrors a disarmed timeout for Timers.
+func (m *Machine) clearTimerAt() {
+	if m.timerAt.Load() != 0 {
+		m.timerAt.Store(0)
 	}
 }
 
@@ -433,11 +446,13 @@ func (m *Machine) runTimer(at time.Time) {
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
-		m.timerAt.Store(0)
+		m.clearTimerAt()
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}
-		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+		if m.opts.Observer != nil {
+			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+		}
 		if t := m.effectiveTimeout(); t != nil {
 			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
 		}
@@ -455,7 +470,9 @@ func (m *Machine) runTimer(at time.Time) {
 	if m.tracing() {
 		m.trace("exec:" + m.cur.Name)
 	}
-	m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
+	if m.opts.Observer != nil {
+		m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
+	}
 	// A state's onexec waits one period after entry (it could run at once
 	// when the state was entered just before a tick); general's runs at
 	// every tick, so that transitions never starve it.
@@ -631,7 +648,9 @@ func (m *Machine) fire(r *Rule, cc *callCtx, key string) {
 	if m.tracing() {
 		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
 	}
-	m.observe(Record{Kind: RecFire, At: r.Pos})
+	if m.opts.Observer != nil {
+		m.observe(Record{Kind: RecFire, At: r.Pos})
+	}
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
 		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
 	}
@@ -721,7 +740,9 @@ func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 		if m.tracing() {
 			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
 		}
-		m.observe(Record{Kind: RecFire, At: w.Pos})
+		if m.opts.Observer != nil {
+			m.observe(Record{Kind: RecFire, At: w.Pos})
+		}
 		m.resetTimeout()
 		m.settle(m.runList(w.actions, cc))
 		return true
@@ -772,7 +793,9 @@ func (m *Machine) settle(req request) {
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}
-		m.observe(Record{Kind: RecState, State: target.Name})
+		if m.opts.Observer != nil {
+			m.observe(Record{Kind: RecState, State: target.Name})
+		}
 		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
 	}
 }
@@ -889,7 +912,9 @@ func (m *Machine) send(name, text string, at fmt.Stringer) {
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
 	}
-	m.observe(Record{Kind: RecOut, Source: name, Text: text})
+	if m.opts.Observer != nil {
+		m.observe(Record{Kind: RecOut, Source: name, Text: text})
+	}
 	m.adMu.RLock()
 	a, opened := m.adaptors[name], m.opened
 	m.adMu.RUnlock()
