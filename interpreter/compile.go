@@ -363,6 +363,25 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		if t.Max > 0 && perType[d.Type] > t.Max {
 			c.errorf(n.Pos, "only %d adaptor of type %q is allowed", t.Max, d.Type)
 		}
+		if sess := d.Attrs["session"]; sess == "peer" {
+			a, _ := n.Attr("session")
+			switch {
+			case d.Type == "socket" && d.Attrs["role"] != "server":
+				c.errorf(a.Pos, "adaptor %q: session=%q needs role=\"server\": a session is one client's conversation", d.Name, sess)
+			case p.Session != "":
+				c.errorf(a.Pos, "adaptor %q: only one adaptor may open sessions; %q does already", d.Name, p.Session)
+			default:
+				p.Session = d.Name
+				// Every connection starts and ends a session, whether or
+				// not the behavior handles onconnect.
+				if max, ok := d.Attrs["maxsessions"]; ok {
+					d.Attrs["maxconns"] = max // a refused peer is counted as the adaptor counts refusals
+				}
+			}
+		} else if _, ok := d.Attrs["maxsessions"]; ok {
+			a, _ := n.Attr("maxsessions")
+			c.warnf(a.Pos, "adaptor %q: maxsessions has no effect without session=\"peer\"", d.Name)
+		}
 		c.adaptors[d.Name] = d
 		p.Adaptors = append(p.Adaptors, *d)
 	}

@@ -271,12 +271,22 @@ func (m *Machine) notifyMotion(e motion.Event) {
 	}
 }
 
+// owner names the motions of this machine: the behavior, or for a session
+// the behavior and its peer, so that sessions take joints from each other
+// by priority as behaviors do.
+func (m *Machine) owner() string {
+	if m.opts.session != nil {
+		return m.prog.Name + "#" + m.opts.session.Peer()
+	}
+	return m.prog.Name
+}
+
 // play starts a motion for this behavior.
 func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 	if m.dev == nil {
 		return nil, fmt.Errorf("no device layer")
 	}
-	req.Owner = m.prog.Name
+	req.Owner = m.owner()
 	req.Notify = m.notifyMotion
 	req.Start += m.dev.dev.Engine.Now()
 	mo, err := m.dev.dev.Player.Play(req)
@@ -374,7 +384,7 @@ func (m *Machine) checkJointFree(L *lua.LState, s *hal.SubDevice) {
 		return
 	}
 	if j := p.JointOf(s); j != "" {
-		if owner, held := p.Owner(j); held && owner != m.prog.Name {
+		if owner, held := p.Owner(j); held && owner != m.owner() {
 			L.RaiseError("seat.set: joint %s is held by a motion of %q", j, owner)
 		}
 	}

@@ -40,8 +40,9 @@ type harness struct {
 	mu    sync.Mutex
 	trace []string
 
-	cancel context.CancelFunc
-	done   chan error
+	cancel  context.CancelFunc
+	done    chan error
+	stopped sync.Once
 }
 
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -86,13 +87,16 @@ func startProgram(t *testing.T, prog *Program, tweak ...func(*Options)) *harness
 	return h
 }
 
+// stop stops the machine and waits for it; it may be called again.
 func (h *harness) stop() {
-	h.cancel()
-	select {
-	case <-h.done:
-	case <-time.After(10 * time.Second):
-		h.t.Error("machine did not stop within 10s")
-	}
+	h.stopped.Do(func() {
+		h.cancel()
+		select {
+		case <-h.done:
+		case <-time.After(10 * time.Second):
+			h.t.Error("machine did not stop within 10s")
+		}
+	})
 }
 
 func (h *harness) sync() {

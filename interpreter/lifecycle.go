@@ -57,6 +57,11 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		tried:        make([]uint64, len(prog.rules)),
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
+	if prog.Session != "" && opts.session == nil {
+		// A host runs no conversation: its sessions have the Lua states.
+		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[string]*session{}}
+		return m, nil
+	}
 	for ref, w := range prog.widgets {
 		m.values[ref] = w.Initial
 	}
@@ -179,6 +184,9 @@ func (m *Machine) Run(ctx context.Context) error {
 	if m.unloaded {
 		return errors.New("behavior unloaded")
 	}
+	if m.host != nil {
+		return m.runHost(ctx)
+	}
 	if !m.opened {
 		m.running.Store(true) // started at once: early events wait for the initial state
 		if err := m.Open(ctx); err != nil {
@@ -239,6 +247,7 @@ func (m *Machine) shutdown() {
 		m.req = request{}
 	}
 	m.runCallback("onInput_onStop")
+	m.flushAdaptors() // a session's adaptors outlive it: what onexit sent goes now
 	m.stopDevices()
 	m.unload()
 	m.log.Info("stopped", zap.String("state", m.State()))

@@ -63,6 +63,8 @@ type Options struct {
 	ManualDevices bool
 	// Observer, if set, is told what the machine does (Record).
 	Observer Observer
+	// session is the peer of a session's machine (set by its host).
+	session adaptors.Conn
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
@@ -101,6 +103,7 @@ type Machine struct {
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
 
+	host     *sessionHost // set when the behavior opens sessions
 	dev      *devLink
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
 	stateObs []adaptors.StateObserver
@@ -220,6 +223,9 @@ func (m *Machine) Adaptors() []AdaptorInfo {
 // Deliver queues an event; it blocks while the queue is full. While the
 // behavior is loaded but not running, events are dropped and counted (L5).
 func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
+	if m.host != nil {
+		return m.host.deliver(ctx, ev)
+	}
 	if !m.running.Load() {
 		m.dropped.Add(1)
 		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
@@ -249,6 +255,9 @@ func (m *Machine) enqueue(ctx context.Context, it item) error {
 
 // DeliverBatch queues several events as one item, in order (BatchSink).
 func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	if m.host != nil {
+		return m.host.deliverBatch(ctx, evs)
+	}
 	if !m.running.Load() {
 		for _, ev := range evs {
 			if err := m.Deliver(ctx, ev); err != nil {

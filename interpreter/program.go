@@ -48,10 +48,14 @@ type Program struct {
 	ScriptsDir string
 	Servos     map[int]motion.Mapping
 	Adaptors   []AdaptorDecl
-	Setup      []setupItem
-	General    *Scope
-	States     []*State
-	Initial    *State
+	// Session names the adaptor whose peers each get their own instance
+	// of the behavior (session="peer"); "" when the behavior is one
+	// conversation.
+	Session string
+	Setup   []setupItem
+	General *Scope
+	States  []*State
+	Initial *State
 	// Diagnostics holds the warnings of a successful load.
 	Diagnostics schema.List
 	// Sources are the behavior files read: the file and its includes.
@@ -208,6 +212,9 @@ type action struct {
 // wantsConnections reports whether any scope has an onconnect or
 // ondisconnect for the adaptor.
 func (p *Program) wantsConnections(adaptor string) bool {
+	if adaptor == p.Session {
+		return true // sessions begin and end with connections
+	}
 	scopes := []*Scope{p.General}
 	for _, s := range p.States {
 		scopes = append(scopes, &s.Scope)

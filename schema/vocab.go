@@ -236,6 +236,10 @@ var AdaptorTypes = map[string]AdaptorType{
 		"role":     {Kind: Enum, Enum: []string{"client", "server"}},
 		"maxline":  {Kind: PosInt},
 		"maxconns": {Kind: PosInt},
+		// session="peer" gives each connection its own instance of the
+		// behavior (a server only); maxsessions bounds them.
+		"session":     {Kind: Enum, Enum: []string{"peer"}},
+		"maxsessions": {Kind: PosInt},
 	}},
 	"stdio": {Max: 1},
 	"web": {Max: 1, Attrs: map[string]AttrSpec{
@@ -244,6 +248,8 @@ var AdaptorTypes = map[string]AdaptorType{
 		"dir":           {},
 		"allow":         {},
 		"maxconns":      {Kind: PosInt},
+		"session":       {Kind: Enum, Enum: []string{"peer"}},
+		"maxsessions":   {Kind: PosInt},
 		"document_root": {Alias: "dir"},
 	}},
 	"rtcin":    {Ignored: true},

@@ -19,6 +19,7 @@ const DefaultControl = "127.0.0.1:7070"
 const ctlCommands = `Commands:
   list                    the behaviors, their states and SEATML states
   status NAME             one behavior
+  sessions NAME           the sessions of a behavior that opens them (session="peer")
   load [--start] FILE     load a behavior file (and start it)
   start NAME              start a loaded or unloaded behavior
   stop NAME               stop a running behavior
@@ -61,7 +62,22 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 			return fail(err)
 		}
 		printList(stdout, []manager.Info{info})
+		if s := info.Sessions; s != nil {
+			fmt.Fprintf(stdout, "\nsessions: %d open, %d started, %d ended (seat ctl sessions %s lists them)\n", s.Open, s.Created, s.Ended, info.Name)
+		}
 		printAdaptors(stdout, info.Adaptors)
+		return nil
+	case cmd == "sessions" && len(rest) == 2:
+		var list []interpreter.SessionInfo
+		if err := c.Do(http.MethodGet, "/behaviors/"+rest[1]+"/sessions", nil, &list); err != nil {
+			return fail(err)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PEER\tSTATE\tSINCE")
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Peer, orDash(s.State), s.Since.Local().Format(time.TimeOnly))
+		}
+		tw.Flush()
 		return nil
 	case cmd == "load" && len(rest) == 2:
 		file, _ := filepath.Abs(rest[1]) // the server may run elsewhere

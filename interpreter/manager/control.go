@@ -42,6 +42,7 @@ type EngineStats struct {
 //	GET  /engine                     the control loop's figures
 //	GET  /behaviors                  list
 //	GET  /behaviors/{name}           one behavior
+//	GET  /behaviors/{name}/sessions  its sessions (session="peer")
 //	POST /behaviors {"file":F,"start":true}   load (and start)
 //	POST /behaviors/{name}/{op}      op: start, stop, unload, reload
 //
@@ -70,6 +71,14 @@ func Handler(mg *Manager) http.Handler {
 	mux.HandleFunc("GET /behaviors/{name}", func(w http.ResponseWriter, r *http.Request) {
 		info, err := mg.Info(r.PathValue("name"))
 		answer(w, info, err, http.StatusOK)
+	})
+	mux.HandleFunc("GET /behaviors/{name}/sessions", func(w http.ResponseWriter, r *http.Request) {
+		list, err := mg.Sessions(r.PathValue("name"))
+		if err != nil {
+			answer(w, Info{}, err, http.StatusOK)
+			return
+		}
+		writeJSON(w, http.StatusOK, list)
 	})
 	mux.HandleFunc("POST /behaviors", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -149,7 +158,7 @@ func answer(w http.ResponseWriter, info Info, err error, okStatus int) {
 	case errors.Is(err, ErrUnknown):
 		writeJSON(w, http.StatusNotFound, APIError{Message: err.Error()})
 	case errors.Is(err, ErrDuplicate), errors.Is(err, ErrAlreadyRunning), errors.Is(err, ErrNotRunning),
-		errors.Is(err, ErrNotLoaded), errors.Is(err, ErrBusy):
+		errors.Is(err, ErrNotLoaded), errors.Is(err, ErrBusy), errors.Is(err, ErrNoSessions):
 		writeJSON(w, http.StatusConflict, APIError{Message: err.Error()})
 	default:
 		writeJSON(w, http.StatusInternalServerError, APIError{Message: err.Error()})

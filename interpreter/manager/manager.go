@@ -36,6 +36,7 @@ var (
 	ErrNotRunning     = errors.New("the behavior is not running")
 	ErrNotLoaded      = errors.New("the behavior is not loaded")
 	ErrBusy           = errors.New("the behavior is stopping")
+	ErrNoSessions     = errors.New("the behavior does not open sessions")
 )
 
 // LoadError is a behavior file that does not pass its checks.
@@ -67,6 +68,9 @@ type Info struct {
 	// next onexec tick are due.
 	Timeout *time.Time `json:"timeout,omitempty"`
 	Tick    *time.Time `json:"tick,omitempty"`
+	// Sessions counts the sessions of a behavior that opens them
+	// (session="peer"); GET /behaviors/NAME/sessions lists them.
+	Sessions *interpreter.SessionStats `json:"sessions,omitempty"`
 }
 
 // Options configure a manager.
@@ -169,6 +173,10 @@ func (e *entry) info() Info {
 		}
 		i.Dropped = e.m.Dropped()
 		i.Adaptors = e.m.Adaptors()
+		if e.m.IsHost() {
+			c := e.m.SessionCounts()
+			i.Sessions = &c
+		}
 	}
 	return i
 }
@@ -448,6 +456,24 @@ func (mg *Manager) Machine(name string) *interpreter.Machine {
 		return e.m
 	}
 	return nil
+}
+
+// Sessions lists the sessions of a behavior that opens them.
+func (mg *Manager) Sessions(name string) ([]interpreter.SessionInfo, error) {
+	mg.mu.Lock()
+	e, err := mg.lookup(name)
+	mg.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if e.m == nil || !e.m.IsHost() {
+		return nil, fmt.Errorf("%w: %q has no adaptor with session=\"peer\", or is not loaded", ErrNoSessions, name)
+	}
+	list := e.m.Sessions()
+	if list == nil {
+		list = []interpreter.SessionInfo{}
+	}
+	return list, nil
 }
 
 // StopAll stops running behaviors and unloads loaded ones, in reverse load

@@ -1,0 +1,368 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// A behavior whose adaptor has session="peer" is a host: its machine opens
+// the adaptors and runs no conversation itself. Each peer of the session
+// adaptor gets a session, a machine of its own (state, stack, Lua state,
+// timers, widget values) made when the peer connects (general scripts,
+// the initial state's onentry, then onconnect) and ended when it leaves
+// (ondisconnect, then onexit). A session's messages to the session adaptor
+// go to its own peer; to the other adaptors, as they would from any
+// behavior. Input from the other adaptors reaches every session.
+// docs/sessions.md describes it.
+
+// sessionHost routes a host's events to its sessions.
+type sessionHost struct {
+	m       *Machine
+	adaptor string // the session adaptor
+
+	mu       sync.Mutex
+	sessions map[string]*session // by peer
+	closed   bool
+
+	created, ended atomic.Uint64
+}
+
+// session is one peer's instance of the behavior.
+type session struct {
+	peer   string
+	m      *Machine
+	cancel context.CancelFunc
+	done   chan struct{}
+	since  time.Time
+}
+
+// SessionInfo describes a session (seat ctl sessions).
+type SessionInfo struct {
+	Peer  string    `json:"peer"`
+	State string    `json:"state"`
+	Since time.Time `json:"since"`
+}
+
+// SessionStats counts a host's sessions.
+type SessionStats struct {
+	Open    int    `json:"open"`
+	Created uint64 `json:"created"`
+	Ended   uint64 `json:"ended"`
+}
+
+// IsHost reports whether the machine hosts sessions instead of running a
+// conversation itself.
+func (m *Machine) IsHost() bool { return m.host != nil }
+
+// Sessions lists a host's sessions by peer; nil for other machines. Safe
+// from any goroutine.
+func (m *Machine) Sessions() []SessionInfo {
+	h := m.host
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	out := make([]SessionInfo, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, SessionInfo{Peer: s.peer, State: s.m.CurrentState(), Since: s.since})
+	}
+	h.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Since.Before(out[j].Since) })
+	return out
+}
+
+// SessionCounts counts a host's sessions; zero for other machines.
+func (m *Machine) SessionCounts() SessionStats {
+	h := m.host
+	if h == nil {
+		return SessionStats{}
+	}
+	h.mu.Lock()
+	n := len(h.sessions)
+	h.mu.Unlock()
+	return SessionStats{Open: n, Created: h.created.Load(), Ended: h.ended.Load()}
+}
+
+// runHost is Run for a host: the adaptors deliver straight to the
+// sessions (Deliver routes), so the loop only serves Sync and the end of
+// input, and at the end stops every session, then closes the adaptors.
+func (m *Machine) runHost(ctx context.Context) error {
+	m.running.Store(true)
+	if !m.opened {
+		if err := m.Open(ctx); err != nil {
+			return err
+		}
+	}
+	close(m.ready)
+	m.log.Info("sessions", zap.String("adaptor", m.host.adaptor))
+	for ctx.Err() == nil && m.exitCode == nil {
+		if it, ok := m.q.pop(); ok {
+			if !m.handleItem(ctx, it) {
+				break
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-m.q.wake:
+		}
+	}
+	m.running.Store(false)
+	m.host.stopAll()
+	m.unload()
+	m.log.Info("stopped", zap.Uint64("sessions", m.host.created.Load()))
+	for {
+		it, ok := m.q.pop()
+		if !ok {
+			return nil
+		}
+		m.answer([]adaptors.Event{it.ev})
+		m.answer(it.batch)
+	}
+}
+
+// deliver routes an event: a peer's to its session (made when it
+// connects, ended when it leaves), other adaptors' to every session.
+func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
+	if ev.Source != h.adaptor {
+		for _, s := range h.list() {
+			e := ev
+			e.Done = nil
+			if err := s.m.Deliver(ctx, e); err != nil && !errors.Is(err, errStopped) {
+				return err
+			}
+		}
+		if ev.Done != nil {
+			ev.Done()
+		}
+		return nil
+	}
+	if ev.From == nil {
+		h.m.log.Warn("event without a peer: no session to give it to (a session adaptor's input must come over a connection)",
+			zap.String("adaptor", ev.Source))
+		if ev.Done != nil {
+			ev.Done()
+		}
+		return nil
+	}
+	peer := ev.From.Peer()
+	switch ev.Kind {
+	case adaptors.Disconnected:
+		s := h.remove(peer)
+		if s == nil {
+			break
+		}
+		h.end(ctx, s, &ev)
+		return nil
+	default:
+		s, err := h.get(ctx, ev.From)
+		if s == nil {
+			if ev.Done != nil {
+				ev.Done()
+			}
+			return err
+		}
+		if err := s.m.Deliver(ctx, ev); err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+		return nil
+	}
+	if ev.Done != nil {
+		ev.Done()
+	}
+	return nil
+}
+
+// deliverBatch routes a batch: the lines of one connection go to its
+// session as one batch.
+func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	if len(evs) > 0 && evs[0].Source == h.adaptor && evs[0].From != nil && evs[0].Kind == adaptors.Text {
+		if s, err := h.get(ctx, evs[0].From); s != nil {
+			return s.m.DeliverBatch(ctx, evs)
+		} else if err != nil {
+			return err
+		}
+	}
+	for _, ev := range evs {
+		if err := h.deliver(ctx, ev); err != nil {
+			return err
+		}
+	}
+	adaptors.ReleaseBatch(evs)
+	return nil
+}
+
+func (h *sessionHost) list() []*session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (h *sessionHost) remove(peer string) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[peer]
+	delete(h.sessions, peer)
+	return s
+}
+
+// get returns the peer's session, starting it if the peer is new. It is
+// called on the peer's own reader goroutine, so sessions start in
+// parallel and a slow start holds up only its own peer.
+func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, error) {
+	peer := from.Peer()
+	h.mu.Lock()
+	s, ok := h.sessions[peer]
+	closed := h.closed
+	h.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	if closed || !h.m.running.Load() {
+		return nil, errStopped
+	}
+	s, err := h.start(from)
+	if err != nil {
+		h.m.log.Error("session did not start", zap.String("peer", peer), zap.Error(err))
+		return nil, nil
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		h.end(ctx, s, nil)
+		return nil, errStopped
+	}
+	h.sessions[peer] = s
+	h.mu.Unlock()
+	return s, nil
+}
+
+// start makes a peer's session: a machine whose session adaptor sends to
+// the peer and whose other adaptors are the host's.
+func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
+	opts := h.m.opts
+	opts.Log = h.m.opts.Log.With(zap.String("session", peer.Peer()))
+	opts.session = peer
+	opts.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) {
+		real := h.m.Adaptor(c.Name)
+		if c.Name == h.adaptor {
+			return &peerAdaptor{name: c.Name, peer: peer, real: real}, nil
+		}
+		return &sharedAdaptor{name: c.Name, real: real}, nil
+	}
+	sm, err := New(h.m.prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &session{peer: peer.Peer(), m: sm, cancel: cancel, done: make(chan struct{}), since: time.Now()}
+	failed := make(chan error, 1)
+	go func() {
+		defer close(s.done)
+		if err := sm.Run(ctx); err != nil {
+			failed <- err
+		}
+	}()
+	select {
+	case <-sm.Ready():
+	case <-s.done:
+		cancel()
+		select {
+		case err := <-failed:
+			return nil, err
+		default:
+			return nil, errors.New("the session ended as it started")
+		}
+	}
+	h.created.Add(1)
+	return s, nil
+}
+
+// end delivers the peer's departure (ondisconnect), waits until it is
+// handled, then stops the session (onexit).
+func (h *sessionHost) end(ctx context.Context, s *session, ev *adaptors.Event) {
+	if ev != nil {
+		done := ev.Done
+		e := *ev
+		e.Done = nil
+		if s.m.Deliver(ctx, e) == nil {
+			_ = s.m.Sync(ctx, nil)
+		}
+		if done != nil {
+			done()
+		}
+	}
+	s.cancel()
+	<-s.done
+	h.ended.Add(1)
+}
+
+// stopAll ends every session, in parallel, when the behavior stops.
+func (h *sessionHost) stopAll() {
+	h.mu.Lock()
+	h.closed = true
+	all := h.sessions
+	h.sessions = map[string]*session{}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.end(context.Background(), s, nil)
+		}()
+	}
+	wg.Wait()
+}
+
+// peerAdaptor is the session adaptor as a session sees it: what it sends
+// goes to its own peer.
+type peerAdaptor struct {
+	name string
+	peer adaptors.Conn
+	real adaptors.Adaptor
+}
+
+func (a *peerAdaptor) Name() string                              { return a.name }
+func (a *peerAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
+func (a *peerAdaptor) Close() error                              { return nil }
+func (a *peerAdaptor) Send(text string) error                    { return a.peer.Send(text) }
+func (a *peerAdaptor) Flush() {
+	if f, ok := a.real.(adaptors.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// sharedAdaptor is one of the host's other adaptors as a session sees it:
+// sending works as from any behavior; the host opens and closes it.
+type sharedAdaptor struct {
+	name string
+	real adaptors.Adaptor // nil when the host could not open it
+}
+
+func (a *sharedAdaptor) Name() string                              { return a.name }
+func (a *sharedAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
+func (a *sharedAdaptor) Close() error                              { return nil }
+func (a *sharedAdaptor) Send(text string) error {
+	if a.real == nil {
+		return adaptors.ErrNotConnected
+	}
+	return a.real.Send(text)
+}
+func (a *sharedAdaptor) Flush() {
+	if f, ok := a.real.(adaptors.Flusher); ok {
+		f.Flush()
+	}
+}
