@@ -447,7 +447,12 @@ func (m *Machine) Timers() (timeout, tick time.Time) {
 // NextTimer returns when the next timeout or onexec tick is due, if one
 // is armed. It must run on the machine's goroutine (inside Sync); seat
 // test uses it to move a virtual clock from one timer to the next.
-func (m *Machine) NextTimer() (time.Time, bool) { return m.nextWake() }
+func (m *Machine) NextTimer() (time.Time, bool) {
+	if m.host != nil {
+		return time.Time{}, false // its sessions have the timers: SessionsNextTimer
+	}
+	return m.nextWake()
+}
 
 // runTimer runs the timer that is due at at: the timeout if its deadline
 // has come (it wins a tie with a tick), else the onexec tick.

@@ -366,3 +366,42 @@ func (a *sharedAdaptor) Flush() {
 		f.Flush()
 	}
 }
+
+// SyncSessions waits until every session has handled what was queued
+// before, handling the device events waiting for it (ManualDevices).
+// seat test uses it, with Sync, as its barrier.
+func (m *Machine) SyncSessions(ctx context.Context) error {
+	if m.host == nil {
+		return nil
+	}
+	for _, s := range m.host.list() {
+		err := s.m.Sync(ctx, func() {
+			for range 1000 {
+				if s.m.PumpDevices() == 0 {
+					break
+				}
+			}
+		})
+		if err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+	}
+	return nil
+}
+
+// SessionsNextTimer is NextTimer over a host's sessions: the earliest
+// timer any of them has armed.
+func (m *Machine) SessionsNextTimer(ctx context.Context) (time.Time, bool) {
+	var next time.Time
+	if m.host == nil {
+		return next, false
+	}
+	for _, s := range m.host.list() {
+		_ = s.m.Sync(ctx, func() {
+			if t, ok := s.m.nextWake(); ok && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
+		})
+	}
+	return next, !next.IsZero()
+}

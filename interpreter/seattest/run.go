@@ -208,6 +208,9 @@ type runner struct {
 	peers   map[string][]*conn
 	npeers  int
 	history []string
+	// lastPeer is the peer that spoke or connected last (the session a
+	// state check looks at).
+	lastPeer string
 }
 
 func newRunner(t *Transcript, prog *interpreter.Program, opts Options) (*runner, error) {
@@ -350,6 +353,9 @@ func (r *runner) sync(fn func()) bool {
 			fn()
 		}
 	})
+	if err == nil {
+		err = r.m.SyncSessions(ctx) // a host's sessions run on their own
+	}
 	if err != nil {
 		select {
 		case e := <-r.done:
@@ -368,10 +374,20 @@ func (r *runner) sync(fn func()) bool {
 // settle lets the machine handle what is queued.
 func (r *runner) settle() { r.sync(nil) }
 
+// state is the current state; in a behavior with sessions, that of the
+// session of the peer that spoke or connected last.
 func (r *runner) state() string {
 	var s string
 	if !r.sync(func() { s = r.m.State() }) {
-		return r.m.CurrentState()
+		s = r.m.CurrentState()
+	}
+	if r.m.IsHost() {
+		for _, ss := range r.m.Sessions() {
+			if ss.Peer == r.lastPeer {
+				return ss.State
+			}
+		}
+		return "(no session for " + r.lastPeer + ")"
 	}
 	return s
 }
@@ -421,6 +437,9 @@ func (r *runner) step(st Step) *Failure {
 			c = &conn{r: r, adaptor: name, peer: st.Peer}
 		}
 		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
+		if name == r.prog.Session {
+			r.lastPeer = c.peer
+		}
 		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, From: c}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
 		}
@@ -440,6 +459,9 @@ func (r *runner) step(st Step) *Failure {
 		r.peers[st.Adaptor] = append(r.peers[st.Adaptor], c)
 		r.mu.Unlock()
 		r.remember(fmt.Sprintf("@connect %s %s", st.Adaptor, peer))
+		if st.Adaptor == r.prog.Session {
+			r.lastPeer = peer
+		}
 		if r.wantsConnections(st.Adaptor) && !r.deliver(adaptors.Event{Source: st.Adaptor, Kind: adaptors.Connected, From: c}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
 		}
@@ -600,6 +622,11 @@ func (r *runner) advance(d time.Duration) {
 		var due time.Time
 		var armed bool
 		r.sync(func() { due, armed = r.m.NextTimer() })
+		if r.m.IsHost() {
+			ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout)
+			due, armed = r.m.SessionsNextTimer(ctx)
+			cancel()
+		}
 		if armed && due.Before(next) && due.After(r.clock.Now()) {
 			next = due
 		}
