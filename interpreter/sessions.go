@@ -28,7 +28,7 @@ type sessionHost struct {
 	m       *Machine
 	adaptor string // the session adaptor
 
-	mu       sync.Mutex
+	mu       sync.RWMutex
 	sessions map[string]*session // by peer
 	closed   bool
 
@@ -223,10 +223,10 @@ func (h *sessionHost) remove(peer string) *session {
 // parallel and a slow start holds up only its own peer.
 func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, error) {
 	peer := from.Peer()
-	h.mu.Lock()
+	h.mu.RLock()
 	s, ok := h.sessions[peer]
 	closed := h.closed
-	h.mu.Unlock()
+	h.mu.RUnlock()
 	if ok {
 		return s, nil
 	}
@@ -333,13 +333,25 @@ type peerAdaptor struct {
 	name string
 	peer adaptors.Conn
 	real adaptors.Adaptor
+	sent bool // since the last Flush (the session's goroutine only)
 }
 
 func (a *peerAdaptor) Name() string                              { return a.name }
 func (a *peerAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *peerAdaptor) Close() error                              { return nil }
-func (a *peerAdaptor) Send(text string) error                    { return a.peer.Send(text) }
+
+func (a *peerAdaptor) Send(text string) error {
+	a.sent = true
+	return a.peer.Send(text)
+}
+
+// Flush flushes the real adaptor only when this session sent something:
+// ten thousand sessions must not take its flush lock for nothing.
 func (a *peerAdaptor) Flush() {
+	if !a.sent {
+		return
+	}
+	a.sent = false
 	if f, ok := a.real.(adaptors.Flusher); ok {
 		f.Flush()
 	}
@@ -350,6 +362,7 @@ func (a *peerAdaptor) Flush() {
 type sharedAdaptor struct {
 	name string
 	real adaptors.Adaptor // nil when the host could not open it
+	sent bool
 }
 
 func (a *sharedAdaptor) Name() string                              { return a.name }
@@ -359,9 +372,15 @@ func (a *sharedAdaptor) Send(text string) error {
 	if a.real == nil {
 		return adaptors.ErrNotConnected
 	}
+	a.sent = true
 	return a.real.Send(text)
 }
+
 func (a *sharedAdaptor) Flush() {
+	if !a.sent {
+		return
+	}
+	a.sent = false
 	if f, ok := a.real.(adaptors.Flusher); ok {
 		f.Flush()
 	}
