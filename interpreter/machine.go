@@ -104,6 +104,7 @@ type Machine struct {
 	opened   bool
 
 	host     *sessionHost // set when the behavior opens sessions
+	sent     bool         // a message or reply went out since the last flush
 	dev      *devLink
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
 	stateObs []adaptors.StateObserver
@@ -282,6 +283,14 @@ func (m *Machine) Flushes() bool { return true }
 
 // flushAdaptors starts the writes of the output held since the last pass.
 func (m *Machine) flushAdaptors() {
+	if m.opts.session != nil {
+		// Ten thousand sessions share their adaptors: one flushes them
+		// only after a pass that sent something.
+		if !m.sent {
+			return
+		}
+		m.sent = false
+	}
 	for _, f := range m.flushers {
 		f.Flush()
 	}
@@ -911,6 +920,7 @@ func (m *Machine) scriptFailed(err error, what string) {
 
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
+	m.sent = true
 	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && m.opts.Observer == nil {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
@@ -923,6 +933,7 @@ func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
 // send delivers text to a named adaptor (or logs why not); at says where
 // the send came from, formatted only if something is logged.
 func (m *Machine) send(name, text string, at fmt.Stringer) {
+	m.sent = true
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
 	}

@@ -333,25 +333,15 @@ type peerAdaptor struct {
 	name string
 	peer adaptors.Conn
 	real adaptors.Adaptor
-	sent bool // since the last Flush (the session's goroutine only)
 }
 
 func (a *peerAdaptor) Name() string                              { return a.name }
 func (a *peerAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *peerAdaptor) Close() error                              { return nil }
 
-func (a *peerAdaptor) Send(text string) error {
-	a.sent = true
-	return a.peer.Send(text)
-}
+func (a *peerAdaptor) Send(text string) error { return a.peer.Send(text) }
 
-// Flush flushes the real adaptor only when this session sent something:
-// ten thousand sessions must not take its flush lock for nothing.
 func (a *peerAdaptor) Flush() {
-	if !a.sent {
-		return
-	}
-	a.sent = false
 	if f, ok := a.real.(adaptors.Flusher); ok {
 		f.Flush()
 	}
@@ -362,7 +352,6 @@ func (a *peerAdaptor) Flush() {
 type sharedAdaptor struct {
 	name string
 	real adaptors.Adaptor // nil when the host could not open it
-	sent bool
 }
 
 func (a *sharedAdaptor) Name() string                              { return a.name }
@@ -372,15 +361,10 @@ func (a *sharedAdaptor) Send(text string) error {
 	if a.real == nil {
 		return adaptors.ErrNotConnected
 	}
-	a.sent = true
 	return a.real.Send(text)
 }
 
 func (a *sharedAdaptor) Flush() {
-	if !a.sent {
-		return
-	}
-	a.sent = false
 	if f, ok := a.real.(adaptors.Flusher); ok {
 		f.Flush()
 	}
