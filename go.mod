@@ -3,6 +3,8 @@ module github.com/seatml/seat
 go 1.26.8
 
 require (
+	github.com/beevik/etree v1.8.1
+	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/google/go-cmp v0.7.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/looplab/fsm v1.0.3
@@ -15,6 +17,7 @@ require (
 )
 
 require (
-	github.com/beevik/etree v1.8.1 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
+	golang.org/x/net v0.44.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 )

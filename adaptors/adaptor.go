@@ -33,6 +33,8 @@ type Event struct {
 	Key string
 	// From is the connection the event came from, for seat.reply; may be nil.
 	From Conn
+	// Topic is the MQTT topic an event was published on (event.topic).
+	Topic string
 	// Kind tells a peer's arrival or departure from a line of text.
 	Kind EventKind
 	// Time is when the event arrived.
@@ -140,6 +142,12 @@ type Adaptor interface {
 	Send(text string) error
 	// Close stops the adaptor and waits for its goroutines.
 	Close() error
+}
+
+// TopicSender is implemented by adaptors that publish to topics (MQTT):
+// <message sendto="bus" topic="robot/1/led" retain="true">.
+type TopicSender interface {
+	SendTopic(topic, text string, retain bool) error
 }
 
 // Addresser is implemented by adaptors that listen, so a port 0 can be

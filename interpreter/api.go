@@ -102,6 +102,7 @@ func (m *Machine) setGlobals(cc *callCtx) {
 type eventData struct {
 	source, text string
 	peer         string // the connection the event came from, if any
+	topic        string // the MQTT topic it was published on, if any
 	hasText      bool
 	time         float64
 	key          string
@@ -128,6 +129,12 @@ func (m *Machine) installEventType() {
 			}
 		case "time":
 			L.Push(lua.LNumber(d.time))
+		case "topic":
+			if d.topic == "" {
+				L.Push(lua.LNil)
+			} else {
+				L.Push(lua.LString(d.topic))
+			}
 		case "peer":
 			if d.peer == "" {
 				L.Push(lua.LNil)
@@ -178,6 +185,7 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 		if cc.ev.From != nil {
 			d.peer = cc.ev.From.Peer()
 		}
+		d.topic = cc.ev.Topic
 	case ctxPeriodic:
 		d.hasText = true
 		d.time = float64(m.clock.Now().UnixNano()) / 1e9

@@ -363,24 +363,24 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		if t.Max > 0 && perType[d.Type] > t.Max {
 			c.errorf(n.Pos, "only %d adaptor of type %q is allowed", t.Max, d.Type)
 		}
-		if sess := d.Attrs["session"]; sess == "peer" {
+		if sess := d.Attrs["session"]; sess == "peer" || sess == "topic" {
 			a, _ := n.Attr("session")
 			switch {
+			case sess == "topic" && !strings.Contains(d.Attrs["subscribe"], "+"):
+				c.errorf(a.Pos, "adaptor %q: session=\"topic\" makes a session per value of the subscription's + level, and subscribe=%q has none (for example robot/+/asr)", d.Name, d.Attrs["subscribe"])
 			case d.Type == "socket" && d.Attrs["role"] != "server":
 				c.errorf(a.Pos, "adaptor %q: session=%q needs role=\"server\": a session is one client's conversation", d.Name, sess)
 			case p.Session != "":
 				c.errorf(a.Pos, "adaptor %q: only one adaptor may open sessions; %q does already", d.Name, p.Session)
 			default:
 				p.Session = d.Name
-				// Every connection starts and ends a session, whether or
-				// not the behavior handles onconnect.
-				if max, ok := d.Attrs["maxsessions"]; ok {
+				if max, ok := d.Attrs["maxsessions"]; ok && sess == "peer" {
 					d.Attrs["maxconns"] = max // a refused peer is counted as the adaptor counts refusals
 				}
 			}
 		} else if _, ok := d.Attrs["maxsessions"]; ok {
 			a, _ := n.Attr("maxsessions")
-			c.warnf(a.Pos, "adaptor %q: maxsessions has no effect without session=\"peer\"", d.Name)
+			c.warnf(a.Pos, "adaptor %q: maxsessions has no effect without session", d.Name)
 		}
 		c.adaptors[d.Name] = d
 		p.Adaptors = append(p.Adaptors, *d)
@@ -732,6 +732,16 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 				if w := c.prog.widgets[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
 					c.widgetRefLater(in)
 				}
+			}
+			a.topic = ch.AttrValue("topic")
+			a.retain = ch.AttrValue("retain") == "true"
+			if t, ok := ch.Attr("topic"); ok && c.adaptorType(a.sendto) != "mqtt" {
+				c.errorf(t.Pos, "topic= is for messages to an MQTT adaptor; %q is not one", a.sendto)
+			} else if ok && (t.Value == "" || strings.ContainsAny(t.Value, "+#")) {
+				c.errorf(t.ValuePos, "topic %q: want a topic to publish to, without wildcards", t.Value)
+			}
+			if r, ok := ch.Attr("retain"); ok && c.adaptorType(a.sendto) != "mqtt" {
+				c.errorf(r.Pos, "retain= is for messages to an MQTT adaptor; %q is not one", a.sendto)
 			}
 			a.encode = identity
 			if e, ok := ch.Attr("encode"); ok {

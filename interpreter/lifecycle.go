@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,11 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[string]*session{}}
+		for _, d := range prog.Adaptors {
+			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
+				m.host.max, _ = strconv.Atoi(d.Attrs["maxsessions"])
+			}
+		}
 		return m, nil
 	}
 	for ref, w := range prog.widgets {

@@ -855,6 +855,10 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 				m.encodeWarned[a] = true // once per message element, not per send
 				m.log.Warn(fmt.Sprintf("message: %q (U+%04X) cannot be encoded; sent as \"?\" (logged once for this message)", bad, bad), zap.String("at", a.pos.String()))
 			}
+			if a.topic != "" || a.retain {
+				m.sendTopic(a, enc)
+				continue
+			}
 			m.sendSlot(a.slot, a.sendto, enc, &a.pos) // a pointer: no boxing per message
 		case actTransition:
 			if m.inExit {
@@ -957,6 +961,48 @@ func (m *Machine) send(name, text string, at fmt.Stringer) {
 	if err := a.Send(text); err != nil {
 		m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 	}
+}
+
+// sendTopic publishes a message with its own topic or retain flag to an
+// MQTT adaptor (adaptors.TopicSender).
+func (m *Machine) sendTopic(a *action, text string) {
+	m.sent = true
+	if m.tracing() {
+		m.trace("send:" + a.sendto + ":" + text)
+	}
+	if m.opts.Observer != nil {
+		m.observe(Record{Kind: RecOut, Source: a.sendto, Text: text})
+	}
+	m.adMu.RLock()
+	ad := m.adaptors[a.sendto]
+	m.adMu.RUnlock()
+	ts, ok := ad.(adaptors.TopicSender)
+	if !ok {
+		m.log.Warn("message not sent: the adaptor does not publish to topics", zap.String("adaptor", a.sendto), zap.Stringer("at", &a.pos))
+		return
+	}
+	topic := a.topic
+	if topic == "" {
+		topic = m.defaultTopic(a.sendto)
+	}
+	if err := ts.SendTopic(topic, text, a.retain); err != nil {
+		m.log.Warn("message not sent", zap.String("adaptor", a.sendto), zap.Stringer("at", &a.pos), zap.Error(err))
+	}
+}
+
+// defaultTopic is an MQTT adaptor's publish topic, with a topic session's
+// value in its "+".
+func (m *Machine) defaultTopic(adaptor string) string {
+	for _, d := range m.prog.Adaptors {
+		if d.Name == adaptor {
+			t := d.Attrs["publish"]
+			if m.opts.session != nil && adaptor == m.prog.Session {
+				t = strings.Replace(t, "+", m.opts.session.Peer(), 1)
+			}
+			return t
+		}
+	}
+	return ""
 }
 
 func (m *Machine) isIgnoredAdaptor(name string) bool {

@@ -48,9 +48,9 @@ type Program struct {
 	ScriptsDir string
 	Servos     map[int]motion.Mapping
 	Adaptors   []AdaptorDecl
-	// Session names the adaptor whose peers each get their own instance
-	// of the behavior (session="peer"); "" when the behavior is one
-	// conversation.
+	// Session names the adaptor whose peers (session="peer") or topic
+	// values (session="topic") each get their own instance of the
+	// behavior; "" when the behavior is one conversation.
 	Session string
 	Setup   []setupItem
 	General *Scope
@@ -197,6 +197,8 @@ type action struct {
 	pos    schema.Pos
 	text   string
 	sendto string
+	topic  string // an MQTT message's own topic
+	retain bool
 	slot   int                         // index of sendto in Program.Adaptors
 	input  string                      // message: "state:id" of a widget
 	encode func(string) (string, rune) // returns the first character it could not encode

@@ -31,8 +31,11 @@ type sessionHost struct {
 	mu       sync.RWMutex
 	sessions map[string]*session // by peer
 	closed   bool
+	// max caps topic sessions (maxsessions on an MQTT adaptor); a
+	// connection-based adaptor caps its connections itself. 0: no cap.
+	max int
 
-	created, ended atomic.Uint64
+	created, ended, refused atomic.Uint64
 }
 
 // session is one peer's instance of the behavior.
@@ -56,6 +59,9 @@ type SessionStats struct {
 	Open    int    `json:"open"`
 	Created uint64 `json:"created"`
 	Ended   uint64 `json:"ended"`
+	// Refused counts topic values refused by maxsessions (their events
+	// are dropped); a socket or web adaptor counts its refused peers.
+	Refused uint64 `json:"refused,omitempty"`
 }
 
 // IsHost reports whether the machine hosts sessions instead of running a
@@ -88,7 +94,7 @@ func (m *Machine) SessionCounts() SessionStats {
 	h.mu.Lock()
 	n := len(h.sessions)
 	h.mu.Unlock()
-	return SessionStats{Open: n, Created: h.created.Load(), Ended: h.ended.Load()}
+	return SessionStats{Open: n, Created: h.created.Load(), Ended: h.ended.Load(), Refused: h.refused.Load()}
 }
 
 // runHost is Run for a host: the adaptors deliver straight to the
@@ -233,6 +239,17 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 	if closed || !h.m.running.Load() {
 		return nil, errStopped
 	}
+	if h.max > 0 {
+		h.mu.RLock()
+		full := len(h.sessions) >= h.max
+		h.mu.RUnlock()
+		if full {
+			if h.refused.Add(1) == 1 {
+				h.m.log.Warn("maxsessions reached: events of new peers are dropped (counted)", zap.Int("maxsessions", h.max), zap.String("peer", peer))
+			}
+			return nil, nil
+		}
+	}
 	s, err := h.start(from)
 	if err != nil {
 		h.m.log.Error("session did not start", zap.String("peer", peer), zap.Error(err))
@@ -341,6 +358,11 @@ func (a *peerAdaptor) Close() error                              { return nil }
 
 func (a *peerAdaptor) Send(text string) error { return a.peer.Send(text) }
 
+// SendTopic publishes with the real adaptor (a message's own topic).
+func (a *peerAdaptor) SendTopic(topic, text string, retain bool) error {
+	return sendTopic(a.real, topic, text, retain)
+}
+
 func (a *peerAdaptor) Flush() {
 	if f, ok := a.real.(adaptors.Flusher); ok {
 		f.Flush()
@@ -362,6 +384,19 @@ func (a *sharedAdaptor) Send(text string) error {
 		return adaptors.ErrNotConnected
 	}
 	return a.real.Send(text)
+}
+
+// SendTopic publishes with the real adaptor (a message's own topic).
+func (a *sharedAdaptor) SendTopic(topic, text string, retain bool) error {
+	return sendTopic(a.real, topic, text, retain)
+}
+
+func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
+	ts, ok := real.(adaptors.TopicSender)
+	if !ok {
+		return errors.New("the adaptor does not publish to topics")
+	}
+	return ts.SendTopic(topic, text, retain)
 }
 
 func (a *sharedAdaptor) Flush() {

@@ -1,0 +1,403 @@
+// Package mqtt is the MQTT adaptor: a behavior as a client of a broker
+// (Mosquitto, EMQX, HiveMQ), through Eclipse Paho. Publications on the
+// subscribed topics are events whose text is the payload (event.topic
+// names the topic); messages are published to the publish topic, or to a
+// message's own topic. With session="topic" each value of the
+// subscription's "+" level is a session of its own (one per robot), and
+// its replies go to the publish topic with that value in the "+".
+// docs/mqtt.md describes it.
+package mqtt
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/eclipse/paho.mqtt.golang/packets"
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+func init() { adaptors.Register("mqtt", New) }
+
+// Defaults.
+const (
+	DefaultKeepAlive  = 30 * time.Second
+	DefaultMaxPayload = adaptors.DefaultMaxLine
+	connectTimeout    = 10 * time.Second
+	publishTimeout    = 10 * time.Second
+	maxReconnect      = 10 * time.Second
+)
+
+// Adaptor is one connection to a broker.
+type Adaptor struct {
+	name      string
+	broker    string
+	subscribe []string
+	publish   string
+	qos       byte
+	maxline   int
+	willTopic string
+	log       *zap.Logger
+	stats     adaptors.Counters
+	opts      *paho.ClientOptions
+
+	mu     sync.Mutex
+	client paho.Client
+	sink   adaptors.Sink
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New builds an MQTT adaptor from its attributes.
+func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"]}
+	if a.log == nil {
+		a.log = zap.NewNop()
+	}
+	broker := cfg.Attrs["broker"]
+	if broker == "" {
+		broker = "tcp://127.0.0.1:1883"
+	}
+	u, err := url.Parse(broker)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("broker %q: want tcp://HOST:PORT, mqtt://, mqtts:// or ssl://", broker)
+	}
+	tlsOn := false
+	switch u.Scheme {
+	case "tcp", "mqtt":
+		u.Scheme = "tcp"
+	case "mqtts", "ssl", "tls":
+		u.Scheme, tlsOn = "ssl", true
+	default:
+		return nil, fmt.Errorf("broker %q: scheme %q is not tcp, mqtt, mqtts or ssl", broker, u.Scheme)
+	}
+	if u.Port() == "" {
+		port := "1883"
+		if tlsOn {
+			port = "8883"
+		}
+		u.Host = u.Hostname() + ":" + port
+	}
+	a.broker = u.String()
+	for _, f := range strings.Split(cfg.Attrs["subscribe"], ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			a.subscribe = append(a.subscribe, f)
+		}
+	}
+	qos := 0
+	if v := cfg.Attrs["qos"]; v != "" {
+		if qos, err = strconv.Atoi(v); err != nil || qos < 0 || qos > 2 {
+			return nil, fmt.Errorf("qos %q: want 0, 1 or 2", v)
+		}
+	}
+	a.qos = byte(qos)
+	if a.maxline, err = cfg.PositiveInt("maxline", DefaultMaxPayload); err != nil {
+		return nil, err
+	}
+	keep := DefaultKeepAlive
+	if v := cfg.Attrs["keepalive"]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("keepalive %q: want a whole number of seconds, 1 or more", v)
+		}
+		keep = time.Duration(n) * time.Second
+	}
+	clean := true
+	if v := cfg.Attrs["clean"]; v != "" {
+		if clean, err = strconv.ParseBool(v); err != nil {
+			return nil, fmt.Errorf("clean %q: want true or false", v)
+		}
+	}
+	id := cfg.Attrs["clientid"]
+	if id == "" {
+		if !clean {
+			return nil, errors.New(`clean="false" keeps a session at the broker under a client id: give one with clientid`)
+		}
+		host, _ := os.Hostname()
+		id = fmt.Sprintf("seat-%s-%s-%d", cfg.Name, host, os.Getpid())
+	}
+	opts := paho.NewClientOptions().AddBroker(a.broker).SetClientID(id).SetCleanSession(clean).
+		SetKeepAlive(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).
+		SetConnectTimeout(connectTimeout).SetOrderMatters(true).SetResumeSubs(true)
+	if user := cfg.Attrs["username"]; user != "" {
+		opts.SetUsername(user)
+		opts.SetPassword(cfg.Attrs["password"])
+	}
+	if tlsOn {
+		conf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: u.Hostname()}
+		if ca := cfg.Attrs["cafile"]; ca != "" {
+			if !filepath.IsAbs(ca) {
+				ca = filepath.Join(cfg.Dir, ca)
+			}
+			pem, err := os.ReadFile(ca)
+			if err != nil {
+				return nil, fmt.Errorf("cafile: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("cafile %s: no PEM certificate in it", ca)
+			}
+			conf.RootCAs = pool
+		}
+		opts.SetTLSConfig(conf)
+	} else if cfg.Attrs["cafile"] != "" {
+		return nil, errors.New("cafile is for mqtts:// brokers")
+	}
+	if will := cfg.Attrs["will"]; will != "" {
+		topic, payload, ok := strings.Cut(will, ":")
+		if !ok || topic == "" || strings.ContainsAny(topic, "+#") {
+			return nil, fmt.Errorf("will %q: want TOPIC:PAYLOAD, for example robot/seat/status:offline", will)
+		}
+		a.willTopic = topic
+		opts.SetWill(topic, payload, 1, true)
+	}
+	a.opts = opts
+	return a, nil
+}
+
+// Name returns the adaptor's name.
+func (a *Adaptor) Name() string { return a.name }
+
+// Stats reports the adaptor's counts: Open is 1 while connected.
+func (a *Adaptor) Stats() adaptors.Stats { return a.stats.Snapshot() }
+
+// Addr is the broker's address.
+func (a *Adaptor) Addr() string { return a.broker }
+
+// Open connects to the broker and subscribes; it fails with the broker's
+// reason (bad credentials, not reachable). Later losses of the connection
+// are reconnected with back-off, and the subscriptions resumed.
+func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.sink = sink
+	subscribed := make(chan struct{})
+	var first sync.Once
+	a.opts.SetDefaultPublishHandler(a.receive) // a persistent session's queue may arrive before Subscribe
+	a.opts.SetOnConnectHandler(func(c paho.Client) {
+		a.stats.Open.Store(1)
+		a.stats.Accepted.Add(1)
+		a.log.Info("connected to the broker", zap.String("broker", a.broker))
+		a.wg.Add(1)
+		go func() { // not in the handler: Paho waits for it before routing
+			defer a.wg.Done()
+			a.subscribeAll(c)
+			if a.willTopic != "" {
+				c.Publish(a.willTopic, 1, true, "online").WaitTimeout(publishTimeout)
+			}
+			first.Do(func() { close(subscribed) })
+		}()
+	})
+	a.opts.SetConnectionLostHandler(func(_ paho.Client, err error) {
+		a.stats.Open.Store(0)
+		a.log.Warn("connection to the broker lost; reconnecting", zap.String("broker", a.broker), zap.Error(err))
+	})
+	c := paho.NewClient(a.opts)
+	tok := c.Connect()
+	if !tok.WaitTimeout(connectTimeout + time.Second) {
+		c.Disconnect(0)
+		return fmt.Errorf("broker %s did not answer within %v", a.broker, connectTimeout)
+	}
+	if err := tok.Error(); err != nil {
+		return fmt.Errorf("broker %s refused the connection: %w", a.broker, explain(err))
+	}
+	a.mu.Lock()
+	a.client = c
+	a.mu.Unlock()
+	// Ready means subscribed: a persistent session then keeps what is
+	// published while seat is away, from the start.
+	select {
+	case <-subscribed:
+	case <-time.After(publishTimeout):
+		a.log.Warn("subscriptions not confirmed by the broker yet; going on", zap.String("broker", a.broker))
+	}
+	return nil
+}
+
+// explain makes Paho's errors read as the user's problem.
+func explain(err error) error {
+	switch {
+	case errors.Is(err, packets.ErrorRefusedNotAuthorised):
+		return fmt.Errorf("not authorized: check username and password (%w)", err)
+	case errors.Is(err, packets.ErrorRefusedBadUsernameOrPassword):
+		return fmt.Errorf("bad username or password (%w)", err)
+	}
+	return err
+}
+
+func (a *Adaptor) subscribeAll(c paho.Client) {
+	for _, f := range a.subscribe {
+		tok := c.Subscribe(f, a.qos, a.receive)
+		if !tok.WaitTimeout(publishTimeout) || tok.Error() != nil {
+			a.log.Error("subscription failed", zap.String("topic", f), zap.Error(tok.Error()))
+			continue
+		}
+		a.log.Info("subscribed", zap.String("topic", f), zap.Int("qos", int(a.qos)))
+	}
+}
+
+// receive turns a publication into an event. Paho calls it in order, one
+// at a time; blocking here (a full queue) holds the broker's flow back.
+func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
+	payload := m.Payload()
+	if len(payload) > a.maxline {
+		a.stats.LineTooLong.Add(1)
+		a.log.Error("publication over maxline; dropped", zap.String("topic", m.Topic()), zap.Int("bytes", len(payload)), zap.Int("maxline", a.maxline))
+		return
+	}
+	text, repaired := adaptors.CleanText(string(payload))
+	if repaired {
+		a.stats.Repaired.Add(1)
+	}
+	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: &topicConn{a: a, value: a.valueOf(m.Topic()), topic: m.Topic()}}
+	if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() == nil {
+		a.log.Warn("publication not delivered", zap.String("topic", m.Topic()), zap.Error(err))
+	}
+}
+
+// valueOf returns what the topic has at the first "+" of the
+// subscription it matches ("7" for robot/7/asr under robot/+/asr), or ""
+// when no filter with a "+" matches.
+func (a *Adaptor) valueOf(topic string) string {
+	for _, f := range a.subscribe {
+		if v, ok := Match(f, topic); ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Match reports whether topic matches filter, and what the topic has at
+// the filter's first "+" level.
+func Match(filter, topic string) (string, bool) {
+	fl, tl := strings.Split(filter, "/"), strings.Split(topic, "/")
+	value, plus := "", false
+	for i, f := range fl {
+		if f == "#" {
+			return value, true
+		}
+		if i >= len(tl) {
+			return "", false
+		}
+		switch f {
+		case "+":
+			if !plus {
+				value, plus = tl[i], true
+			}
+		default:
+			if f != tl[i] {
+				return "", false
+			}
+		}
+	}
+	if len(fl) != len(tl) {
+		return "", false
+	}
+	return value, true
+}
+
+// Fill puts value into the first "+" level of a topic pattern.
+func Fill(pattern, value string) string {
+	levels := strings.Split(pattern, "/")
+	for i, l := range levels {
+		if l == "+" {
+			levels[i] = value
+			break
+		}
+	}
+	return strings.Join(levels, "/")
+}
+
+// Send publishes text to the publish topic.
+func (a *Adaptor) Send(text string) error {
+	if a.publish == "" {
+		return errors.New("no publish topic: give the adaptor publish=, or the message a topic=")
+	}
+	if strings.ContainsAny(a.publish, "+#") {
+		return fmt.Errorf("publish topic %q has a wildcard: only a reply (in a topic session, or seat.reply) fills its +", a.publish)
+	}
+	return a.SendTopic(a.publish, text, false)
+}
+
+// SendTopic publishes text to a topic. It does not wait for the broker:
+// Paho queues the publication, and at QoS 1 and 2 resends it after a
+// reconnection.
+func (a *Adaptor) SendTopic(topic, text string, retain bool) error {
+	a.mu.Lock()
+	c := a.client
+	a.mu.Unlock()
+	if c == nil {
+		return adaptors.ErrNotConnected
+	}
+	tok := c.Publish(topic, a.qos, retain, text)
+	if a.qos == 0 {
+		return nil
+	}
+	a.wg.Add(1)
+	go func() { // report a publication the broker never took
+		defer a.wg.Done()
+		if tok.WaitTimeout(publishTimeout) && tok.Error() != nil {
+			a.log.Warn("publication failed", zap.String("topic", topic), zap.Error(tok.Error()))
+		}
+	}()
+	return nil
+}
+
+// Close disconnects from the broker (the will is not published: this is
+// a clean stop) and waits for the adaptor's goroutines.
+func (a *Adaptor) Close() error {
+	a.mu.Lock()
+	c := a.client
+	a.client = nil
+	a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	if c != nil {
+		if a.willTopic != "" {
+			c.Publish(a.willTopic, 1, true, "offline").WaitTimeout(time.Second)
+		}
+		c.Disconnect(250)
+	}
+	a.stats.Open.Store(0)
+	a.wg.Wait()
+	return nil
+}
+
+// topicConn is where a publication came from: a reply goes to the
+// publish topic with the sender's "+" value filled in (robot/+/say
+// answers robot 7 on robot/7/say), else to the publish topic.
+type topicConn struct {
+	a     *Adaptor
+	value string
+	topic string
+}
+
+func (c *topicConn) Send(text string) error {
+	if c.a.publish == "" {
+		return errors.New("no publish topic to reply on: give the adaptor publish=")
+	}
+	return c.a.SendTopic(Fill(c.a.publish, c.value), text, false)
+}
+
+func (c *topicConn) String() string { return c.a.name + " " + c.topic }
+
+// Peer is the "+" value of the topic (a robot's id), or the topic.
+func (c *topicConn) Peer() string {
+	if c.value != "" {
+		return c.value
+	}
+	return c.topic
+}
