@@ -274,6 +274,11 @@ func (m *Machine) luaSend(L *lua.LState) int {
 
 func (m *Machine) luaReply(L *lua.LState) int {
 	text := luaText(L, 1)
+	if (m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil) && m.opts.session != nil {
+		// In a session, onentry, timers and the like answer its own peer.
+		m.send(m.prog.Session, text, luaWhere{m, L})
+		return 0
+	}
 	if m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil {
 		L.RaiseError("seat.reply: the current event has no connection to reply to")
 	}

@@ -984,6 +984,8 @@ func (m *Machine) sendTopic(a *action, text string) {
 	topic := a.topic
 	if topic == "" {
 		topic = m.defaultTopic(a.sendto)
+	} else if m.opts.session != nil && a.sendto == m.prog.Session {
+		topic = strings.Replace(topic, "+", m.opts.session.Peer(), 1) // robot/+/gesture: this robot's
 	}
 	if err := ts.SendTopic(topic, text, a.retain); err != nil {
 		m.log.Warn("message not sent", zap.String("adaptor", a.sendto), zap.Stringer("at", &a.pos), zap.Error(err))

@@ -211,6 +211,9 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 		return fmt.Errorf("broker %s did not answer within %v", a.broker, connectTimeout)
 	}
 	if err := tok.Error(); err != nil {
+		if msg := err.Error(); strings.HasPrefix(msg, "network Error : ") {
+			return fmt.Errorf("broker %s is not reachable (is it running?): %s", a.broker, strings.TrimPrefix(msg, "network Error : "))
+		}
 		return fmt.Errorf("broker %s refused the connection: %w", a.broker, explain(err))
 	}
 	a.mu.Lock()

@@ -287,3 +287,14 @@ func TestMatchAndFill(t *testing.T) {
 		t.Errorf("Fill: %q", got)
 	}
 }
+
+// TestBrokerUnreachable: no broker at the address: the behavior does not
+// start, and says so.
+func TestBrokerUnreachable(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{})
+	b.Stop()
+	_, err := runBehavior(t, behavior(b, ""))
+	if err == nil || !strings.Contains(err.Error(), "broker "+b.URL+" is not reachable (is it running?): dial tcp") {
+		t.Fatalf("no broker: %v", err)
+	}
+}

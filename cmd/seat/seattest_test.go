@@ -24,7 +24,9 @@ func TestSeatTestExamples(t *testing.T) {
 		t.Fatalf("seat test examples: exit %d\n%s%s", code, stdout, stderr)
 	}
 	transcripts, _ := filepath.Glob("../../examples/*.seattest")
-	if n := strings.Count(stdout, "\nok   ") + strings.Count(stdout[:3], "ok "); n != len(transcripts) || len(transcripts) < len(behaviors) {
+	deeper, _ := filepath.Glob("../../examples/*/*.seattest")
+	transcripts = append(transcripts, deeper...)
+	if n := len(regexp.MustCompile(`(?m)^ok   `).FindAllString(stdout, -1)); n != len(transcripts) || len(transcripts) < len(behaviors) {
 		t.Errorf("%d ok lines for %d transcripts:\n%s", n, len(transcripts), stdout)
 	}
 	for _, f := range transcripts {

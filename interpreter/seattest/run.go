@@ -176,9 +176,13 @@ type message struct {
 	adaptor, peer, text string
 	at                  time.Duration
 	rule                string // the rule that fired last before it: file:line
+	topic               string // an MQTT message's own topic
 }
 
 func (m message) String() string {
+	if m.topic != "" {
+		return fmt.Sprintf("%s< %s   (on %s)", m.adaptor, m.text, m.topic)
+	}
 	if m.peer != "" {
 		return fmt.Sprintf("%s< %s   (a reply to %s)", m.adaptor, m.text, m.peer)
 	}
@@ -693,6 +697,12 @@ func (a *memAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *memAdaptor) Close() error                              { return nil }
 func (a *memAdaptor) Send(text string) error {
 	a.r.sent(message{adaptor: a.name, text: text})
+	return nil
+}
+
+// SendTopic keeps a message published to a topic of its own (MQTT).
+func (a *memAdaptor) SendTopic(topic, text string, retain bool) error {
+	a.r.sent(message{adaptor: a.name, text: text, topic: topic})
 	return nil
 }
 
