@@ -163,3 +163,38 @@ func BenchmarkKioskTranscript(b *testing.B) {
 		}
 	}
 }
+
+// TestSessionsShareDevices: two sessions drive the one simulated robot;
+// the second's higher-priority motion takes the arm from the first, which
+// is told (lost), and the second's ends (done), each in its own session.
+func TestSessionsShareDevices(t *testing.T) {
+	b := `<seatml><general name="arms" scripts="` + scriptsDir(t) + `">
+<adaptor name="chat" type="socket" role="server" port="0" session="peer"/>
+<rule source="chat"><key>wave</key><motion name="wave" script="NaoWave" priority="5"/></rule>
+<rule source="chat"><key>stand</key><motion name="stand" script="Stand" priority="6" duration="1000"/></rule>
+<rule source="motion"><key>(done|lost):</key><script>seat.reply(event.key .. " " .. event.text)</script></rule>
+</general><state name="s"/></seatml>`
+	res, v := run(t, b, `@connect chat ann
+@connect chat bob
+chat@ann> wave
++200ms
+chat@bob> stand
++20ms
+<~ ^lost:wave
++1500ms
+< done:stand completed
+...
+`)
+	mustPass(t, res, v)
+	if !strings.Contains(v, "(a reply to ann)") || !strings.Contains(v, "done:stand completed   (a reply to bob)") {
+		t.Errorf("the outcomes did not reach their own sessions:\n%s", v)
+	}
+}
+
+func scriptsDir(t *testing.T) string {
+	dir, err := filepath.Abs("../../examples/scripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
