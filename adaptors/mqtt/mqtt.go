@@ -10,6 +10,7 @@ package mqtt
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -127,7 +128,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			return nil, errors.New(`clean="false" keeps a session at the broker under a client id: give one with clientid`)
 		}
 		host, _ := os.Hostname()
-		id = fmt.Sprintf("seat-%s-%s-%d", cfg.Name, host, os.Getpid())
+		var r [3]byte
+		_, _ = rand.Read(r[:]) // two behaviors' adaptors of one name must not share an id
+		id = fmt.Sprintf("seat-%s-%s-%d-%x", cfg.Name, host, os.Getpid(), r)
 	}
 	opts := paho.NewClientOptions().AddBroker(a.broker).SetClientID(id).SetCleanSession(clean).
 		SetKeepAlive(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).

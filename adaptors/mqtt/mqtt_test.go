@@ -298,3 +298,22 @@ func TestBrokerUnreachable(t *testing.T) {
 		t.Fatalf("no broker: %v", err)
 	}
 }
+
+// TestTLS: an mqtts:// broker verified with the behavior's cafile works;
+// without the CA the certificate is refused and the behavior says why.
+func TestTLS(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{TLS: true})
+	tlsBehavior := func(extra string) string {
+		return strings.NewReplacer("{url}", b.TLSURL, "{extra}", extra).Replace(robots)
+	}
+	if _, err := runBehavior(t, tlsBehavior(` cafile="`+b.CAFile+`"`)); err != nil {
+		t.Fatalf("with the CA: %v", err)
+	}
+	c, in := client(t, b, "tester", "robot/+/say") // on the plain listener of the same broker
+	publish(t, c, "robot/5/asr", "hello")
+	waitFor(t, "the reply over TLS", func() bool { return len(in.of("robot/5/say")) == 1 })
+	_, err := runBehavior(t, tlsBehavior(""))
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("without the CA: %v", err)
+	}
+}

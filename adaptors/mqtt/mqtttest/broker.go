@@ -4,7 +4,14 @@
 package mqtttest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -21,8 +28,12 @@ type Broker struct {
 	dir  string
 	Port string
 	URL  string // tcp://127.0.0.1:PORT
-	cmd  *exec.Cmd
-	log  *os.File
+	// TLSURL and CAFile are set when Options.TLS asked for a TLS
+	// listener: mqtts://127.0.0.1:PORT, verified with the CA in CAFile.
+	TLSURL string
+	CAFile string
+	cmd    *exec.Cmd
+	log    *os.File
 }
 
 // Options configure a broker.
@@ -30,6 +41,9 @@ type Options struct {
 	// Users, if set, turns anonymous access off and lets these users in
 	// (name to password).
 	Users map[string]string
+	// TLS adds a TLS listener with a certificate for 127.0.0.1 from a CA
+	// made for the test.
+	TLS bool
 }
 
 // Path finds mosquitto: on PATH, else where Debian puts it. Without it
@@ -54,12 +68,7 @@ func Path(t *testing.T) string {
 func Start(t *testing.T, opts Options) *Broker {
 	t.Helper()
 	Path(t) // skips or fails the test when mosquitto is missing
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	ln.Close()
+	port := freePort(t)
 	dir := t.TempDir()
 	conf := []string{
 		"listener " + port + " 127.0.0.1",
@@ -98,10 +107,16 @@ func Start(t *testing.T, opts Options) *Broker {
 		}
 		conf = append(conf, "allow_anonymous false", "password_file "+pw)
 	}
+	b := &Broker{t: t, dir: dir, Port: port, URL: "tcp://127.0.0.1:" + port}
+	if opts.TLS {
+		tport := freePort(t)
+		ca, cert, key := makeCerts(t, dir)
+		conf = append(conf, "listener "+tport+" 127.0.0.1", "cafile "+ca, "certfile "+cert, "keyfile "+key)
+		b.TLSURL, b.CAFile = "mqtts://127.0.0.1:"+tport, ca
+	}
 	if err := os.WriteFile(filepath.Join(dir, "mosquitto.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := &Broker{t: t, dir: dir, Port: port, URL: "tcp://127.0.0.1:" + port}
 	b.Restart()
 	t.Cleanup(b.Stop)
 	return b
@@ -163,3 +178,47 @@ func (b *Broker) Log() string {
 
 // String names the broker in messages.
 func (b *Broker) String() string { return fmt.Sprintf("mosquitto on %s", b.URL) }
+
+func freePort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// makeCerts writes a CA and a certificate for 127.0.0.1 signed by it.
+func makeCerts(t *testing.T, dir string) (ca, cert, key string) {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "seat test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	srvTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	caCert, _ := x509.ParseCertificate(caDER)
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalECPrivateKey(srvKey)
+	ca, cert, key = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")
+	write := func(path, typ string, der []byte) {
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ca, "CERTIFICATE", caDER)
+	write(cert, "CERTIFICATE", srvDER)
+	write(key, "EC PRIVATE KEY", keyDER)
+	return ca, cert, key
+}
