@@ -65,6 +65,9 @@ func New(prog *Program, opts Options) (*Machine, error) {
 			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
 				m.host.max, _ = strconv.Atoi(d.Attrs["maxsessions"])
 			}
+			if d.Name == prog.Session && d.Type == "web" {
+				m.host.web = true
+			}
 		}
 		return m, nil
 	}

@@ -27,6 +27,9 @@ import (
 type sessionHost struct {
 	m       *Machine
 	adaptor string // the session adaptor
+	// web is set when the session adaptor is a web adaptor: its pages'
+	// widget events (source "gui") are their sessions' too.
+	web bool
 
 	mu       sync.RWMutex
 	sessions map[string]*session // by peer
@@ -138,7 +141,7 @@ func (m *Machine) runHost(ctx context.Context) error {
 // deliver routes an event: a peer's to its session (made when it
 // connects, ended when it leaves), other adaptors' to every session.
 func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
-	if ev.Source != h.adaptor {
+	if !h.owns(ev) {
 		for _, s := range h.list() {
 			e := ev
 			e.Done = nil
@@ -190,7 +193,7 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 // deliverBatch routes a batch: the lines of one connection go to its
 // session as one batch.
 func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
-	if len(evs) > 0 && evs[0].Source == h.adaptor && evs[0].From != nil && evs[0].Kind == adaptors.Text {
+	if len(evs) > 0 && h.owns(evs[0]) && evs[0].From != nil && evs[0].Kind == adaptors.Text {
 		if s, err := h.get(ctx, evs[0].From); s != nil {
 			return s.m.DeliverBatch(ctx, evs)
 		} else if err != nil {
@@ -204,6 +207,12 @@ func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) er
 	}
 	adaptors.ReleaseBatch(evs)
 	return nil
+}
+
+// owns reports whether an event belongs to a session: the session
+// adaptor's, and a web session's page's widget events.
+func (h *sessionHost) owns(ev adaptors.Event) bool {
+	return ev.Source == h.adaptor || h.web && ev.Source == "gui" && ev.From != nil
 }
 
 func (h *sessionHost) list() []*session {
@@ -357,6 +366,21 @@ func (a *peerAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *peerAdaptor) Close() error                              { return nil }
 
 func (a *peerAdaptor) Send(text string) error { return a.peer.Send(text) }
+
+// StateChanged shows the session's state on its own page, when the peer
+// is a page that can (a web adaptor's).
+func (a *peerAdaptor) StateChanged(name string) {
+	if o, ok := a.peer.(adaptors.StateObserver); ok {
+		o.StateChanged(name)
+	}
+}
+
+// GUIUpdate shows the session's widget values on its own page.
+func (a *peerAdaptor) GUIUpdate(ref, op, value string) {
+	if o, ok := a.peer.(adaptors.GUIObserver); ok {
+		o.GUIUpdate(ref, op, value)
+	}
+}
 
 // SendTopic publishes with the real adaptor (a message's own topic).
 func (a *peerAdaptor) SendTopic(topic, text string, retain bool) error {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 const sessionKiosk = `<?xml version="1.0" encoding="UTF-8"?>
@@ -119,5 +121,67 @@ func TestSessionsPerPeer(t *testing.T) {
 	bob.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if !readsEOF(bob) {
 		t.Error("bob's connection stayed open after the stop")
+	}
+}
+
+// TestWebSessionsPerPage: with session="peer" on a web adaptor every page
+// has its own session, and its panel shows its own state and widget
+// values: one page moving on leaves the other where it was.
+func TestWebSessionsPerPage(t *testing.T) {
+	h := start(t, `<seatml><general name="panels">
+<adaptor name="web" type="web" port="0" session="peer"/>
+</general>
+<state name="start"><button label="Begin"><statetransition>operator</statetransition></button></state>
+<state name="operator">
+<onentry><script>seat.set_text("operator:log", "opened by " .. seat.state())</script></onentry>
+<text id="log" width="20" height="2"/>
+</state></seatml>`)
+	addr := addrOf(t, h, "web")
+	page := func() *websocket.Conn {
+		ws, err := dialWS(t, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	// next reads frames until one of the given type.
+	next := func(ws *websocket.Conn, typ string) map[string]any {
+		t.Helper()
+		for {
+			var f map[string]any
+			if err := ws.ReadJSON(&f); err != nil {
+				t.Fatalf("waiting for a %s frame: %v", typ, err)
+			}
+			if f["type"] == typ {
+				return f
+			}
+		}
+	}
+	a, b := page(), page()
+	if f := next(a, "state"); f["name"] != "start" {
+		t.Fatalf("page a: %v", f)
+	}
+	if f := next(b, "state"); f["name"] != "start" {
+		t.Fatalf("page b: %v", f)
+	}
+	next(b, "panel") // the rest of page b's own start
+	a.WriteJSON(map[string]any{"type": "event", "source": "gui", "id": "Begin"})
+	if f := next(a, "state"); f["name"] != "operator" {
+		t.Fatalf("page a after Begin: %v", f)
+	}
+	for f := next(a, "gui"); f["value"] != "opened by operator"; f = next(a, "gui") {
+		if f["id"] != "operator:log" {
+			t.Fatalf("page a's widget: %v", f)
+		}
+	}
+	h.eventually("two sessions, in two states", func() bool {
+		s := h.m.Sessions()
+		return len(s) == 2 && (s[0].State == "operator") != (s[1].State == "operator")
+	})
+	// Page b saw nothing of it.
+	b.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	var f map[string]any
+	if err := b.ReadJSON(&f); err == nil {
+		t.Fatalf("page b got %v, meant for page a", f)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -75,6 +76,7 @@ type Adaptor struct {
 	clients map[*client]struct{}
 	state   string
 	values  map[string]string
+	initial map[string]string // the widgets' first values, for a session's page
 }
 
 // New builds a web adaptor from its attributes.
@@ -101,6 +103,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			}
 		}
 	}
+	a.initial = maps.Clone(a.values)
 	if d := cfg.Attrs["dir"]; d != "" {
 		a.dir = d
 		if !filepath.IsAbs(d) {
@@ -370,26 +373,72 @@ func encode(f frame) []byte {
 
 // snapshot returns the frames a client needs for the current state: the
 // state, its panel, and one set per widget value.
-func (a *Adaptor) snapshotLocked() [][]byte {
-	if a.state == "" {
+func (a *Adaptor) snapshotLocked() [][]byte { return a.snapshot(a.state, a.values) }
+
+// snapshot returns the frames that show state with widget values.
+func (a *Adaptor) snapshot(state string, values map[string]string) [][]byte {
+	if state == "" {
 		return nil
 	}
-	out := [][]byte{encode(frame{Type: "state", Name: a.state})}
-	p := frame{Type: "panel", State: a.state, Behavior: a.gui.Behavior, Widgets: []panelWidget{}}
+	out := [][]byte{encode(frame{Type: "state", Name: state})}
+	p := frame{Type: "panel", State: state, Behavior: a.gui.Behavior, Widgets: []panelWidget{}}
 	var sets [][]byte
 	for _, st := range a.gui.States {
-		if st.Name != a.state {
+		if st.Name != state {
 			continue
 		}
 		for _, w := range st.Widgets {
 			p.Widgets = append(p.Widgets, panelWidget{Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs})
 			if w.Kind == "input" || w.Kind == "text" {
-				sets = append(sets, encode(frame{Type: "gui", ID: w.Ref, Op: "set", Value: str(a.values[w.Ref])}))
+				sets = append(sets, encode(frame{Type: "gui", ID: w.Ref, Op: "set", Value: str(values[w.Ref])}))
 			}
 		}
 	}
 	out = append(out, encode(p))
 	return append(out, sets...)
+}
+
+// StateChanged shows this page alone its own state and panel: the page
+// of a session (session="peer"), whose state and widget values are its
+// own.
+func (c *client) StateChanged(name string) {
+	c.a.mu.Lock()
+	if c.values == nil {
+		c.values = maps.Clone(c.a.initial)
+	}
+	frames := c.a.snapshot(name, c.values)
+	c.a.mu.Unlock()
+	c.send(frames...)
+}
+
+// GUIUpdate forwards a session's widget change to its page alone.
+func (c *client) GUIUpdate(ref, op, value string) {
+	c.a.mu.Lock()
+	if c.values == nil {
+		c.values = maps.Clone(c.a.initial)
+	}
+	apply(c.values, ref, op, value)
+	c.a.mu.Unlock()
+	c.send(guiFrame(ref, op, value))
+}
+
+func apply(values map[string]string, ref, op, value string) {
+	switch op {
+	case "set":
+		values[ref] = value
+	case "append":
+		values[ref] += value
+	case "clear":
+		values[ref] = ""
+	}
+}
+
+func guiFrame(ref, op, value string) []byte {
+	f := frame{Type: "gui", ID: ref, Op: op}
+	if op != "clear" {
+		f.Value = str(value)
+	}
+	return encode(f)
 }
 
 // StateChanged tells every client the new state and its panel.
@@ -407,21 +456,10 @@ func (a *Adaptor) StateChanged(name string) {
 // GUIUpdate forwards a widget change to every client.
 func (a *Adaptor) GUIUpdate(ref, op, value string) {
 	a.mu.Lock()
-	switch op {
-	case "set":
-		a.values[ref] = value
-	case "append":
-		a.values[ref] += value
-	case "clear":
-		a.values[ref] = ""
-	}
+	apply(a.values, ref, op, value)
 	clients := a.clientsLocked()
 	a.mu.Unlock()
-	f := frame{Type: "gui", ID: ref, Op: op}
-	if op != "clear" {
-		f.Value = str(value)
-	}
-	b := encode(f)
+	b := guiFrame(ref, op, value)
 	for _, c := range clients {
 		c.send(b)
 	}
@@ -511,6 +549,9 @@ type client struct {
 	dOnce sync.Once
 	// warned is set once a repaired frame was logged (reader goroutine).
 	warned bool
+	// values are a session's page's own widget values (a.mu); nil for a
+	// page that shows the behavior's.
+	values map[string]string
 }
 
 func (c *client) String() string { return c.a.name + " " + c.peer }
