@@ -165,7 +165,13 @@ func BenchmarkSessionEvents(b *testing.B) {
 		bad += p.bad.Load()
 	}
 	if got != int64(b.N) || bad != 0 {
-		b.Fatalf("%d replies for %d events, %d out of order", got, b.N, bad)
+		for k, p := range peers {
+			if p.got.Load() != sent[k] || p.bad.Load() != 0 {
+				b.Errorf("peer %s: sent %d, got %d replies, %d out of order, next expected %d", p.name, sent[k], p.got.Load(), p.bad.Load(), p.next.Load())
+				break
+			}
+		}
+		b.Fatalf("%d replies for %d events, %d out of order; sessions %+v", got, b.N, bad, m.SessionCounts())
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
 }
