@@ -14,7 +14,7 @@ import (
 // dump, table, math, and os reduced to time, clock and date. The string
 // metatable is hidden, and setmetatable takes tables only.
 func newSandbox(memory uint64) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 1024, RegistryMaxSize: 1 << 20})
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 256, RegistryMaxSize: 1 << 20})
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
