@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/socket"
@@ -55,6 +57,9 @@ func (p *peer) Send(text string) error {
 func (p *peer) String() string { return "visitor " + p.name }
 func (p *peer) Peer() string   { return p.name }
 
+// hostLogs holds what the last host logged at warning level and above.
+var hostLogs *observer.ObservedLogs
+
 // host starts the session behavior and returns its machine.
 func host(tb testing.TB) *interpreter.Machine {
 	tb.Helper()
@@ -62,7 +67,9 @@ func host(tb testing.TB) *interpreter.Machine {
 	if prog == nil {
 		tb.Fatal(diags)
 	}
-	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
+	core, logs := observer.New(zapcore.WarnLevel)
+	hostLogs = logs
+	m, err := interpreter.New(prog, interpreter.Options{Log: zap.New(core)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -170,6 +177,9 @@ func BenchmarkSessionEvents(b *testing.B) {
 				b.Errorf("peer %s: sent %d, got %d replies, %d out of order, next expected %d", p.name, sent[k], p.got.Load(), p.bad.Load(), p.next.Load())
 				break
 			}
+		}
+		for _, e := range hostLogs.All() {
+			b.Log(e.Message, e.ContextMap())
 		}
 		b.Fatalf("%d replies for %d events, %d out of order; sessions %+v", got, b.N, bad, m.SessionCounts())
 	}

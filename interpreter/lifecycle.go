@@ -60,7 +60,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
-		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[string]*session{}}
+		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[string]*session{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
 		for _, d := range prog.Adaptors {
 			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
 				m.host.max, _ = strconv.Atoi(d.Attrs["maxsessions"])
@@ -75,7 +75,10 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		m.values[ref] = w.Initial
 	}
 	m.trace("lua:open")
-	m.L = newSandbox(opts.ScriptMemory)
+	m.L = opts.sandbox
+	if m.L == nil {
+		m.L = newSandbox(opts.ScriptMemory)
+	}
 	m.dog = newWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.luaOpen = true
 	m.installAPI()
@@ -321,12 +324,16 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 				zap.String("adaptor", d.Name), zap.String("type", d.Type))
 			continue
 		}
-		a, err := f(adaptors.Config{
-			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, GUI: m.guiModel(),
-			Log:   m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name)),
+		cfg := adaptors.Config{
+			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, Log: m.log,
 			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
 			Connections: m.prog.wantsConnections(d.Name),
-		})
+		}
+		if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
+			cfg.GUI = m.guiModel()
+			cfg.Log = m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name))
+		}
+		a, err := f(cfg)
 		if err == nil {
 			err = a.Open(ctx, m)
 		}

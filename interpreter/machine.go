@@ -54,7 +54,9 @@ type Options struct {
 	// the behavior's last reason.
 	OnResource func(key, text string)
 	// OpenAdaptor, if set, builds the adaptors in place of the registry's
-	// factories: seat test runs behaviors on in-memory adaptors with it.
+	// factories: seat test runs behaviors on in-memory adaptors with it,
+	// and a session's machine its stand-ins for the host's adaptors. Its
+	// Config has no GUI, and the machine's logger.
 	OpenAdaptor func(adaptors.Config) (adaptors.Adaptor, error)
 	// ManualDevices leaves device events (memory keys, motion outcomes)
 	// in their buffers until PumpDevices handles them, instead of
@@ -63,8 +65,10 @@ type Options struct {
 	ManualDevices bool
 	// Observer, if set, is told what the machine does (Record).
 	Observer Observer
-	// session is the peer of a session's machine (set by its host).
+	// session is the peer of a session's machine (set by its host), and
+	// sandbox a Lua state its host prepared for it.
 	session adaptors.Conn
+	sandbox *lua.LState
 	// Trace, if set, receives a line for each lifecycle step, rule firing
 	// and message, in order: "enter:S", "exit:S", "fire:file:line",
 	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.

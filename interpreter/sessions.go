@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
@@ -39,6 +40,33 @@ type sessionHost struct {
 	max int
 
 	created, ended, refused atomic.Uint64
+	// sandboxes holds Lua states prepared ahead by a goroutine of the
+	// host, so that a peer's session starts without waiting for one.
+	sandboxes chan *lua.LState
+}
+
+// sandboxAhead is how many Lua states a host keeps prepared.
+const sandboxAhead = 32
+
+// prepare keeps the pool of prepared Lua states full until done closes,
+// then closes those left.
+func (h *sessionHost) prepare(done <-chan struct{}) {
+	for {
+		L := newSandbox(h.m.opts.ScriptMemory)
+		select {
+		case h.sandboxes <- L:
+		case <-done:
+			L.Close()
+			for {
+				select {
+				case L := <-h.sandboxes:
+					L.Close()
+				default:
+					return
+				}
+			}
+		}
+	}
 }
 
 // session is one peer's instance of the behavior.
@@ -112,6 +140,10 @@ func (m *Machine) runHost(ctx context.Context) error {
 	}
 	close(m.ready)
 	m.log.Info("sessions", zap.String("adaptor", m.host.adaptor))
+	stopPreparing := make(chan struct{})
+	prepared := make(chan struct{})
+	go func() { defer close(prepared); m.host.prepare(stopPreparing) }()
+	defer func() { close(stopPreparing); <-prepared }()
 	for ctx.Err() == nil && m.exitCode == nil {
 		if it, ok := m.q.pop(); ok {
 			if !m.handleItem(ctx, it) {
@@ -281,6 +313,10 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 	opts := h.m.opts
 	opts.Log = h.m.opts.Log.With(zap.String("session", peer.Peer()))
 	opts.session = peer
+	select {
+	case opts.sandbox = <-h.sandboxes:
+	default: // none ready: New makes one
+	}
 	opts.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) {
 		real := h.m.Adaptor(c.Name)
 		if c.Name == h.adaptor {

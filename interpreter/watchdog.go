@@ -2,8 +2,10 @@ package interpreter
 
 import (
 	"context"
+	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -32,9 +34,14 @@ type watchdog struct {
 	armed   bool      // a call is running
 	started time.Time // when the call's first tick was armed
 	base    uint64    // the least heap bytes seen since the call's first tick; 0 before it
-	fired   stopReason
-	cancel  context.CancelFunc
-	sample  []metrics.Sample
+	// used is the call's time charged to its limit, last when it was
+	// last charged; ctx tells whether the call ran Lua since.
+	used   time.Duration
+	last   time.Time
+	ctx    *progressCtx
+	fired  stopReason
+	cancel context.CancelFunc
+	sample []metrics.Sample
 }
 
 // stopReason says why the watchdog stopped a call.
@@ -46,12 +53,20 @@ const (
 	stoppedMemory
 )
 
+// running counts the script calls under way in the process, across
+// machines. The heap is the process's: while several calls run (many
+// sessions), its growth is theirs together, and one call is stopped only
+// when the growth passes the limit times their number. Without this an
+// innocent call that waited for the CPU while ten thousand sessions
+// allocated was stopped (BenchmarkSessionEvents showed it).
+var running atomic.Int64
+
 // memoryTick is how often a long call's heap is looked at.
 const memoryTick = 2 * time.Millisecond
 
 func newWatchdog(L *lua.LState, limit time.Duration, memory uint64) *watchdog {
 	w := &watchdog{L: L, limit: limit, memory: memory,
-		sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+		sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines/runnable:goroutines"}}}
 	w.renew()
 	w.timer = time.AfterFunc(time.Hour, w.fire)
 	w.timer.Stop()
@@ -61,7 +76,23 @@ func newWatchdog(L *lua.LState, limit time.Duration, memory uint64) *watchdog {
 func (w *watchdog) renew() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.L.SetContext(ctx)
+	w.ctx = &progressCtx{Context: ctx}
+	w.L.SetContext(w.ctx)
+}
+
+// progressCtx is the Lua state's context. gopher-lua looks at Done before
+// every instruction, which tells the watchdog that the call is running,
+// not waiting for the CPU.
+type progressCtx struct {
+	context.Context
+	moved atomic.Bool
+}
+
+func (c *progressCtx) Done() <-chan struct{} {
+	if !c.moved.Load() { // a load per instruction; a store once per tick
+		c.moved.Store(true)
+	}
+	return c.Context.Done()
 }
 
 func (w *watchdog) fire() {
@@ -71,31 +102,59 @@ func (w *watchdog) fire() {
 		return
 	}
 	now := time.Now()
+	metrics.Read(w.sample)
+	heap := w.sample[0].Value.Uint64()
+	runnable := w.sample[1].Value.Uint64()
+	// A call that ran no Lua since the last tick while other goroutines
+	// waited for the CPU was waiting too: it is starved, not running (a
+	// call inside a long Go function, such as a concatenation or
+	// string.find, runs no Lua either, but then nothing else waits).
+	starved := !w.ctx.moved.Swap(false) && runnable > uint64(runtime.GOMAXPROCS(0))
 	if w.started.IsZero() {
-		w.started = now.Add(-min(w.limit, memoryTick))
+		w.started, w.last = now, now
+		w.used = min(w.limit, memoryTick) // the time before the first tick
+	} else {
+		// A starved call is not charged for the wait.
+		if !starved {
+			w.used += now.Sub(w.last)
+		}
+		w.last = now
 	}
 	// Memory first: a tick that comes late (the allocating call starves
 	// the timer) may find both limits passed, and the heap is the cause.
-	metrics.Read(w.sample)
-	heap := w.sample[0].Value.Uint64()
 	switch {
-	case w.base == 0 || heap < w.base:
+	case w.base == 0 || heap < w.base || starved:
+		// (A starved call did not grow the heap: what others allocated
+		// meanwhile is not counted.)
 		w.base = heap
-	case heap-w.base > w.memory:
+	case heap-w.base > w.memory*uint64(max(running.Load(), 1)):
 		w.fired = stoppedMemory
 		w.cancel()
 		return
 	}
-	if now.Sub(w.started) >= w.limit {
+	limit := w.limitNow()
+	if w.used >= limit {
 		w.fired = stoppedTime
 		w.cancel()
 		return
 	}
-	w.timer.Reset(min(memoryTick, w.limit-now.Sub(w.started)))
+	w.timer.Reset(min(memoryTick, limit-w.used))
+}
+
+// limitNow is the time limit of the call under way. It is wall time, and
+// a call waits for the CPU with the others: while more calls run than
+// there are processors, each gets the limit times their share, so that a
+// loaded process (ten thousand sessions, a collector marking their heap)
+// does not stop innocent calls that only waited. A runaway call alone
+// is stopped at the limit.
+func (w *watchdog) limitNow() time.Duration {
+	share := running.Load() / int64(runtime.GOMAXPROCS(0))
+	return w.limit * time.Duration(max(share, 1))
 }
 
 // start arms the timer for one call.
 func (w *watchdog) start() {
+	running.Add(1)
 	w.mu.Lock()
 	w.armed = true
 	w.mu.Unlock()
@@ -104,11 +163,12 @@ func (w *watchdog) start() {
 
 // stop disarms it and reports whether, and why, the call was stopped.
 func (w *watchdog) stop() stopReason {
+	running.Add(-1)
 	w.timer.Stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.armed = false
-	w.started, w.base = time.Time{}, 0
+	w.started, w.base, w.used = time.Time{}, 0, 0
 	fired := w.fired
 	if fired != notStopped {
 		w.fired = notStopped

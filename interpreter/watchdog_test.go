@@ -1,0 +1,57 @@
+package interpreter
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestWatchdogStarvedCallNotCharged: a call that waits while other
+// goroutines hog the CPU (here: it sits in a Go function, running no Lua,
+// while busy goroutines keep the run queue full) is not charged for the
+// wait and finishes; the same wait with nothing else runnable is charged
+// and the call is stopped at the limit. (BenchmarkSessionEvents found
+// innocent calls stopped under load before the watchdog told the two
+// apart.)
+func TestWatchdogStarvedCallNotCharged(t *testing.T) {
+	run := func(busy int) error {
+		L := newSandbox(DefaultScriptMemory)
+		defer L.Close()
+		w := newWatchdog(L, 200*time.Millisecond, DefaultScriptMemory)
+		defer w.close()
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		for range busy {
+			wg.Add(1)
+			go func() { // keeps the run queue longer than the processors
+				defer wg.Done()
+				for !stop.Load() {
+					runtime.Gosched()
+				}
+			}()
+		}
+		defer func() { stop.Store(true); wg.Wait() }()
+		L.SetGlobal("wait", L.NewFunction(func(L *lua.LState) int { time.Sleep(600 * time.Millisecond); return 0 }))
+		fn, err := L.LoadString("wait() local x = 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		L.Push(fn)
+		w.start()
+		err = L.PCall(0, 0, nil)
+		if r := w.stop(); r == stoppedTime && err == nil {
+			t.Fatal("stopped for time, but the call returned without an error")
+		}
+		return err
+	}
+	if err := run(4 * runtime.GOMAXPROCS(0)); err != nil {
+		t.Errorf("a call waiting while the CPU is busy was stopped: %v", err)
+	}
+	if err := run(0); err == nil {
+		t.Error("a call that took 600 ms of a 200 ms limit with the CPU free was not stopped")
+	}
+}
