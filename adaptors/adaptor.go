@@ -144,8 +144,10 @@ type Adaptor interface {
 	Close() error
 }
 
-// TopicSender is implemented by adaptors that publish to topics (MQTT):
-// <message sendto="bus" topic="robot/1/led" retain="true">.
+// TopicSender is implemented by adaptors, and peers, that publish to
+// topics (MQTT): <message sendto="bus" topic="robot/1/led" retain="true">.
+// An empty topic is the adaptor's publish topic; a peer (a robot of a
+// topic session) fills a "+" in the topic with its own value.
 type TopicSender interface {
 	SendTopic(topic, text string, retain bool) error
 }

@@ -940,7 +940,11 @@ func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
 
 // send delivers text to a named adaptor (or logs why not); at says where
 // the send came from, formatted only if something is logged.
-func (m *Machine) send(name, text string, at fmt.Stringer) {
+func (m *Machine) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, at, nil) }
+
+// sendWith is send, with publish doing the sending when set (a message to
+// a topic of its own).
+func (m *Machine) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
 	m.sent = true
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
@@ -962,53 +966,28 @@ func (m *Machine) send(name, text string, at fmt.Stringer) {
 		}
 		return
 	}
-	if err := a.Send(text); err != nil {
+	var err error
+	if publish != nil {
+		err = publish(a)
+	} else {
+		err = a.Send(text)
+	}
+	if err != nil {
 		m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 	}
 }
 
 // sendTopic publishes a message with its own topic or retain flag to an
-// MQTT adaptor (adaptors.TopicSender).
+// MQTT adaptor (adaptors.TopicSender); in a topic session its peer fills
+// a "+" in the topic with its value.
 func (m *Machine) sendTopic(a *action, text string) {
-	m.sent = true
-	if m.tracing() {
-		m.trace("send:" + a.sendto + ":" + text)
-	}
-	if m.opts.Observer != nil {
-		m.observe(Record{Kind: RecOut, Source: a.sendto, Text: text})
-	}
-	m.adMu.RLock()
-	ad := m.adaptors[a.sendto]
-	m.adMu.RUnlock()
-	ts, ok := ad.(adaptors.TopicSender)
-	if !ok {
-		m.log.Warn("message not sent: the adaptor does not publish to topics", zap.String("adaptor", a.sendto), zap.Stringer("at", &a.pos))
-		return
-	}
-	topic := a.topic
-	if topic == "" {
-		topic = m.defaultTopic(a.sendto)
-	} else if m.opts.session != nil && a.sendto == m.prog.Session {
-		topic = strings.Replace(topic, "+", m.opts.session.Peer(), 1) // robot/+/gesture: this robot's
-	}
-	if err := ts.SendTopic(topic, text, a.retain); err != nil {
-		m.log.Warn("message not sent", zap.String("adaptor", a.sendto), zap.Stringer("at", &a.pos), zap.Error(err))
-	}
-}
-
-// defaultTopic is an MQTT adaptor's publish topic, with a topic session's
-// value in its "+".
-func (m *Machine) defaultTopic(adaptor string) string {
-	for _, d := range m.prog.Adaptors {
-		if d.Name == adaptor {
-			t := d.Attrs["publish"]
-			if m.opts.session != nil && adaptor == m.prog.Session {
-				t = strings.Replace(t, "+", m.opts.session.Peer(), 1)
-			}
-			return t
+	m.sendWith(a.sendto, text, &a.pos, func(ad adaptors.Adaptor) error {
+		ts, ok := ad.(adaptors.TopicSender)
+		if !ok {
+			return errors.New("the adaptor does not publish to topics")
 		}
-	}
-	return ""
+		return ts.SendTopic(a.topic, text, a.retain)
+	})
 }
 
 func (m *Machine) isIgnoredAdaptor(name string) bool {

@@ -418,8 +418,12 @@ func (a *peerAdaptor) GUIUpdate(ref, op, value string) {
 	}
 }
 
-// SendTopic publishes with the real adaptor (a message's own topic).
+// SendTopic publishes for the session's peer, which fills a "+" with its
+// value (a robot's id), or else with the real adaptor.
 func (a *peerAdaptor) SendTopic(topic, text string, retain bool) error {
+	if ts, ok := a.peer.(adaptors.TopicSender); ok {
+		return ts.SendTopic(topic, text, retain)
+	}
 	return sendTopic(a.real, topic, text, retain)
 }
 

@@ -327,20 +327,21 @@ func Fill(pattern, value string) string {
 }
 
 // Send publishes text to the publish topic.
-func (a *Adaptor) Send(text string) error {
-	if a.publish == "" {
-		return errors.New("no publish topic: give the adaptor publish=, or the message a topic=")
-	}
-	if strings.ContainsAny(a.publish, "+#") {
-		return fmt.Errorf("publish topic %q has a wildcard: only a reply (in a topic session, or seat.reply) fills its +", a.publish)
-	}
-	return a.SendTopic(a.publish, text, false)
-}
+func (a *Adaptor) Send(text string) error { return a.SendTopic("", text, false) }
 
-// SendTopic publishes text to a topic. It does not wait for the broker:
-// Paho queues the publication, and at QoS 1 and 2 resends it after a
-// reconnection.
+// SendTopic publishes text to a topic, or to the publish topic when topic
+// is empty. It does not wait for the broker: Paho queues the publication,
+// and at QoS 1 and 2 resends it after a reconnection.
 func (a *Adaptor) SendTopic(topic, text string, retain bool) error {
+	if topic == "" {
+		topic = a.publish
+	}
+	switch {
+	case topic == "":
+		return errors.New("no publish topic: give the adaptor publish=, or the message a topic=")
+	case strings.ContainsAny(topic, "+#"):
+		return fmt.Errorf("topic %q has a wildcard: only a reply (in a topic session, or seat.reply) fills its +", topic)
+	}
 	a.mu.Lock()
 	c := a.client
 	a.mu.Unlock()
@@ -391,11 +392,19 @@ type topicConn struct {
 	topic string
 }
 
-func (c *topicConn) Send(text string) error {
-	if c.a.publish == "" {
+func (c *topicConn) Send(text string) error { return c.SendTopic("", text, false) }
+
+// SendTopic publishes to topic (the publish topic if empty) with this
+// sender's value in its "+": robot/+/gesture is robot 7's
+// robot/7/gesture.
+func (c *topicConn) SendTopic(topic, text string, retain bool) error {
+	if topic == "" {
+		topic = c.a.publish
+	}
+	if topic == "" {
 		return errors.New("no publish topic to reply on: give the adaptor publish=")
 	}
-	return c.a.SendTopic(Fill(c.a.publish, c.value), text, false)
+	return c.a.SendTopic(Fill(topic, c.value), text, retain)
 }
 
 func (c *topicConn) String() string { return c.a.name + " " + c.topic }

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/adaptors/mqtt"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
@@ -716,6 +717,14 @@ func (c *conn) Send(text string) error {
 	c.r.sent(message{adaptor: c.adaptor, peer: c.peer, text: text})
 	return nil
 }
+
+// SendTopic keeps a message published for this peer to a topic of its own
+// (MQTT), with the peer in the topic's "+", as a robot's connection does.
+func (c *conn) SendTopic(topic, text string, retain bool) error {
+	c.r.sent(message{adaptor: c.adaptor, peer: c.peer, text: text, topic: mqtt.Fill(topic, c.peer)})
+	return nil
+}
+
 func (c *conn) String() string { return c.adaptor + " " + c.peer }
 func (c *conn) Peer() string   { return c.peer }
 
