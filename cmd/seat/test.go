@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -113,7 +112,7 @@ func transcripts(paths []string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, errors.Unwrap(err)
+			return nil, err // a PathError: it names the path
 		}
 		sort.Strings(found)
 		out = append(out, found...)

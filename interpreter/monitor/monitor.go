@@ -180,7 +180,8 @@ func (m *Monitor) drop(c *client) {
 	}
 }
 
-// recent returns a behavior's ring in order. m.mu is held.
+// ordered returns a copy of a behavior with its ring in order. m.mu is
+// held.
 func (b *behavior) ordered() *behavior {
 	c := *b
 	c.Recent = append(append([]record.Line(nil), b.Recent[b.next:]...), b.Recent[:b.next]...)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -199,7 +200,7 @@ type runner struct {
 	dev   *interpreter.Devices
 	// stepping is set once the device loop is asked for: the virtual
 	// clock then steps the engine every period.
-	stepping bool
+	stepping atomic.Bool // set on the machine's goroutine, read on the runner's
 	logs     *logLines
 	input    string // the adaptor "> TEXT" sends from
 	names    []string
@@ -283,7 +284,7 @@ func newRunner(t *Transcript, prog *interpreter.Program, opts Options) (*runner,
 	if err := e.Step(0); err != nil {
 		return nil, err
 	}
-	r.dev = &interpreter.Devices{Engine: e, Player: p, Start: func() { r.stepping = true }}
+	r.dev = &interpreter.Devices{Engine: e, Player: p, Start: func() { r.stepping.Store(true) }}
 	return r, nil
 }
 
@@ -636,7 +637,7 @@ func (r *runner) advance(d time.Duration) {
 			next = due
 		}
 		var cycle time.Time
-		if r.stepping {
+		if r.stepping.Load() {
 			e := r.dev.Engine
 			cycle = epoch.Add(e.Now() + e.Period())
 			if cycle.Before(next) || cycle.Equal(next) {
@@ -644,7 +645,7 @@ func (r *runner) advance(d time.Duration) {
 			}
 		}
 		r.clock.Advance(next.Sub(r.clock.Now()))
-		if r.stepping && next.Equal(cycle) {
+		if r.stepping.Load() && next.Equal(cycle) {
 			_ = r.dev.Engine.Step(next.Sub(epoch))
 		}
 		r.settle()
@@ -667,7 +668,7 @@ func (r *runner) setMemory(key, value string) error {
 		if err := e.Inject(s.Name, v); err != nil {
 			return err
 		}
-		r.stepping = true
+		r.stepping.Store(true)
 		r.advance(epoch.Add(e.Now() + e.Period()).Sub(r.clock.Now()))
 		return nil
 	}
