@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,15 +51,7 @@ func TestFleetOverMQTT(t *testing.T) {
 		}
 	}
 	seat := func(file string, args ...string) (*exec.Cmd, *syncBuffer) {
-		cmd := exec.Command(os.Args[0], append(append([]string{"run", "--set", "bus.broker=" + b.URL}, args...), file)...)
-		cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-		var stderr syncBuffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
-		return cmd, &stderr
+		return startSeat(t, append(append([]string{"run", "--set", "bus.broker=" + b.URL}, args...), file)...)
 	}
 
 	dialogue, dlog := seat("../../examples/fleet/dialogue.seatml")
@@ -82,7 +72,7 @@ func TestFleetOverMQTT(t *testing.T) {
 
 	// The robot side: its recognizer's line goes to the dialogue; the
 	// answer comes back, and the nod plays on the simulated robot.
-	_, port, _ := net.SplitHostPort(freePort(t))
+	port := freePortNumber(t)
 	_, rlog := seat("../../examples/fleet/robot.seatml", "--set", "asr.port="+port)
 	var asr net.Conn
 	var err error

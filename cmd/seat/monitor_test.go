@@ -6,10 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gorilla/websocket"
@@ -27,32 +23,10 @@ import (
 func TestMonitorInBrowser(t *testing.T) {
 	b := webtest.Start(t)
 	http := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // no idle connections left behind
-	dir := t.TempDir()
-	_, kport, _ := net.SplitHostPort(freePort(t))
-	_, rport, _ := net.SplitHostPort(freePort(t))
-	ctl := freePort(t)
-	copyWithPort := func(src, from, port string) string {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, filepath.Base(src))
-		os.WriteFile(path, []byte(strings.Replace(string(data), `port="`+from+`"`, `port="`+port+`"`, 1)), 0o644)
-		return path
-	}
-	kiosk := copyWithPort("../../examples/kiosk.seatml", "5001", kport)
-	reception := copyWithPort("../../examples/reception.seatml", "5004", rport)
-	cmd := exec.Command(os.Args[0], "run", "--control", ctl, kiosk, reception)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
+	kport, rport, ctl := freePortNumber(t), freePortNumber(t), freePort(t)
+	// The reception's adaptor is 音声: --set takes Japanese names too.
+	startSeat(t, "run", "--control", ctl, "--set", "visitor.port="+kport, "--set", "音声.port="+rport,
+		"../../examples/kiosk.seatml", "../../examples/reception.seatml")
 	base := "http://" + ctl + "/monitor/"
 	waitFor(t, func() bool {
 		resp, err := http.Get(base)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -24,20 +23,13 @@ func TestRecordReplayKiosk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, port, _ := net.SplitHostPort(freePort(t))
+	port := freePortNumber(t)
 	kiosk := strings.Replace(string(src), `port="5001"`, `port="`+port+`"`, 1)
-	kiosk = strings.Replace(kiosk, `<ontimeout timeout="20">`, `<ontimeout timeout="0.3">`, 1)
+	kiosk = strings.Replace(kiosk, `<ontimeout timeout="20">`, `<ontimeout timeout="0.3">`, 1) // a timer's message in the recording
 	beh, rec := filepath.Join(dir, "kiosk.seatml"), filepath.Join(dir, "kiosk.jsonl")
 	os.WriteFile(beh, []byte(kiosk), 0o644)
 
-	cmd := exec.Command(os.Args[0], "run", "--record", rec, beh)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
 	var conn net.Conn
 	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
 	lines := make(chan string, 100)

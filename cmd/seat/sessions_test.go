@@ -3,11 +3,7 @@ package main
 import (
 	"bufio"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -17,26 +13,9 @@ import (
 // at once); seat ctl lists the sessions; a visitor leaving is reported to
 // the staff console and the other goes on.
 func TestVisitorsSessions(t *testing.T) {
-	src, err := os.ReadFile("../../examples/visitors.seatml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, vport, _ := net.SplitHostPort(freePort(t))
-	_, sport, _ := net.SplitHostPort(freePort(t))
-	ctl := freePort(t)
-	beh := filepath.Join(t.TempDir(), "visitors.seatml")
-	os.WriteFile(beh, []byte(strings.NewReplacer(`port="5005"`, `port="`+vport+`"`, `port="5006"`, `port="`+sport+`"`).Replace(string(src))), 0o644)
-	cmd := exec.Command(os.Args[0], "run", "--control", ctl, beh)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
+	vport, sport, ctl := freePortNumber(t), freePortNumber(t), freePort(t)
+	_, stderr := startSeat(t, "run", "--control", ctl, "--set", "visitor.port="+vport, "--set", "staff.port="+sport, "../../examples/visitors.seatml")
+	var err error
 	dial := func(port string) (net.Conn, *bufio.Reader) {
 		var c net.Conn
 		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,4 +61,29 @@ func golden(t *testing.T, path, got string) {
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", filepath.Base(path), diff)
 	}
+}
+
+// freePortNumber is freePort's port alone, for --set ADAPTOR.port=N.
+func freePortNumber(t *testing.T) string {
+	_, port, _ := net.SplitHostPort(freePort(t))
+	return port
+}
+
+// startSeat runs seat with args as its own process (this test binary runs
+// main when SEAT_TEST_MAIN is set) and returns it with its standard error;
+// it is stopped with SIGTERM when the test ends.
+func startSeat(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait() // an error if the test waited already: nothing to do
+	})
+	return cmd, stderr
 }
