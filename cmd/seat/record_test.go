@@ -114,3 +114,63 @@ func TestRecordReplayKiosk(t *testing.T) {
 		t.Errorf("the transcript of the recording: exit %d\n%s%s\n%s", code, stdout, errOut, transcript)
 	}
 }
+
+// TestRecordReplayJapanese records the Japanese reception as its own
+// process over TCP and replays it: Japanese inputs, replies, states and
+// adaptor name survive the recording, a reply edited in Japanese diverges
+// with the Japanese text in the report, and the transcript made from the
+// recording passes.
+func TestRecordReplayJapanese(t *testing.T) {
+	dir := t.TempDir()
+	port, rec := freePortNumber(t), filepath.Join(dir, "受付.jsonl")
+	cmd, stderr := startSeat(t, "run", "--record", rec, "--set", "音声.port="+port, "../../examples/reception.seatml")
+	var conn net.Conn
+	var err error
+	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(conn)
+	for _, step := range []struct{ say, want string }{
+		{"こんにちは,0.91", "いらっしゃいませ。本日はどのようなご用件でしょうか。"},
+		{"山田さんと約束があります", "山田様ですね。お約束の方でよろしいですか。"},
+	} {
+		conn.Write([]byte(step.say + "\n"))
+		if got, err := r.ReadString('\n'); err != nil || strings.TrimSuffix(got, "\n") != step.want {
+			t.Fatalf("after %q: %q (%v)\n%s", step.say, got, err, stderr.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, stderr.String())
+	}
+
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "2 inputs, 2 messages match") {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, errOut)
+	}
+	src, _ := os.ReadFile("../../examples/reception.seatml")
+	edited := filepath.Join(dir, "reception.seatml")
+	os.WriteFile(edited, []byte(strings.Replace(string(src), "様ですね。", "様でございますね。", 1)), 0o644)
+	stdout, _, code := runSeat("replay", rec, edited)
+	if code != 1 || !strings.Contains(stdout, "recorded: 山田様ですね。お約束の方でよろしいですか。 (to 音声)") ||
+		!strings.Contains(stdout, "replayed: 山田様でございますね。お約束の方でよろしいですか。 (to 音声)") || !strings.Contains(stdout, "state:    確認") {
+		t.Errorf("edited replay: exit %d\n%s", code, stdout)
+	}
+	transcript, errOut, code := runSeat("test", "--from", rec)
+	if code != 0 || !strings.Contains(transcript, "> こんにちは,0.91\n") || !strings.Contains(transcript, "\n音声> 山田さんと約束があります\n") || !strings.Contains(transcript, "\n= 確認\n") {
+		t.Fatalf("test --from: exit %d\n%s%s", code, transcript, errOut)
+	}
+	tf := filepath.Join(dir, "受付.seattest")
+	transcript = strings.Replace(transcript, "behavior: ../../examples/reception.seatml", "behavior: "+mustAbs(t, "../../examples/reception.seatml"), 1)
+	os.WriteFile(tf, []byte(transcript), 0o644)
+	if stdout, errOut, code := runSeat("test", tf); code != 0 {
+		t.Errorf("the transcript of the recording: exit %d\n%s%s\n%s", code, stdout, errOut, transcript)
+	}
+}
+
+func mustAbs(t *testing.T, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}

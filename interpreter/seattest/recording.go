@@ -153,6 +153,7 @@ func (g *generator) line(l record.Line) {
 			if l.Peer != "" && l.Peer != g.last[l.Source] {
 				st.Peer = l.Peer
 				name += "@" + l.Peer
+				g.last[l.Source] = l.Peer // named once, the peer is the one plain input comes from
 			}
 			g.add(Send, l, name+"> "+l.TextOf(), st)
 		}

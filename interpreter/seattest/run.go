@@ -439,8 +439,14 @@ func (r *runner) step(st Step) *Failure {
 			name = r.input
 		}
 		c := r.peer(name, st.Peer)
-		if c == nil { // a peer that never connected, as over HTTP
+		if c == nil {
+			// A peer named for the first time is there from now on, as a
+			// client of an adaptor without onconnect is: later plain input
+			// comes from it.
 			c = &conn{r: r, adaptor: name, peer: st.Peer}
+			r.mu.Lock()
+			r.peers[name] = append(r.peers[name], c)
+			r.mu.Unlock()
 		}
 		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
 		if name == r.prog.Session {
