@@ -119,13 +119,5 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "    replayed: %s\n", got)
 	}
 	fmt.Fprintf(w, "    state:    %s\n", f.State)
-	if len(f.Before) > 0 {
-		fmt.Fprintf(w, "    before:\n")
-		for _, l := range f.Before {
-			fmt.Fprintf(w, "        %s\n", l)
-		}
-	}
-	for _, l := range r.Run.Log {
-		fmt.Fprintf(w, "    logged: %s\n", l)
-	}
+	seattest.WriteContext(w, "    ", f, r.Run.Log)
 }

@@ -6,6 +6,22 @@ import (
 	"time"
 )
 
+// WriteContext writes what led to a failure, at indent: the conversation
+// before it and what the behavior logged. seat replay's report has it too.
+func WriteContext(w io.Writer, indent string, f *Failure, log []string) {
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s%s:\n", indent, title)
+		for _, l := range lines {
+			fmt.Fprintf(w, "%s    %s\n", indent, l)
+		}
+	}
+	section("before", f.Before)
+	section("the behavior logged", log)
+}
+
 // Report writes a result as go test does: one "ok" line, or the failing
 // step with what was expected, what came, the state and the conversation
 // before it, then a "FAIL" line.
@@ -30,17 +46,6 @@ func (res *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "        got:   %s\n", got)
 	}
 	fmt.Fprintf(w, "        state: %s\n", f.State)
-	if len(f.Before) > 0 {
-		fmt.Fprintf(w, "        before:\n")
-		for _, l := range f.Before {
-			fmt.Fprintf(w, "            %s\n", l)
-		}
-	}
-	if len(res.Log) > 0 {
-		fmt.Fprintf(w, "        the behavior logged:\n")
-		for _, l := range res.Log {
-			fmt.Fprintf(w, "            %s\n", l)
-		}
-	}
+	WriteContext(w, "        ", f, res.Log)
 	fmt.Fprintf(w, "FAIL %s  %d steps  %v\n", res.File, res.Steps, took)
 }
