@@ -173,7 +173,14 @@ func (m *Machine) runHost(ctx context.Context) error {
 // deliver routes an event: a peer's to its session (made when it
 // connects, ended when it leaves), other adaptors' to every session.
 func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
-	if !h.owns(ev) {
+	answer := func() { // the sender waits for events that go no further
+		if ev.Done != nil {
+			ev.Done()
+		}
+	}
+	switch {
+	case !h.owns(ev):
+		defer answer()
 		for _, s := range h.list() {
 			e := ev
 			e.Done = nil
@@ -181,43 +188,27 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 				return err
 			}
 		}
-		if ev.Done != nil {
-			ev.Done()
-		}
 		return nil
-	}
-	if ev.From == nil {
+	case ev.From == nil:
 		h.m.log.Warn("event without a peer: no session to give it to (a session adaptor's input must come over a connection)",
 			zap.String("adaptor", ev.Source))
-		if ev.Done != nil {
-			ev.Done()
+		answer()
+		return nil
+	case ev.Kind == adaptors.Disconnected:
+		if s := h.remove(ev.From.Peer()); s != nil {
+			h.end(ctx, s, &ev) // answers once ondisconnect has run
+			return nil
 		}
+		answer()
 		return nil
 	}
-	peer := ev.From.Peer()
-	switch ev.Kind {
-	case adaptors.Disconnected:
-		s := h.remove(peer)
-		if s == nil {
-			break
-		}
-		h.end(ctx, s, &ev)
-		return nil
-	default:
-		s, err := h.get(ctx, ev.From)
-		if s == nil {
-			if ev.Done != nil {
-				ev.Done()
-			}
-			return err
-		}
-		if err := s.m.Deliver(ctx, ev); err != nil && !errors.Is(err, errStopped) {
-			return err
-		}
-		return nil
+	s, err := h.get(ctx, ev.From)
+	if s == nil {
+		answer()
+		return err
 	}
-	if ev.Done != nil {
-		ev.Done()
+	if err := s.m.Deliver(ctx, ev); err != nil && !errors.Is(err, errStopped) {
+		return err
 	}
 	return nil
 }
