@@ -1,8 +1,10 @@
 package adaptors
 
 import (
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 
 	"go.uber.org/zap"
 )
@@ -53,6 +55,15 @@ type countedConn struct {
 	net.Conn
 	stats *Counters
 	once  sync.Once
+}
+
+// SyscallConn gives the connection's file descriptor, for writes that
+// must not block (the socket adaptor's).
+func (c *countedConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 func (c *countedConn) Close() error {

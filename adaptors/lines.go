@@ -119,18 +119,23 @@ func (lr *LineReader) clean(b []byte) string {
 // CRLF) becomes one space, then LF ends it. A line protocol must not let
 // one message become several events on the other side.
 func WriteLine(w *bufio.Writer, text string) {
+	w.Write(AppendLine(w.AvailableBuffer(), text))
+}
+
+// AppendLine appends text to dst as WriteLine writes it.
+func AppendLine(dst []byte, text string) []byte {
 	for {
 		i := strings.IndexAny(text, "\r\n")
 		if i < 0 {
 			break
 		}
-		w.WriteString(text[:i])
-		w.WriteByte(' ')
+		dst = append(dst, text[:i]...)
+		dst = append(dst, ' ')
 		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
 			i++
 		}
 		text = text[i+1:]
 	}
-	w.WriteString(text)
-	w.WriteByte('\n')
+	dst = append(dst, text...)
+	return append(dst, '\n')
 }

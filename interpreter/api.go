@@ -285,7 +285,9 @@ func (m *Machine) luaReply(L *lua.LState) int {
 	if m.tracing() {
 		m.trace("reply:" + m.cc.ev.Source + ":" + text)
 	}
-	m.observe(Record{Kind: RecOut, Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
+	if m.watching() {
+		m.observe(Record{Kind: RecOut, Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
+	}
 	m.sent = true
 	if err := m.cc.ev.From.Send(text); err != nil {
 		m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))

@@ -80,7 +80,7 @@ func (m *Machine) startDevices() {
 			case <-ctx.Done():
 				return
 			case e := <-m.dev.events:
-				if err := m.Deliver(ctx, adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text}); err != nil {
+				if err := m.deliver(ctx, adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text}, false); err != nil {
 					return
 				}
 			}
@@ -205,7 +205,7 @@ func (m *Machine) subscribe(prefix string) {
 	go func() {
 		defer d.wg.Done()
 		for e := range sub.C() {
-			if err := m.Deliver(d.ctx, adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text()}); err != nil {
+			if err := m.deliver(d.ctx, adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text()}, false); err != nil {
 				return
 			}
 		}

@@ -58,6 +58,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		tried:        make([]uint64, len(prog.rules)),
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
+	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[string]*session{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
@@ -206,32 +207,37 @@ func (m *Machine) Run(ctx context.Context) error {
 		}
 	}
 	m.running.Store(true)
+	m.runCtx = ctx
+	m.runMu.Lock()
 	m.startDevices()
 	m.enterInitial()
 	m.flushAdaptors()
+	m.inline.Store(true)
+	m.runMu.Unlock()
 	close(m.ready)
 	timer := m.clock.NewTimer(time.Hour)
 	defer timer.Stop()
-	for m.exitCode == nil && ctx.Err() == nil { // a stop wins over events that arrived with it (L6)
-		// One thing per pass, in arrival order: a timer due at D runs
-		// after the input that reached the queue before D (§5, §8).
-		due, timed := m.nextWake()
-		if timed && !m.clock.Now().Before(due) {
-			if at, ok := m.q.peek(); !ok || !at.Before(due) {
-				m.runTimer(due)
-				m.flushAdaptors() // timer output goes out now, not with the next input
-				continue
-			}
+	for {
+		m.runMu.Lock()
+		if m.drain(0); m.over() {
+			break // holding runMu: no producer runs the machine again
 		}
-		if it, ok := m.q.pop(); ok {
-			if !m.handleItem(ctx, it) {
-				break
-			}
-			m.flushAdaptors()
+		due, timed := m.nextWake()
+		m.armed = time.Time{}
+		if timed {
+			m.armed = due
+		}
+		m.runMu.Unlock()
+		// A producer that found the lock held left its item to us.
+		if !m.q.empty() {
 			continue
 		}
 		if timed {
-			timer.Reset(max(due.Sub(m.clock.Now()), 0))
+			wait := due.Sub(m.clock.Now())
+			if wait <= 0 {
+				continue
+			}
+			timer.Reset(wait)
 		} else {
 			timer.Stop()
 		}
@@ -241,11 +247,52 @@ func (m *Machine) Run(ctx context.Context) error {
 		case <-m.q.wake:
 		}
 	}
+	m.inline.Store(false)
 	m.shutdown()
+	m.runMu.Unlock()
 	if m.exitCode != nil && *m.exitCode != 0 {
 		return &ExitError{Code: *m.exitCode}
 	}
 	return nil
+}
+
+// over reports whether the run ends: a stop (which wins over events that
+// arrived with it, L6), seat.exit, or the end of input.
+func (m *Machine) over() bool {
+	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
+}
+
+// drain handles what is due, one thing at a time in arrival order: a
+// timer due at D runs after the input that reached the queue before D
+// (§5, §8), and output goes out after each (timer output now, not with the
+// next input). It stops when nothing is due, the run is over, or after
+// limit items (0: no limit); it reports whether it stopped at the limit
+// with items left.
+func (m *Machine) drain(limit int) (more bool) {
+	for n := 0; !m.over(); n++ {
+		if limit > 0 && n == limit {
+			return !m.q.empty()
+		}
+		// The head is looked at before the clock: an item that arrives
+		// in between is stamped no earlier than the clock read, so a
+		// timer due by then runs first, as it would have with the clock
+		// read after.
+		at, queued := m.q.peek()
+		if due, timed := m.nextWake(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
+			m.runTimer(due)
+			m.flushAdaptors()
+			continue
+		}
+		it, ok := m.q.pop()
+		if !ok {
+			return false
+		}
+		if !m.handleItem(m.runCtx, it) {
+			m.ended = true
+		}
+		m.flushAdaptors()
+	}
+	return false
 }
 
 // shutdown is L6: no event reaches rules once it begins.

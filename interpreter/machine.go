@@ -107,6 +107,16 @@ type Machine struct {
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
 
+	// runMu is held by whoever runs the machine: its own goroutine, or a
+	// producer that found it idle (handOver). Everything below it is
+	// touched only by the holder.
+	runMu  sync.Mutex
+	inline atomic.Bool     // producers may run the machine (Run's loop is on)
+	runCtx context.Context // Run's context
+	armed  time.Time       // what Run's timer waits for; zero: nothing
+	ended  bool            // the end of input was handled
+
+	watcher  Watcher      // opts.Observer, when it does not always watch
 	host     *sessionHost // set when the behavior opens sessions
 	sent     bool         // a message or reply went out since the last flush
 	dev      *devLink
@@ -227,7 +237,16 @@ func (m *Machine) Adaptors() []AdaptorInfo {
 
 // Deliver queues an event; it blocks while the queue is full. While the
 // behavior is loaded but not running, events are dropped and counted (L5).
+// When the behavior is idle, Deliver handles the event itself before it
+// returns (see handOver).
 func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
+	return m.deliver(ctx, ev, true)
+}
+
+// deliver is Deliver; inline false always leaves the event to the
+// machine's goroutine (the device layer's events: its loop's thread must
+// never run scripts).
+func (m *Machine) deliver(ctx context.Context, ev adaptors.Event, inline bool) error {
 	if m.host != nil {
 		return m.host.deliver(ctx, ev)
 	}
@@ -242,6 +261,9 @@ func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
 	now := m.clock.Now()
 	if ev.Time.IsZero() {
 		ev.Time = now
+	}
+	if inline {
+		return m.handOver(ctx, item{ev: ev, at: now})
 	}
 	return m.enqueue(ctx, item{ev: ev, at: now})
 }
@@ -278,7 +300,56 @@ func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error 
 			evs[i].Time = now
 		}
 	}
-	return m.enqueue(ctx, item{batch: evs, at: now})
+	return m.handOver(ctx, item{batch: evs, at: now})
+}
+
+// inlineLimit is how many queue items a producer that runs the machine
+// handles before it leaves the rest to the machine's goroutine: its own
+// connection is not read meanwhile.
+const inlineLimit = 16
+
+// handOver queues it and, when no one is running the machine, runs it on
+// the caller's goroutine: the event is matched and answered, and the
+// answer written, by the goroutine that read it, as a bare server would,
+// instead of waking the machine's goroutine and then a writer (two
+// hand-offs between threads that cost more than the work itself when the
+// process is otherwise idle; bench/README.md). Whoever holds runMu runs
+// the machine, so events are still handled one at a time in arrival
+// order, and timers that fall due in between run in their place.
+func (m *Machine) handOver(ctx context.Context, it item) error {
+	if !m.inline.Load() {
+		return m.enqueue(ctx, it)
+	}
+	if it.at.IsZero() {
+		it.at = m.clock.Now()
+	}
+	if err := m.q.add(ctx, it); err != nil {
+		return err
+	}
+	// A producer that finds the machine held leaves its item to the
+	// holder, who looks at the queue again after letting go.
+	for m.runMu.TryLock() {
+		if !m.inline.Load() { // stopping: the machine's goroutine finishes
+			m.runMu.Unlock()
+			m.q.signal()
+			return nil
+		}
+		armed := m.armed
+		more := m.drain(inlineLimit)
+		due, timed := m.nextWake()
+		// The machine's goroutine must look again when work is left, the
+		// run ends, or a timer is now due before the one it waits for.
+		wake := more || m.over() || (timed && (armed.IsZero() || due.Before(armed)))
+		m.runMu.Unlock()
+		if wake {
+			m.q.signal()
+			return nil
+		}
+		if m.q.empty() {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Flushes tells adaptors that the machine calls their Flush after each
@@ -305,7 +376,7 @@ func (m *Machine) EndOfInput(source string) {
 	_ = m.enqueue(context.Background(), item{eof: true, ev: adaptors.Event{Source: source}})
 }
 
-// Sync runs fn on the machine's goroutine after every event queued before
+// Sync runs fn while holding the machine, after every event queued before
 // it, and waits for it. Tests use it as a barrier.
 func (m *Machine) Sync(ctx context.Context, fn func()) error {
 	ran := make(chan struct{})
@@ -362,7 +433,7 @@ func (m *Machine) enterInitial() {
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
-	if m.opts.Observer != nil {
+	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name})
 	}
 	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
@@ -477,7 +548,7 @@ func (m *Machine) runTimer(at time.Time) {
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}
-		if m.opts.Observer != nil {
+		if m.watching() {
 			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 		}
 		if t := m.effectiveTimeout(); t != nil {
@@ -497,7 +568,7 @@ func (m *Machine) runTimer(at time.Time) {
 	if m.tracing() {
 		m.trace("exec:" + m.cur.Name)
 	}
-	if m.opts.Observer != nil {
+	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
 	}
 	// A state's onexec waits one period after entry (it could run at once
@@ -536,7 +607,7 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		m.updateWidget(ev)
 		return
 	}
-	if m.opts.Observer != nil {
+	if m.watching() {
 		m.observeEvent(&ev)
 	}
 	if ev.Kind != adaptors.Text {
@@ -675,7 +746,7 @@ func (m *Machine) fire(r *Rule, cc *callCtx, key string) {
 	if m.tracing() {
 		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
 	}
-	if m.opts.Observer != nil {
+	if m.watching() {
 		m.observe(Record{Kind: RecFire, At: r.Pos})
 	}
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
@@ -767,7 +838,7 @@ func (m *Machine) handleWidget(cc *callCtx, w *Widget) bool {
 		if m.tracing() {
 			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
 		}
-		if m.opts.Observer != nil {
+		if m.watching() {
 			m.observe(Record{Kind: RecFire, At: w.Pos})
 		}
 		m.resetTimeout()
@@ -820,7 +891,7 @@ func (m *Machine) settle(req request) {
 		if m.tracing() {
 			m.trace("enter:" + target.Name)
 		}
-		if m.opts.Observer != nil {
+		if m.watching() {
 			m.observe(Record{Kind: RecState, State: target.Name})
 		}
 		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
@@ -929,7 +1000,7 @@ func (m *Machine) scriptFailed(err error, what string) {
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
 	m.sent = true
-	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && m.opts.Observer == nil {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && !m.watching() {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 		}
@@ -949,7 +1020,7 @@ func (m *Machine) sendWith(name, text string, at fmt.Stringer, publish func(adap
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
 	}
-	if m.opts.Observer != nil {
+	if m.watching() {
 		m.observe(Record{Kind: RecOut, Source: name, Text: text})
 	}
 	m.adMu.RLock()

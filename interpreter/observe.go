@@ -7,11 +7,29 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// Observer is told what a machine does, in order, on the machine's
-// goroutine: seat run --record writes it down and the live monitor shows
-// it. Observe must not block.
+// Observer is told what a machine does, in order, by whoever runs the
+// machine (one at a time): seat run --record writes it down and the live
+// monitor shows it. Observe must not block, and must not take a lock that
+// anything else may hold while it waits for something.
 type Observer interface {
 	Observe(Record)
+}
+
+// A Watcher is an Observer that is not always watching: while Watching
+// reports false the machine builds no records for it, so that watching
+// costs nothing while nobody watches (the live monitor with no page open).
+// Watching is called on the event path and must be cheap (an atomic load).
+type Watcher interface {
+	Observer
+	Watching() bool
+}
+
+// watching reports whether the machine's observer wants records now.
+func (m *Machine) watching() bool {
+	if m.watcher != nil {
+		return m.watcher.Watching()
+	}
+	return m.opts.Observer != nil
 }
 
 // RecordKind is what a Record reports.
@@ -98,6 +116,18 @@ type multiObserver []Observer
 
 func (m multiObserver) Observe(r Record) {
 	for _, o := range m {
-		o.Observe(r)
+		if w, ok := o.(Watcher); !ok || w.Watching() {
+			o.Observe(r)
+		}
 	}
+}
+
+// Watching reports whether any of the observers watches.
+func (m multiObserver) Watching() bool {
+	for _, o := range m {
+		if w, ok := o.(Watcher); !ok || w.Watching() {
+			return true
+		}
+	}
+	return false
 }

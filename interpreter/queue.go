@@ -53,9 +53,28 @@ func newEventQueue(limit int, done <-chan struct{}) *eventQueue {
 	return &eventQueue{limit: limit, wake: make(chan struct{}, 1), done: done}
 }
 
-// push appends it, waiting while the queue holds too many events. It fails
-// once ctx ends or the machine has stopped.
+// push appends it, waiting while the queue holds too many events, and
+// wakes the machine's goroutine. It fails once ctx ends or the machine has
+// stopped.
 func (q *eventQueue) push(ctx context.Context, it item) error {
+	if err := q.add(ctx, it); err != nil {
+		return err
+	}
+	q.signal()
+	return nil
+}
+
+// signal wakes the machine's goroutine.
+func (q *eventQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// add appends it without waking anyone: for a producer that then runs the
+// machine itself, or leaves the item to the one running it.
+func (q *eventQueue) add(ctx context.Context, it item) error {
 	n := it.events()
 	q.mu.Lock()
 	for n > 0 && q.events > 0 && q.events+n > q.limit {
@@ -88,10 +107,6 @@ func (q *eventQueue) push(ctx context.Context, it item) error {
 	q.items = append(q.items, it)
 	q.events += n
 	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
 	return nil
 }
 
@@ -124,6 +139,13 @@ func (q *eventQueue) pop() (item, bool) {
 		q.space = nil
 	}
 	return it, true
+}
+
+// empty reports whether no item is waiting.
+func (q *eventQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.head == len(q.items)
 }
 
 // len returns how many events are queued.

@@ -3,7 +3,6 @@
 package socket
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -239,10 +239,22 @@ type conn struct {
 	drain  chan struct{}
 	once   sync.Once
 	warned bool // a repaired line was logged (reader goroutine)
+
+	// wmu is held by whoever writes: Flush, which writes what fits
+	// without blocking on the machine's side, or the writer goroutine,
+	// which waits for the peer. pending is what Flush took and could not
+	// write; it goes before anything else.
+	wmu     sync.Mutex
+	pending []byte
+	taken   []string
+	raw     syscall.RawConn // nil: every write goes through the writer
 }
 
 func (a *Adaptor) start(c net.Conn) *conn {
 	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
+	if sc, ok := c.(syscall.Conn); ok && a.deferred {
+		cn.raw, _ = sc.SyscallConn()
+	}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -369,25 +381,34 @@ func (cn *conn) read() {
 	}
 }
 
-// write sends what is queued, everything queued at once per flush.
+// write sends what is queued, everything queued at once per flush, when
+// Flush could not: the peer was slow to read, or Flush was not called.
 func (cn *conn) write() {
 	defer cn.a.wg.Done()
 	defer cn.close()
-	w := bufio.NewWriterSize(cn.c, 32*1024)
-	var batch []string
 	flush := func(deadline time.Duration) bool {
-		batch = cn.out.Take(batch)
-		for _, text := range batch {
-			adaptors.WriteLine(w, text)
+		cn.wmu.Lock()
+		defer cn.wmu.Unlock()
+		cn.taken = cn.out.Take(cn.taken)
+		for _, text := range cn.taken {
+			cn.pending = adaptors.AppendLine(cn.pending, text)
 		}
-		clear(batch)
+		clear(cn.taken)
+		if len(cn.pending) == 0 {
+			return true
+		}
 		_ = cn.c.SetWriteDeadline(time.Now().Add(deadline))
-		if err := w.Flush(); err != nil {
+		_, err := cn.c.Write(cn.pending)
+		cn.pending = trim(cn.pending)
+		if err != nil {
 			if !cn.closed() { // else the reason was logged where it was closed
 				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
 			}
 			return false
 		}
+		// No deadline between writes: writeNow's raw write would fail on
+		// a past one.
+		_ = cn.c.SetWriteDeadline(time.Time{})
 		return true
 	}
 	for {
@@ -404,6 +425,54 @@ func (cn *conn) write() {
 			}
 		}
 	}
+}
+
+// writeNow writes what is queued on the caller's goroutine (the machine's,
+// at the end of its pass) as far as the socket takes it without blocking,
+// instead of waking the writer goroutine for it: one thread hand-off less
+// per answer. What does not fit, and every write while the writer is
+// busy or has something pending, is left to the writer, so output stays in
+// order and a peer that does not read is found by its outbox as before.
+func (cn *conn) writeNow() {
+	if cn.raw == nil || !cn.wmu.TryLock() {
+		cn.out.Signal()
+		return
+	}
+	defer cn.wmu.Unlock()
+	if len(cn.pending) > 0 {
+		cn.out.Signal()
+		return
+	}
+	cn.taken = cn.out.Take(cn.taken)
+	for _, text := range cn.taken {
+		cn.pending = adaptors.AppendLine(cn.pending, text)
+	}
+	clear(cn.taken)
+	if len(cn.pending) == 0 {
+		return
+	}
+	var n int
+	var werr error
+	err := cn.raw.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), cn.pending)
+		return true // never wait: what is left is the writer's
+	})
+	if err == nil && werr == nil && n == len(cn.pending) {
+		cn.pending = trim(cn.pending)
+		return
+	}
+	if n > 0 {
+		cn.pending = cn.pending[:copy(cn.pending, cn.pending[n:])]
+	}
+	cn.out.Signal() // the writer writes the rest, or finds the error
+}
+
+// trim empties a written buffer, letting a large one go.
+func trim(b []byte) []byte {
+	if cap(b) > 64<<10 {
+		return nil
+	}
+	return b[:0]
 }
 
 // snapshotLocked refreshes the connection list Send reads; a.mu is held.
@@ -443,7 +512,7 @@ func (a *Adaptor) Flush() {
 	a.dirty = a.spare[:0]
 	a.dirtyMu.Unlock()
 	for _, cn := range dirty {
-		cn.out.Signal()
+		cn.writeNow()
 	}
 	clear(dirty)
 	a.spare = dirty

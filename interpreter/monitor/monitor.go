@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -36,27 +37,40 @@ var assets embed.FS
 // Sizes and periods.
 const (
 	// RecentLen is how many lines of each behavior a page gets when it
-	// opens.
+	// opens, and the most it gets of each behavior per frame: a behavior
+	// busier than that is summarized (its last RecentLen lines, how many
+	// were skipped, and exact counts).
 	RecentLen = 200
-	// clientBuffer is how many frames a page may fall behind before it is
-	// cut off (it reconnects and starts again from the recent lines).
-	clientBuffer = 4096
-	// statusEvery is how often pages get the states, timers and counters.
+	// clientBuffer is how many frames a page may fall behind; a page
+	// further behind is sent everything again from the recent lines
+	// (hello) instead of the frames it missed.
+	clientBuffer = 64
+	// pumpEvery is how often pages get what the behaviors did, and
+	// statusEvery the states, timers and counters.
+	pumpEvery   = 100 * time.Millisecond
 	statusEvery = 500 * time.Millisecond
 	writeWait   = 10 * time.Second
 )
 
-// Monitor collects what the behaviors do and serves it to pages.
+// Monitor collects what the behaviors do and serves it to pages. It
+// watches only while a page is open: with none open, a machine builds no
+// records for it (interpreter.Watcher). A machine hands its records to its
+// behavior's observer, under a lock only the monitor's pump goroutine
+// also takes, and the pump formats them, keeps the last RecentLen of each
+// behavior and sends them to every page, a frame per tick.
 type Monitor struct {
 	log   *zap.Logger
 	start time.Time
+	pages atomic.Int32  // open pages; machines report while > 0
+	every time.Duration // pumpEvery; tests shorten it
 
-	mu      sync.Mutex
+	mu      sync.Mutex // never taken by a machine, never held while calling out
 	order   []string
 	behs    map[string]*behavior
 	sources map[string]bool // the files the source view may show
 	clients map[*client]struct{}
-	counts  map[string]map[string]*Count
+	pumping chan struct{} // closed to stop the pump
+	status  []byte        // the last status frame
 }
 
 type behavior struct {
@@ -65,17 +79,23 @@ type behavior struct {
 	DOT    string        `json:"dot"`
 	Recent []record.Line `json:"recent"`
 	next   int           // where the ring's next line goes, once full
+	obs    *observer
+	counts map[string]*Count // counted while pages were open
 }
 
 // frame is what a page receives.
 type frame struct {
-	Type      string         `json:"type"` // hello, behavior, line, status
+	Type      string         `json:"type"` // hello, behavior, lines, status
 	Behaviors []*behavior    `json:"behaviors,omitempty"`
 	Behavior  *behavior      `json:"behavior,omitempty"`
-	Line      *record.Line   `json:"line,omitempty"`
+	Lines     []record.Line  `json:"lines,omitempty"`
 	Now       *time.Time     `json:"now,omitempty"`
 	Status    []manager.Info `json:"status,omitempty"`
-	// Counts are events in and messages out by behavior and adaptor.
+	// Skipped is, by behavior, how many lines were not sent because more
+	// than RecentLen came in one tick.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// Counts are events in and messages out by behavior and adaptor,
+	// counted while a page was open.
 	Counts map[string]map[string]*Count `json:"counts,omitempty"`
 	Start  *time.Time                   `json:"start,omitempty"`
 }
@@ -87,59 +107,64 @@ type Count struct {
 }
 
 type client struct {
-	ch   chan []byte
-	gone bool
+	ch     chan []byte
+	behind atomic.Bool // frames were dropped: send everything again
 }
 
 // New returns a monitor; times in it count from now.
 func New(log *zap.Logger) *Monitor {
-	return &Monitor{log: log, start: time.Now(), behs: map[string]*behavior{}, sources: map[string]bool{}, clients: map[*client]struct{}{},
-		counts: map[string]map[string]*Count{}}
+	return &Monitor{log: log, start: time.Now(), every: pumpEvery, behs: map[string]*behavior{}, sources: map[string]bool{}, clients: map[*client]struct{}{}}
 }
 
 // Observe gives a behavior's machine its observer (manager.Options.Observe):
-// its graph is drawn, and what it does from now on is kept and sent.
+// its graph is drawn, and what it does while a page is open is kept and
+// sent.
 func (m *Monitor) Observe(p *interpreter.Program) interpreter.Observer {
 	var dot strings.Builder
 	graph.New(p).DOT(&dot)
-	b := &behavior{Name: p.Name, File: p.File, DOT: dot.String(), Recent: make([]record.Line, 0, RecentLen)}
+	o := &observer{m: m, counts: map[string]*Count{}}
+	b := &behavior{Name: p.Name, File: p.File, DOT: dot.String(), Recent: make([]record.Line, 0, RecentLen), obs: o, counts: map[string]*Count{}}
 	m.mu.Lock()
-	if _, ok := m.behs[p.Name]; !ok {
+	old, ok := m.behs[p.Name]
+	if !ok {
 		m.order = append(m.order, p.Name)
+	} else {
+		b.counts = old.counts // a reload draws the new file and keeps counting
 	}
-	m.behs[p.Name] = b // a reload draws the new file
-	if m.counts[p.Name] == nil {
-		m.counts[p.Name] = map[string]*Count{}
-	}
+	m.behs[p.Name] = b
 	for _, f := range p.Sources {
 		m.sources[f] = true
 	}
-	m.broadcast(frame{Type: "behavior", Behavior: b})
+	data := encode(frame{Type: "behavior", Behavior: b})
+	m.broadcastLocked(data)
 	m.mu.Unlock()
-	return &observer{m: m, b: b}
+	return o
 }
 
+// observer is one machine's: it keeps the last RecentLen records and the
+// counts since the pump last took them.
 type observer struct {
-	m *Monitor
-	b *behavior
+	m  *Monitor
+	mu sync.Mutex // the machine and the pump
+	// ring holds the last records; n is how many came since the last take.
+	ring   [RecentLen]interpreter.Record
+	n      int64
+	counts map[string]*Count
 }
 
+// Watching reports whether a page is open.
+func (o *observer) Watching() bool { return o.m.pages.Load() > 0 }
+
+// Observe keeps r for the pump: a copy and a count, no formatting.
 func (o *observer) Observe(r interpreter.Record) {
-	l := record.LineOf(o.b.Name, o.m.start, r)
-	m := o.m
-	m.mu.Lock()
-	b := o.b
-	if len(b.Recent) < RecentLen {
-		b.Recent = append(b.Recent, l)
-	} else {
-		b.Recent[b.next] = l
-		b.next = (b.next + 1) % RecentLen
-	}
+	o.mu.Lock()
+	o.ring[o.n%RecentLen] = r
+	o.n++
 	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut {
-		c := m.counts[b.Name][r.Source]
+		c := o.counts[r.Source]
 		if c == nil {
 			c = &Count{}
-			m.counts[b.Name][r.Source] = c
+			o.counts[r.Source] = c
 		}
 		if r.Kind == interpreter.RecIn {
 			c.In++
@@ -147,36 +172,122 @@ func (o *observer) Observe(r interpreter.Record) {
 			c.Out++
 		}
 	}
-	if len(m.clients) > 0 {
-		m.broadcast(frame{Type: "line", Line: &l})
-	}
-	m.mu.Unlock()
+	o.mu.Unlock()
 }
 
-// broadcast queues a frame for every page; a page too far behind is cut
-// off. m.mu is held.
-func (m *Monitor) broadcast(f frame) {
-	if len(m.clients) == 0 {
-		return
+// take appends the records since the last take to dst, at most the last
+// RecentLen in order, and adds the counts to into; it returns how many
+// records were left out.
+func (o *observer) take(dst []interpreter.Record, into map[string]*Count) ([]interpreter.Record, int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := min(o.n, RecentLen)
+	for i := o.n - n; i < o.n; i++ {
+		dst = append(dst, o.ring[i%RecentLen])
 	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		return
+	skipped := o.n - n
+	o.n = 0
+	clear(o.ring[:])
+	for src, c := range o.counts {
+		t := into[src]
+		if t == nil {
+			t = &Count{}
+			into[src] = t
+		}
+		t.In += c.In
+		t.Out += c.Out
+		*c = Count{}
 	}
-	for c := range m.clients {
+	return dst, skipped
+}
+
+// pump runs while pages are open: every pumpEvery it takes what the
+// behaviors did, keeps it and sends it as one frame to every page; every
+// statusEvery it sends the states, timers and counters.
+func (m *Monitor) pump(mg *manager.Manager, stop <-chan struct{}) {
+	tick := time.NewTicker(m.every)
+	defer tick.Stop()
+	var recs []interpreter.Record
+	lastStatus := time.Time{}
+	for {
 		select {
-		case c.ch <- data:
-		default:
-			m.drop(c)
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		m.mu.Lock()
+		f := frame{Type: "lines"}
+		for _, name := range m.order {
+			b := m.behs[name]
+			var skipped int64
+			recs, skipped = b.obs.take(recs[:0], b.counts)
+			for _, r := range recs {
+				l := record.LineOf(b.Name, m.start, r)
+				b.add(l)
+				f.Lines = append(f.Lines, l)
+			}
+			clear(recs)
+			if skipped > 0 {
+				if f.Skipped == nil {
+					f.Skipped = map[string]int64{}
+				}
+				f.Skipped[name] = skipped
+			}
+		}
+		if len(f.Lines) > 0 {
+			m.broadcastLocked(encode(f))
+		}
+		m.mu.Unlock()
+		if now := time.Now(); now.Sub(lastStatus) >= statusEvery {
+			lastStatus = now
+			m.sendStatus(mg, now)
 		}
 	}
 }
 
-func (m *Monitor) drop(c *client) {
-	if !c.gone {
-		c.gone = true
-		close(c.ch)
-		delete(m.clients, c)
+// sendStatus sends the states, timers and counters to every page. The
+// manager is asked without holding m.mu: the manager may wait for a
+// machine, and a machine never waits for the monitor.
+func (m *Monitor) sendStatus(mg *manager.Manager, now time.Time) {
+	list := mg.List()
+	m.mu.Lock()
+	counts := map[string]map[string]*Count{}
+	for name, b := range m.behs {
+		counts[name] = b.counts
+	}
+	data := encode(frame{Type: "status", Now: &now, Status: list, Counts: counts})
+	m.status = data
+	m.broadcastLocked(data)
+	m.mu.Unlock()
+}
+
+// add keeps a line in the behavior's ring. m.mu is held.
+func (b *behavior) add(l record.Line) {
+	if len(b.Recent) < RecentLen {
+		b.Recent = append(b.Recent, l)
+		return
+	}
+	b.Recent[b.next] = l
+	b.next = (b.next + 1) % RecentLen
+}
+
+func encode(f frame) []byte {
+	data, err := json.Marshal(f)
+	if err != nil {
+		panic(err) // frames are plain data
+	}
+	return data
+}
+
+// broadcastLocked queues a frame for every page; a page too far behind
+// is marked to be sent everything again instead. m.mu is held.
+func (m *Monitor) broadcastLocked(data []byte) {
+	for c := range m.clients {
+		select {
+		case c.ch <- data:
+		default:
+			c.behind.Store(true)
+		}
 	}
 }
 
@@ -186,6 +297,42 @@ func (b *behavior) ordered() *behavior {
 	c := *b
 	c.Recent = append(append([]record.Line(nil), b.Recent[b.next:]...), b.Recent[:b.next]...)
 	return &c
+}
+
+// hello is what a page gets first, and again after falling behind:
+// every behavior with its recent lines, and the last status.
+func (m *Monitor) hello() (hello, status []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := frame{Type: "hello", Start: &m.start}
+	for _, name := range m.order {
+		f.Behaviors = append(f.Behaviors, m.behs[name].ordered())
+	}
+	return encode(f), m.status
+}
+
+// join adds a page, starting the pump and the machines' reports with the
+// first.
+func (m *Monitor) join(c *client, mg *manager.Manager) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.clients[c] = struct{}{}
+	if m.pages.Add(1) == 1 {
+		// The last page's pump may still be finishing a tick: two for a
+		// moment take turns at the same observers, which is harmless.
+		m.pumping = make(chan struct{})
+		go m.pump(mg, m.pumping)
+	}
+}
+
+// leave removes a page, stopping the pump and the reports with the last.
+func (m *Monitor) leave(c *client) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.clients, c)
+	if m.pages.Add(-1) == 0 {
+		close(m.pumping)
+	}
 }
 
 // Handler serves the monitor under /monitor/: the page, its scripts, the
@@ -260,20 +407,14 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request, mg *manager.Ma
 	}
 	defer conn.Close()
 	c := &client{ch: make(chan []byte, clientBuffer)}
-	m.mu.Lock()
-	hello := frame{Type: "hello", Start: &m.start}
-	for _, name := range m.order {
-		hello.Behaviors = append(hello.Behaviors, m.behs[name].ordered())
+	hello, _ := m.hello()
+	m.join(c, mg)
+	defer m.leave(c)
+	send := func(data []byte) bool {
+		conn.SetWriteDeadline(time.Now().Add(writeWait))
+		return conn.WriteMessage(websocket.TextMessage, data) == nil
 	}
-	data, err := json.Marshal(hello)
-	m.clients[c] = struct{}{}
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		m.drop(c)
-		m.mu.Unlock()
-	}()
-	if err != nil || conn.WriteMessage(websocket.TextMessage, data) != nil {
+	if !send(hello) {
 		return
 	}
 	closed := make(chan struct{})
@@ -285,36 +426,24 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request, mg *manager.Ma
 			}
 		}
 	}()
-	tick := time.NewTicker(statusEvery)
-	defer tick.Stop()
-	send := func(data []byte) bool {
-		conn.SetWriteDeadline(time.Now().Add(writeWait))
-		return conn.WriteMessage(websocket.TextMessage, data) == nil
-	}
-	status := func() bool {
-		now := time.Now()
-		m.mu.Lock()
-		data, _ := json.Marshal(frame{Type: "status", Now: &now, Status: mg.List(), Counts: m.counts})
-		m.mu.Unlock()
-		return send(data)
-	}
-	if !status() {
-		return
-	}
+	go m.sendStatus(mg, time.Now()) // the first status at once
 	for {
 		select {
 		case <-closed:
 			return
-		case data, ok := <-c.ch:
-			if !ok {
-				m.log.Warn("monitor page fell behind; cut off (it reconnects)", zap.String("peer", r.RemoteAddr))
-				return
-			}
+		case data := <-c.ch:
 			if !send(data) {
 				return
 			}
-		case <-tick.C:
-			if !status() {
+		}
+		if c.behind.Swap(false) {
+			// Too far behind: what is queued is stale; everything again.
+			for len(c.ch) > 0 {
+				<-c.ch
+			}
+			hello, status := m.hello()
+			m.log.Debug("monitor page fell behind; sent the recent lines again", zap.String("peer", r.RemoteAddr))
+			if !send(hello) || (status != nil && !send(status)) {
 				return
 			}
 		}

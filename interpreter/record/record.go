@@ -68,23 +68,51 @@ type Seconds float64
 
 // MarshalJSON writes s with six decimals at most: 1.16983, not
 // 1.1698303939999999.
-func (s Seconds) MarshalJSON() ([]byte, error) {
-	return strconv.AppendFloat(nil, math.Round(float64(s)*1e6)/1e6, 'f', -1, 64), nil
+func (s Seconds) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Seconds) appendJSON(dst []byte) []byte {
+	return strconv.AppendFloat(dst, math.Round(float64(s)*1e6)/1e6, 'f', -1, 64)
 }
 
 // Writer writes a recording. It is safe for several behaviors at once.
+// An observer only queues what it is told, under a lock nothing else holds
+// for longer than a swap; the writer's goroutine turns the queue into lines
+// and writes them, so the machine never waits for JSON or for the disk,
+// unless the disk falls maxPending lines behind: a recording never loses a
+// line, it slows the behaviors down to the disk's pace instead.
 type Writer struct {
-	mu    sync.Mutex
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when the queue is taken
+	pending []entry
+	spare   []entry
+	stopped bool
+
 	f     io.WriteCloser
-	w     *bufio.Writer
+	w     *bufio.Writer // the writer's goroutine's, and Close's after it
+	buf   []byte
 	start time.Time
-	err   error
+	err   error // under mu
+	kick  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
 }
 
-// flushEvery bounds how much of a recording a crash can lose.
-const flushEvery = 100 * time.Millisecond
+// entry is one queued line: a record of a behavior, or a line made
+// already (the header and start lines).
+type entry struct {
+	behavior string
+	rec      interpreter.Record
+	line     *Line
+}
+
+const (
+	// flushEvery bounds how much of a recording a crash can lose.
+	flushEvery = 100 * time.Millisecond
+	// kickAt is how many queued lines wake the writer before its tick,
+	// and maxPending how many make observers wait for it.
+	kickAt     = 4096
+	maxPending = 1 << 16
+)
 
 // Create starts a recording in file, timed from now.
 func Create(file, version string) (*Writer, error) {
@@ -97,13 +125,32 @@ func Create(file, version string) (*Writer, error) {
 
 // New starts a recording on w, timed from start. Close closes w.
 func New(w io.WriteCloser, start time.Time, version string) (*Writer, error) {
-	rw := &Writer{f: w, w: bufio.NewWriterSize(w, 64<<10), start: start, stop: make(chan struct{}), done: make(chan struct{})}
-	rw.write(Line{Kind: KindHeader, Wall: start.UTC().Format(time.RFC3339Nano), Seat: version})
-	go rw.flusher()
-	return rw, rw.err
+	rw := &Writer{f: w, w: bufio.NewWriterSize(w, 64<<10), start: start, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	rw.cond.L = &rw.mu
+	rw.add(entry{line: &Line{Kind: KindHeader, Wall: start.UTC().Format(time.RFC3339Nano), Seat: version}})
+	go rw.run()
+	return rw, nil
 }
 
-func (w *Writer) flusher() {
+// add queues e, waiting while the writer is maxPending lines behind.
+func (w *Writer) add(e entry) {
+	w.mu.Lock()
+	for len(w.pending) >= maxPending && !w.stopped {
+		w.cond.Wait()
+	}
+	w.pending = append(w.pending, e)
+	n := len(w.pending)
+	w.mu.Unlock()
+	if n == kickAt || n == maxPending {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run writes what is queued every flushEvery, or sooner when much is.
+func (w *Writer) run() {
 	defer close(w.done)
 	t := time.NewTicker(flushEvery)
 	defer t.Stop()
@@ -112,50 +159,69 @@ func (w *Writer) flusher() {
 		case <-w.stop:
 			return
 		case <-t.C:
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = w.w.Flush()
+		case <-w.kick:
+		}
+		w.writeQueued()
+	}
+}
+
+// writeQueued writes the queued lines and flushes them to the file.
+func (w *Writer) writeQueued() {
+	w.mu.Lock()
+	list := w.pending
+	w.pending = w.spare[:0]
+	failed := w.err != nil
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	var err error
+	if !failed {
+		for i := range list {
+			e := &list[i]
+			if e.line != nil {
+				w.buf = e.line.AppendJSON(w.buf[:0])
+			} else {
+				l := LineOf(e.behavior, w.start, e.rec)
+				w.buf = l.AppendJSON(w.buf[:0])
 			}
-			w.mu.Unlock()
+			w.buf = append(w.buf, '\n')
+			if _, err = w.w.Write(w.buf); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = w.w.Flush()
 		}
 	}
-}
-
-func (w *Writer) write(l Line) {
-	data, err := json.Marshal(l)
+	clear(list)
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return
-	}
-	if err != nil {
+	w.spare = list
+	if w.err == nil {
 		w.err = err
-		return
 	}
-	data = append(data, '\n')
-	_, w.err = w.w.Write(data)
+	w.mu.Unlock()
 }
 
-// Close writes out what is buffered and closes the file; it returns the
+// Close writes out what is queued and closes the file; it returns the
 // first error the recording met.
 func (w *Writer) Close() error {
 	close(w.stop)
 	<-w.done
+	w.writeQueued()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err := w.w.Flush(); w.err == nil {
-		w.err = err
+	w.stopped = true
+	w.cond.Broadcast()
+	err := w.err
+	w.mu.Unlock()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
 	}
-	if err := w.f.Close(); w.err == nil {
-		w.err = err
-	}
-	return w.err
+	return err
 }
 
 // Behavior returns the observer that records one behavior, after writing
 // its "start" line.
 func (w *Writer) Behavior(name, file string) interpreter.Observer {
-	w.write(Line{T: w.since(time.Now()), Kind: KindStart, Behavior: name, File: file})
+	w.add(entry{line: &Line{T: w.since(time.Now()), Kind: KindStart, Behavior: name, File: file}})
 	return &observer{w: w, name: name}
 }
 
@@ -166,7 +232,7 @@ type observer struct {
 	name string
 }
 
-func (o *observer) Observe(r interpreter.Record) { o.w.write(LineOf(o.name, o.w.start, r)) }
+func (o *observer) Observe(r interpreter.Record) { o.w.add(entry{behavior: o.name, rec: r}) }
 
 // LineOf is the line of a behavior's record, timed from start.
 func LineOf(behavior string, start time.Time, r interpreter.Record) Line {

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,3 +60,43 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendJSON: the recorder's encoder writes what encoding/json writes,
+// for any text (Japanese, control characters, invalid UTF-8, <>&, U+2028).
+func FuzzAppendJSON(f *testing.F) {
+	for _, s := range []string{"", "ping", "はい,0.93", "a\"b\\c\n\r\t\b\f\x00\x1f", "<script>&amp;", "\u2028\u2029", "\xff\xfe", "名前は\xe3\x81です", "😀"} {
+		f.Add(s, 1.1698303939, s)
+	}
+	f.Fuzz(func(t *testing.T, text string, secs float64, peer string) {
+		l := Line{T: Seconds(secs), Kind: "in", Behavior: "受付", Source: peer, Peer: peer, Text: &text, Key: text, At: "f.seatml:3", State: text}
+		want, err := json.Marshal(l)
+		if err != nil {
+			t.Skip() // NaN and infinities are not times
+		}
+		if got := l.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("AppendJSON:\n%s\nencoding/json:\n%s", got, want)
+		}
+	})
+}
+
+// BenchmarkRecord: what the recorder costs a machine per record, and its
+// writer per line.
+func BenchmarkRecord(b *testing.B) {
+	w, err := New(nopCloser{io.Discard}, time.Now(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := w.Behavior("bench", "b.seatml")
+	r := interpreter.Record{Time: time.Now(), Kind: interpreter.RecIn, Source: "chat0", Peer: "127.0.0.1:40000", Text: "ping"}
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Observe(r)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

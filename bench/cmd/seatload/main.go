@@ -25,11 +25,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -50,13 +52,22 @@ var (
 	rounds     = flag.Int("rounds", 2, "rounds of floor then seat")
 	seatBin    = flag.String("seat", "", "seat binary (default: go build ./cmd/seat)")
 	benchDir   = flag.String("dir", "bench", "directory of the benchmark behaviors")
-	cpuprofile = flag.String("seat-cpuprofile", "", "write seat's CPU profile of the last workload here")
+	cpuprofile = flag.String("seat-cpuprofile", "", "write seat's CPU profile of the last workload here (its first mode)")
 	seatEnv    = flag.String("seat-env", "", "extra environment for seat, e.g. \"GOMAXPROCS=3 GOGC=200\"")
+	modesFlag  = flag.String("modes", "auto", "how seat runs, measured in turns: plain (no --control), control (--control, no monitor page), "+
+		"page (--control with a monitor page open), record (--record); auto: all four for the message workload, plain and control for the others")
+	onelineN = flag.Int("oneline", 20000, "requests of the one-line-at-a-time runs (seat as server and as client, CPU per event); 0: none")
+	idleFor  = flag.Duration("idle", 5*time.Second, "how long seat's idle CPU is measured before the one-line runs")
+	jsonOut  = flag.String("json", "", "also write every figure, each round's, to this file as JSON")
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "-serve-echo" {
 		serveEcho()
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "-dial-echo" {
+		dialEcho(os.Args[2])
 		return
 	}
 	flag.Parse()
@@ -109,7 +120,85 @@ func run() error {
 			return fmt.Errorf("web: %w", err)
 		}
 	}
+	if *onelineN > 0 {
+		if err := oneline(bin, echo); err != nil {
+			return fmt.Errorf("one line at a time: %w", err)
+		}
+	}
+	if *jsonOut != "" {
+		data, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(*jsonOut, append(data, '\n'), 0o644)
+	}
 	return nil
+}
+
+// Results is what -json writes: every figure of every round, by workload
+// and by how seat ran ("floor" for the floor).
+type Results struct {
+	Workloads map[string]map[string][]Figures `json:"workloads"`
+	// Jitter is the device loop's jitter during the control runs, by
+	// workload.
+	Jitter  map[string]Jitter  `json:"jitter"`
+	Oneline map[string]Oneline `json:"oneline,omitempty"`
+	// RecordBytes is the size of the message workload's recording.
+	RecordBytes int64 `json:"record_bytes,omitempty"`
+}
+
+// Figures are one run's.
+type Figures struct {
+	P50us      float64 `json:"p50_us"`
+	P99us      float64 `json:"p99_us"`
+	StopWait   float64 `json:"stopwait_per_s"`
+	Pipelined  float64 `json:"pipelined_per_s"`
+	IdleRSSkiB int     `json:"idle_rss_kib,omitempty"`
+}
+
+// Jitter is the device loop's, in microseconds.
+type Jitter struct {
+	Cycles uint64  `json:"cycles"`
+	P50us  float64 `json:"p50_us"`
+	P99us  float64 `json:"p99_us"`
+	MaxUs  float64 `json:"max_us"`
+}
+
+// Oneline is a one-line-at-a-time comparison: per round, the floor's
+// and seat's CPU per event and throughput, and seat's idle CPU.
+type Oneline struct {
+	FloorCPUus  []float64 `json:"floor_cpu_us"`
+	SeatCPUus   []float64 `json:"seat_cpu_us"`
+	FloorPerS   []float64 `json:"floor_per_s"`
+	SeatPerS    []float64 `json:"seat_per_s"`
+	IdlePercent float64   `json:"idle_percent"`
+}
+
+var results = Results{Workloads: map[string]map[string][]Figures{}, Jitter: map[string]Jitter{}, Oneline: map[string]Oneline{}}
+
+func (r result) figures() Figures {
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+	return Figures{P50us: us(r.p50), P99us: us(r.p99), StopWait: r.stopWait, Pipelined: r.pipelined}
+}
+
+func keep(workload, mode string, r result, rss int) {
+	if results.Workloads[workload] == nil {
+		results.Workloads[workload] = map[string][]Figures{}
+	}
+	f := r.figures()
+	f.IdleRSSkiB = rss
+	results.Workloads[workload][mode] = append(results.Workloads[workload][mode], f)
+}
+
+// modesOf is how seat runs for a workload.
+func modesOf(workload string) []string {
+	if *modesFlag != "auto" {
+		return strings.Split(*modesFlag, ",")
+	}
+	if workload == "message" {
+		return []string{"plain", "control", "page", "record"}
+	}
+	return []string{"plain", "control"}
 }
 
 // --- the floor ---------------------------------------------------------
@@ -216,6 +305,9 @@ type seatProc struct {
 	ports   []string
 	control string
 	rssK    int
+	record  string          // the recording, in record mode
+	page    *websocket.Conn // the monitor page, in page mode
+	frames  atomic.Int64    // frames the page received
 }
 
 func freePort() string {
@@ -228,14 +320,43 @@ func freePort() string {
 	return p
 }
 
-// startSeat runs seat on a bench behavior, its adaptors on ports seat
-// picks itself (port="0"; ports chosen here and handed over could be taken
-// in between by a client connection's local port), and learns them from
-// the control API.
-func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
+var adaptorName = regexp.MustCompile(`<adaptor name="([^"]+)"`)
+
+// startSeat runs seat on a bench behavior in a mode (modesOf). With
+// --control its adaptors are on ports seat picks itself (port="0"; ports
+// chosen here and handed over could be taken in between by a client
+// connection's local port) and learnt from the control API; without it,
+// free ports are handed over with --set. Extra arguments go before the
+// file.
+func startSeat(bin, file, mode, cpuprofile string, extra ...string) (*seatProc, error) {
 	path := filepath.Join(*benchDir, file)
-	s := &seatProc{control: "127.0.0.1:" + freePort()}
-	args := []string{"run", "--log-level", "warn", "--device-loop", "on", "--control", s.control}
+	s := &seatProc{}
+	args := []string{"run", "--log-level", "warn", "--device-loop", "on"}
+	args = append(args, extra...)
+	control := mode == "control" || mode == "page"
+	if control {
+		s.control = "127.0.0.1:" + freePort()
+		args = append(args, "--control", s.control)
+	} else if mode != "client" {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range adaptorName.FindAllSubmatch(src, -1) {
+			p := freePort()
+			s.ports = append(s.ports, p)
+			args = append(args, "--set", string(m[1])+".port="+p)
+		}
+	}
+	if mode == "record" {
+		f, err := os.CreateTemp("", "seatload-*.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		s.record = f.Name()
+		args = append(args, "--record", s.record)
+	}
 	if cpuprofile != "" {
 		args = append(args, "--cpuprofile", cpuprofile)
 	}
@@ -249,26 +370,65 @@ func startSeat(bin, file, cpuprofile string) (*seatProc, error) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		var list []manager.Info
-		if err := (&manager.Client{Addr: s.control}).Do(http.MethodGet, "/behaviors", nil, &list); err == nil && len(list) == 1 && len(list[0].Adaptors) > 0 {
-			for _, a := range list[0].Adaptors {
-				_, p, _ := net.SplitHostPort(a.Addr)
-				s.ports = append(s.ports, p)
+		if control {
+			var list []manager.Info
+			if err := (&manager.Client{Addr: s.control}).Do(http.MethodGet, "/behaviors", nil, &list); err == nil && len(list) == 1 && len(list[0].Adaptors) > 0 {
+				for _, a := range list[0].Adaptors {
+					_, p, _ := net.SplitHostPort(a.Addr)
+					s.ports = append(s.ports, p)
+				}
+				break
 			}
+		} else if mode == "client" || listening(s.ports) {
 			break
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("seat did not list its adaptors on %s", s.control)
+			return nil, fmt.Errorf("seat (%s) did not listen on its adaptors' ports", mode)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if mode == "page" {
+		h := http.Header{"Origin": {"http://" + s.control}}
+		ws, _, err := websocket.DefaultDialer.Dial("ws://"+s.control+"/monitor/ws", h)
+		if err != nil {
+			s.stop()
+			return nil, fmt.Errorf("opening the monitor page: %w", err)
+		}
+		s.page = ws
+		go func() { // a page that keeps up, as a browser would
+			for {
+				if _, _, err := ws.ReadMessage(); err != nil {
+					return
+				}
+				s.frames.Add(1)
+			}
+		}()
 	}
 	time.Sleep(time.Second) // settle, then the idle footprint
 	s.rssK = rssKiB(s.cmd.Process.Pid)
 	return s, nil
 }
 
+// listening reports whether every port accepts a connection.
+func listening(ports []string) bool {
+	for _, p := range ports {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+p, time.Second)
+		if err != nil {
+			return false
+		}
+		c.Close()
+	}
+	return true
+}
+
 func (s *seatProc) stop() {
+	if s.page != nil {
+		s.page.Close()
+	}
+	if s.record != "" {
+		defer os.Remove(s.record)
+	}
 	s.cmd.Process.Signal(os.Interrupt)
 	done := make(chan struct{})
 	go func() { s.cmd.Wait(); close(done) }()
@@ -516,24 +676,37 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func report(title string, floor, seat []result, extra []string) {
+// report prints a table: the floor, then seat in each mode with its
+// ratio to the floor, each the median over the rounds.
+func report(title string, floor []result, modes []string, seat map[string][]result, extra []string) {
 	fmt.Printf("%s\n", title)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tfloor\tseat\tseat/floor\t")
+	head := "\tfloor\t"
+	for _, m := range modes {
+		head += "seat " + m + "\t/floor\t"
+	}
+	fmt.Fprintln(tw, head)
 	row := func(name string, get func(result) float64, unit string) {
-		var f, s []float64
-		for i := range floor {
-			f = append(f, get(floor[i]))
-			s = append(s, get(seat[i]))
+		med := func(rs []result) float64 {
+			var xs []float64
+			for _, r := range rs {
+				xs = append(xs, get(r))
+			}
+			return median(xs)
 		}
-		mf, ms := median(f), median(s)
 		format := func(v float64) string {
 			if unit == "µs" {
 				return fmt.Sprintf("%.1f µs", v)
 			}
 			return fmt.Sprintf("%.0f/s", v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", name, format(mf), format(ms), ms/mf)
+		mf := med(floor)
+		line := name + "\t" + format(mf) + "\t"
+		for _, m := range modes {
+			ms := med(seat[m])
+			line += fmt.Sprintf("%s\t%.2f\t", format(ms), ms/mf)
+		}
+		fmt.Fprintln(tw, line)
 	}
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
 	row("stop-and-wait p50", func(r result) float64 { return us(r.p50) }, "µs")
@@ -550,58 +723,97 @@ func report(title string, floor, seat []result, extra []string) {
 }
 
 func workload(bin, name string, echo *echoProc, cpuprofile string) error {
-	seat, err := startSeat(bin, name+".seatml", cpuprofile)
-	if err != nil {
-		return err
+	modes := modesOf(name)
+	procs := map[string]*seatProc{}
+	for i, mode := range modes {
+		profile := ""
+		if i == 0 {
+			profile = cpuprofile
+		}
+		p, err := startSeat(bin, name+".seatml", mode, profile)
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		procs[mode] = p
 	}
-	defer seat.stop()
-	var floor, seatRes []result
+	var floor []result
+	seatRes := map[string][]result{}
 	var jitter []uint64
 	for range *rounds {
 		f, err := measure(func(int) (conn, error) { return dialTCP(echo.tcp, "ping") }, *nFlag)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		before, err := seat.engine()
-		if err != nil {
-			return err
+		floor = append(floor, f)
+		keep(name, "floor", f, echo.rssIdleK)
+		for _, mode := range modes {
+			p := procs[mode]
+			var before manager.EngineStats
+			if mode == "control" {
+				if before, err = p.engine(); err != nil {
+					return err
+				}
+			}
+			s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:"+p.ports[i], "pong") }, *nFlag)
+			if err != nil {
+				return fmt.Errorf("seat (%s): %w", mode, err)
+			}
+			seatRes[mode] = append(seatRes[mode], s)
+			keep(name, mode, s, p.rssK)
+			if mode != "control" {
+				continue
+			}
+			after, err := p.engine()
+			if err != nil {
+				return err
+			}
+			if jitter == nil {
+				jitter = make([]uint64, len(after.JitterHistogram))
+			}
+			for i := range after.JitterHistogram {
+				jitter[i] += after.JitterHistogram[i] - before.JitterHistogram[i]
+			}
 		}
-		s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:"+seat.ports[i], "pong") }, *nFlag)
-		if err != nil {
-			return fmt.Errorf("seat: %w", err)
-		}
-		after, err := seat.engine()
-		if err != nil {
-			return err
-		}
-		if jitter == nil {
-			jitter = make([]uint64, len(after.JitterHistogram))
-		}
-		for i := range after.JitterHistogram {
-			jitter[i] += after.JitterHistogram[i] - before.JitterHistogram[i]
-		}
-		floor, seatRes = append(floor, f), append(seatRes, s)
 	}
-	var cycles uint64
-	for _, c := range jitter {
-		cycles += c
+	var extra []string
+	for _, mode := range modes {
+		extra = append(extra, fmt.Sprintf("idle RSS: seat %s %.1f MB, floor %.1f MB", mode, float64(procs[mode].rssK)/1024, float64(echo.rssIdleK)/1024))
 	}
-	extra := []string{
-		fmt.Sprintf("idle RSS: seat %.1f MB, floor %.1f MB", float64(seat.rssK)/1024, float64(echo.rssIdleK)/1024),
-		fmt.Sprintf("seat's 100 Hz device loop during the runs (%d cycles): jitter p50 %v, p99 %v, max %v",
-			cycles, hal.Quantile(jitter, 0.5), hal.Quantile(jitter, 0.99), hal.Quantile(jitter, 1)),
+	if jitter != nil {
+		var cycles uint64
+		for _, c := range jitter {
+			cycles += c
+		}
+		j := Jitter{Cycles: cycles, P50us: us(hal.Quantile(jitter, 0.5)), P99us: us(hal.Quantile(jitter, 0.99)), MaxUs: us(hal.Quantile(jitter, 1))}
+		results.Jitter[name] = j
+		extra = append(extra, fmt.Sprintf("seat's 100 Hz device loop during the control runs (%d cycles): jitter p50 %v, p99 %v, max %v",
+			cycles, hal.Quantile(jitter, 0.5), hal.Quantile(jitter, 0.99), hal.Quantile(jitter, 1)))
 	}
-	report(fmt.Sprintf("workload %q over TCP (%s)", name, name+".seatml"), floor, seatRes, extra)
+	if p := procs["page"]; p != nil {
+		extra = append(extra, fmt.Sprintf("the monitor page received %d frames", p.frames.Load()))
+	}
+	if p := procs["record"]; p != nil {
+		p.stop() // the recording is complete once seat stops
+		if st, err := os.Stat(p.record); err == nil {
+			results.RecordBytes = st.Size()
+			extra = append(extra, fmt.Sprintf("the recording: %.1f MB", float64(st.Size())/(1<<20)))
+		}
+	}
+	report(fmt.Sprintf("workload %q over TCP (%s)", name, name+".seatml"), floor, modes, seatRes, extra)
 	return nil
 }
 
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+
 func webWorkload(bin string, echo *echoProc) error {
-	seat, err := startSeat(bin, "web.seatml", "")
+	seat, err := startSeat(bin, "web.seatml", "plain", "")
 	if err != nil {
 		return err
 	}
 	defer seat.stop()
-	var floor, seatRes []result
+	var floor []result
+	seatRes := map[string][]result{}
 	for range *rounds {
 		f, err := measure(func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0, string(wsRequest)) }, *nFlag/5)
 		if err != nil {
@@ -611,9 +823,11 @@ func webWorkload(bin string, echo *echoProc) error {
 		if err != nil {
 			return fmt.Errorf("seat: %w", err)
 		}
-		floor, seatRes = append(floor, f), append(seatRes, s)
+		floor, seatRes["plain"] = append(floor, f), append(seatRes["plain"], s)
+		keep("web", "floor", f, 0)
+		keep("web", "plain", s, seat.rssK)
 	}
-	report("WebSocket: a Lua reply to each event frame (web.seatml), n/5 requests", floor, seatRes,
+	report("WebSocket: a Lua reply to each event frame (web.seatml), n/5 requests", floor, []string{"plain"}, seatRes,
 		[]string{fmt.Sprintf("idle RSS: seat %.1f MB", float64(seat.rssK)/1024)})
 	return nil
 }

@@ -81,6 +81,7 @@ function addLine(s, l) {
     case "fire": details.append("rule at ", sourceLink(l.at)); break;
     case "state": details.append(l.state); break;
     case "timer": details.append(l.timer + " in " + l.state); break;
+    case "skipped": details.append(l.text); break;
     default: details.append((l.source || "") + " " + (l.peer || ""));
   }
   const row = el("tr", {class: "line " + l.kind}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + l.kind}, l.kind)), details);
@@ -150,11 +151,19 @@ function connect() {
         await drawGraph(s, f.behavior.dot);
         break;
       }
-      case "line": {
-        const s = behaviors.get(f.line.behavior);
-        if (s) addLine(s, f.line);
+      case "lines": // what the behaviors did since the last frame
+        // A behavior busier than the page's log is summarized: its last
+        // lines, after a line saying how many came before them.
+        for (const [name, n] of Object.entries(f.skipped || {})) {
+          const s = behaviors.get(name);
+          const first = (f.lines || []).find(l => l.behavior === name);
+          if (s) addLine(s, {kind: "skipped", t: first ? first.t : 0, text: n + " lines not shown"});
+        }
+        for (const l of f.lines || []) {
+          const s = behaviors.get(l.behavior);
+          if (s) addLine(s, l);
+        }
         break;
-      }
       case "status":
         showStatus(f.now, f.status, f.counts);
         break;

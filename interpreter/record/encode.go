@@ -1,0 +1,94 @@
+package record
+
+import (
+	"unicode/utf8"
+)
+
+// AppendJSON appends the line as encoding/json writes it (the same fields
+// in the same order, the same escapes), without reflection: the recorder
+// writes several lines per event.
+func (l *Line) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = l.T.appendJSON(dst)
+	dst = appendField(dst, "kind", l.Kind, false)
+	dst = appendField(dst, "behavior", l.Behavior, true)
+	dst = appendField(dst, "file", l.File, true)
+	dst = appendField(dst, "source", l.Source, true)
+	dst = appendField(dst, "peer", l.Peer, true)
+	if l.Text != nil {
+		dst = appendField(dst, "text", *l.Text, false)
+	}
+	dst = appendField(dst, "key", l.Key, true)
+	dst = appendField(dst, "at", l.At, true)
+	dst = appendField(dst, "state", l.State, true)
+	dst = appendField(dst, "timer", l.Timer, true)
+	dst = appendField(dst, "wall", l.Wall, true)
+	dst = appendField(dst, "seat", l.Seat, true)
+	return append(dst, '}')
+}
+
+func appendField(dst []byte, name, value string, omitEmpty bool) []byte {
+	if omitEmpty && value == "" {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return appendString(dst, value)
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string with encoding/json's escapes:
+// control characters, <, > and & as \u00XX, U+2028 and U+2029 escaped, and
+// invalid UTF-8 as U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
