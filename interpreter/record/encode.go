@@ -1,7 +1,11 @@
 package record
 
 import (
+	"strconv"
+	"time"
 	"unicode/utf8"
+
+	"github.com/seatml/seat/interpreter"
 )
 
 // AppendJSON appends the line as encoding/json writes it (the same fields
@@ -24,6 +28,28 @@ func (l *Line) AppendJSON(dst []byte) []byte {
 	dst = appendField(dst, "timer", l.Timer, true)
 	dst = appendField(dst, "wall", l.Wall, true)
 	dst = appendField(dst, "seat", l.Seat, true)
+	return append(dst, '}')
+}
+
+// appendRecord appends the line of a behavior's record, timed from start,
+// as LineOf(behavior, start, r).AppendJSON would, without making the Line.
+func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.Record) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = Seconds(r.Time.Sub(start).Seconds()).appendJSON(dst)
+	dst = appendField(dst, "kind", string(r.Kind), false)
+	dst = appendField(dst, "behavior", behavior, true)
+	dst = appendField(dst, "source", r.Source, true)
+	dst = appendField(dst, "peer", r.Peer, true)
+	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut {
+		dst = appendField(dst, "text", r.Text, false)
+	}
+	dst = appendField(dst, "key", r.Key, true)
+	if r.At.IsValid() {
+		dst = append(dst, `,"at":`...)
+		dst = appendString(dst, r.At.File+":"+strconv.Itoa(r.At.Line))
+	}
+	dst = appendField(dst, "state", r.State, true)
+	dst = appendField(dst, "timer", r.Timer, true)
 	return append(dst, '}')
 }
 

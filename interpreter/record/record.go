@@ -70,8 +70,35 @@ type Seconds float64
 // 1.1698303939999999.
 func (s Seconds) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
 
+// appendJSON writes what strconv.AppendFloat(round(s*1e6)/1e6, 'f', -1)
+// writes, from the whole microseconds: below 2^53 µs the shortest decimal
+// of k/1e6 is k/1e6 itself, trailing zeros dropped (FuzzAppendJSON).
 func (s Seconds) appendJSON(dst []byte) []byte {
-	return strconv.AppendFloat(dst, math.Round(float64(s)*1e6)/1e6, 'f', -1, 64)
+	k := math.Round(float64(s) * 1e6)
+	if math.IsNaN(k) || math.Abs(k) >= 1<<53 {
+		return strconv.AppendFloat(dst, k/1e6, 'f', -1, 64)
+	}
+	n := int64(k)
+	if n < 0 {
+		dst = append(dst, '-')
+		n = -n
+	}
+	dst = strconv.AppendInt(dst, n/1e6, 10)
+	frac := n % 1e6
+	if frac == 0 {
+		return dst
+	}
+	var digits [7]byte
+	digits[0] = '.'
+	for i := 6; i >= 1; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	end := 7
+	for digits[end-1] == '0' {
+		end--
+	}
+	return append(dst, digits[:end]...)
 }
 
 // Writer writes a recording. It is safe for several behaviors at once.
@@ -180,8 +207,7 @@ func (w *Writer) writeQueued() {
 			if e.line != nil {
 				w.buf = e.line.AppendJSON(w.buf[:0])
 			} else {
-				l := LineOf(e.behavior, w.start, e.rec)
-				w.buf = l.AppendJSON(w.buf[:0])
+				w.buf = appendRecord(w.buf[:0], e.behavior, w.start, &e.rec)
 			}
 			w.buf = append(w.buf, '\n')
 			if _, err = w.w.Write(w.buf); err != nil {

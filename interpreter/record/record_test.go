@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,18 @@ func FuzzAppendJSON(f *testing.F) {
 		}
 		if got := l.AppendJSON(nil); string(got) != string(want) {
 			t.Errorf("AppendJSON:\n%s\nencoding/json:\n%s", got, want)
+		}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if math.Abs(secs) > 1e9 || math.IsNaN(secs) {
+			return // beyond time.Duration
+		}
+		for _, kind := range []interpreter.RecordKind{interpreter.RecIn, interpreter.RecFire, interpreter.RecState} {
+			r := interpreter.Record{Time: start.Add(time.Duration(secs * 1e9)), Kind: kind, Source: peer, Peer: peer, Text: text, Key: text,
+				At: schema.Pos{File: text, Line: 7, Col: 1}, State: text, Timer: peer}
+			want, _ := json.Marshal(LineOf("受付", start, r))
+			if got := appendRecord(nil, "受付", start, &r); string(got) != string(want) {
+				t.Errorf("appendRecord:\n%s\nencoding/json:\n%s", got, want)
+			}
 		}
 	})
 }
