@@ -70,7 +70,10 @@ type Conn interface {
 type Sink interface {
 	// Deliver queues an event, blocking while the queue is full, so that a
 	// fast peer slows down instead of losing events. It fails only when ctx
-	// ends or the sink is closed.
+	// ends or the sink is closed. The interpreter may handle the event on
+	// the caller's goroutine before returning, when its behavior is idle:
+	// a caller must not hold a lock that the behavior's actions (a Send
+	// to this adaptor) take.
 	Deliver(ctx context.Context, ev Event) error
 	// EndOfInput tells the sink that the named adaptor's input has ended
 	// and that the run should end once the events queued before are handled
