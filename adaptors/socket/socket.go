@@ -389,11 +389,7 @@ func (cn *conn) write() {
 	flush := func(deadline time.Duration) bool {
 		cn.wmu.Lock()
 		defer cn.wmu.Unlock()
-		cn.taken = cn.out.Take(cn.taken)
-		for _, text := range cn.taken {
-			cn.pending = adaptors.AppendLine(cn.pending, text)
-		}
-		clear(cn.taken)
+		cn.takeLocked()
 		if len(cn.pending) == 0 {
 			return true
 		}
@@ -443,11 +439,7 @@ func (cn *conn) writeNow() {
 		cn.out.Signal()
 		return
 	}
-	cn.taken = cn.out.Take(cn.taken)
-	for _, text := range cn.taken {
-		cn.pending = adaptors.AppendLine(cn.pending, text)
-	}
-	clear(cn.taken)
+	cn.takeLocked()
 	if len(cn.pending) == 0 {
 		return
 	}
@@ -465,6 +457,16 @@ func (cn *conn) writeNow() {
 		cn.pending = cn.pending[:copy(cn.pending, cn.pending[n:])]
 	}
 	cn.out.Signal() // the writer writes the rest, or finds the error
+}
+
+// takeLocked moves what is queued to the end of pending, as lines. wmu
+// is held.
+func (cn *conn) takeLocked() {
+	cn.taken = cn.out.Take(cn.taken)
+	for _, text := range cn.taken {
+		cn.pending = adaptors.AppendLine(cn.pending, text)
+	}
+	clear(cn.taken)
 }
 
 // trim empties a written buffer, letting a large one go.

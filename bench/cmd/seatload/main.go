@@ -255,22 +255,7 @@ func serveEcho() {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				r, w := bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
-				for {
-					line, err := r.ReadSlice('\n')
-					if err != nil {
-						return
-					}
-					w.Write(line)
-					if r.Buffered() == 0 { // answer a batch with one write, as seat does
-						if w.Flush() != nil {
-							return
-						}
-					}
-				}
-			}()
+			go echoLines(c)
 		}
 	}()
 	wsln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -296,6 +281,23 @@ func serveEcho() {
 	}))
 	fmt.Printf("tcp %s\nws %s\n", ln.Addr(), wsln.Addr())
 	io.Copy(io.Discard, os.Stdin) // until seatload exits
+}
+
+// echoLines sends every line read from c straight back, a batch read
+// together with one write, as seat does, until c ends.
+func echoLines(c net.Conn) {
+	defer c.Close()
+	r, w := bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		w.Write(line)
+		if r.Buffered() == 0 && w.Flush() != nil {
+			return
+		}
+	}
 }
 
 // --- seat ----------------------------------------------------------------
@@ -708,7 +710,6 @@ func report(title string, floor []result, modes []string, seat map[string][]resu
 		}
 		fmt.Fprintln(tw, line)
 	}
-	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
 	row("stop-and-wait p50", func(r result) float64 { return us(r.p50) }, "µs")
 	row("stop-and-wait p90", func(r result) float64 { return us(r.p90) }, "µs")
 	row("stop-and-wait p99", func(r result) float64 { return us(r.p99) }, "µs")

@@ -84,17 +84,26 @@ func dialEcho(addr string) {
 	if err != nil {
 		panic(err)
 	}
-	r, w := bufio.NewReaderSize(c, 32<<10), bufio.NewWriterSize(c, 32<<10)
-	for {
-		line, err := r.ReadSlice('\n')
+	echoLines(c)
+}
+
+// compare runs the rounds of one side: the floor's connection, then
+// seat's, each time, with the CPU of the process behind each.
+func compare(floor, seat *lineConn, floorPid, seatPid int) (Oneline, error) {
+	var o Oneline
+	for range *rounds {
+		fr, fc, err := floor.exchange(*onelineN, floorPid)
 		if err != nil {
-			return
+			return o, fmt.Errorf("floor: %w", err)
 		}
-		w.Write(line)
-		if r.Buffered() == 0 && w.Flush() != nil {
-			return
+		sr, sc, err := seat.exchange(*onelineN, seatPid)
+		if err != nil {
+			return o, fmt.Errorf("seat: %w", err)
 		}
+		o.FloorPerS, o.SeatPerS = append(o.FloorPerS, fr), append(o.SeatPerS, sr)
+		o.FloorCPUus, o.SeatCPUus = append(o.FloorCPUus, us(fc)), append(o.SeatCPUus, us(sc))
 	}
+	return o, nil
 }
 
 // accept waits for one connection on ln.
@@ -120,7 +129,6 @@ func accept(ln net.Listener) (net.Conn, error) {
 // median of the rounds. Seat runs plainly: no control API, no devices.
 // Its idle CPU is measured first.
 func oneline(bin string, echo *echoProc) error {
-	n := *onelineN
 	// Seat as the server.
 	srv, err := startSeat(bin, "oneline.seatml", "plain", "", "--device-loop", "auto")
 	if err != nil {
@@ -137,8 +145,6 @@ func oneline(bin string, echo *echoProc) error {
 		c1, _ := cpuTime(srv.cmd.Process.Pid)
 		idle = 100 * float64(c1-c0) / float64(*idleFor)
 	}
-	var server Oneline
-	server.IdlePercent = idle
 	dial := func(addr, want string) (*lineConn, error) {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -156,22 +162,14 @@ func oneline(bin string, echo *echoProc) error {
 		return err
 	}
 	defer sl.c.Close()
-	for range *rounds {
-		fr, fc, err := fl.exchange(n, echo.cmd.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("floor server: %w", err)
-		}
-		sr, sc, err := sl.exchange(n, srv.cmd.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("seat server: %w", err)
-		}
-		server.FloorPerS, server.SeatPerS = append(server.FloorPerS, fr), append(server.SeatPerS, sr)
-		server.FloorCPUus, server.SeatCPUus = append(server.FloorCPUus, us(fc)), append(server.SeatCPUus, us(sc))
+	server, err := compare(fl, sl, echo.cmd.Process.Pid, srv.cmd.Process.Pid)
+	if err != nil {
+		return fmt.Errorf("as the server: %w", err)
 	}
+	server.IdlePercent = idle
 	results.Oneline["server"] = server
 
 	// Seat as the client: seatload listens, seat and the floor connect.
-	var client Oneline
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -203,23 +201,14 @@ func oneline(bin string, echo *echoProc) error {
 		return err
 	}
 	defer sc.Close()
-	floorConn := &lineConn{c: fc, r: bufio.NewReader(fc), want: "ping"}
-	seatConn := &lineConn{c: sc, r: bufio.NewReader(sc), want: "pong"}
-	for range *rounds {
-		fr, fcpu, err := floorConn.exchange(n, floorCmd.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("floor client: %w", err)
-		}
-		sr, scpu, err := seatConn.exchange(n, cli.cmd.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("seat client: %w", err)
-		}
-		client.FloorPerS, client.SeatPerS = append(client.FloorPerS, fr), append(client.SeatPerS, sr)
-		client.FloorCPUus, client.SeatCPUus = append(client.FloorCPUus, us(fcpu)), append(client.SeatCPUus, us(scpu))
+	client, err := compare(&lineConn{c: fc, r: bufio.NewReader(fc), want: "ping"}, &lineConn{c: sc, r: bufio.NewReader(sc), want: "pong"},
+		floorCmd.Process.Pid, cli.cmd.Process.Pid)
+	if err != nil {
+		return fmt.Errorf("as the client: %w", err)
 	}
 	results.Oneline["client"] = client
 
-	fmt.Printf("one line at a time, %d requests per round, seat plain (no --control, no devices)\n", n)
+	fmt.Printf("one line at a time, %d requests per round, seat plain (no --control, no devices)\n", *onelineN)
 	fmt.Printf("  seat idle: %.2f %% of a core over %v\n", idle, *idleFor)
 	for _, side := range []string{"server", "client"} {
 		o := results.Oneline[side]
