@@ -75,10 +75,11 @@ type deviceState struct {
 
 // Engine runs the control cycle over a tree and a backend.
 type Engine struct {
-	tree    *Tree
-	mem     *Memory
-	backend Backend
-	opts    Options
+	tree      *Tree
+	mem       *Memory
+	backend   Backend
+	immediate bool // the backend is the simulator: calls skip the timeout
+	opts      Options
 
 	tickMu  sync.Mutex
 	tickers []func(now time.Duration)
@@ -138,6 +139,12 @@ func NewEngine(tree *Tree, backend Backend, opts Options) (*Engine, error) {
 	e := &Engine{tree: tree, backend: backend, opts: opts, jointOf: map[int]*Joint{}, k: 1, subErrors: map[int][]ErrorEntry{},
 		wake: make(chan struct{}, 1)}
 	e.mem = NewMemory(e.Now)
+	// The simulator answers from memory and never blocks: it is called
+	// on the loop's own thread, with no timeout, since the goroutine a
+	// timed call needs costs the loop's locked thread several thread
+	// hand-offs every cycle. (Only the simulator itself: a backend that
+	// embeds it may block.)
+	_, e.immediate = backend.(*Sim)
 	n := len(tree.Subs)
 	e.acts = make([]*actuator, n)
 	e.values = make([]float64, n)
@@ -436,7 +443,7 @@ func (e *Engine) Step(now time.Duration) error {
 // abandoned with its frame (fresh frames are made) and counts as no answer;
 // no call is made while it is still running.
 func (e *Engine) call(fn func(ctx context.Context) error) bool {
-	if e.opts.CallTimeout <= 0 {
+	if e.opts.CallTimeout <= 0 || e.immediate {
 		return fn(context.Background()) == nil
 	}
 	if e.inflight != nil {

@@ -16,21 +16,27 @@ import (
 // call runs a chunk under the time limit with the event globals set, and
 // returns its result (§9.2).
 func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
-	fn := m.fns[ch]
+	var fn *lua.LFunction
+	if ch.id < len(m.fns) {
+		fn = m.fns[ch.id]
+	}
 	if fn == nil {
 		proto, err := ch.get()
 		if err != nil {
 			return lua.LNil, &ScriptError{File: ch.file, Line: ch.line, Msg: err.Error()}
 		}
 		fn = m.L.NewFunctionFromProto(proto)
-		m.fns[ch] = fn
+		if ch.id >= len(m.fns) {
+			m.fns = append(m.fns, make([]*lua.LFunction, ch.id+1-len(m.fns))...)
+		}
+		m.fns[ch.id] = fn
 	}
 	if err := m.pcall(fn, 1, cc, ch); err != nil {
 		return lua.LNil, err
 	}
 	ret := m.L.Get(-1)
 	m.L.Pop(1)
-	if r := m.L.GetGlobal("rtc_result"); r != lua.LNil {
+	if r := m.result(); r != lua.LNil {
 		ret = r
 	}
 	return ret, nil
@@ -76,24 +82,98 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, arg
 	return nil
 }
 
+// The event globals (§9.2) are not stored in the globals table: its
+// metatable answers them from the current call context, so a call costs no
+// table writes and the event value is built only when a script reads it.
+// An assignment to one of them holds until the next call, as it did when
+// each call set them.
+const (
+	gEvent = iota
+	gRtcInData
+	gWebInData
+	gRtcResult
+	numEventGlobals
+)
+
+var eventGlobals = [numEventGlobals]string{"event", "rtc_in_data", "web_in_data", "rtc_result"}
+
+func eventGlobal(name string) int {
+	for i, n := range eventGlobals {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// setGlobals makes the event globals show cc for the next call.
 func (m *Machine) setGlobals(cc *callCtx) {
-	L := m.L
-	L.SetGlobal("rtc_result", lua.LNil)
-	data := cc.dataLV
-	if data == nil { // converted once per event, not per chunk
+	m.luaCC = cc
+	m.luaAssigned = [numEventGlobals]lua.LValue{}
+}
+
+// eventGlobalValue is what a script reads for event global i.
+func (m *Machine) eventGlobalValue(i int) lua.LValue {
+	if v := m.luaAssigned[i]; v != nil {
+		return v
+	}
+	cc := m.luaCC
+	if cc == nil || i == gRtcResult {
+		return lua.LNil
+	}
+	if i == gEvent {
+		return m.eventTable(cc)
+	}
+	if cc.dataLV == nil { // converted once per event, not per chunk
 		switch cc.kind {
 		case ctxEvent:
-			data = lua.LString(cc.ev.Text)
+			cc.dataLV = lua.LString(cc.ev.Text)
 		case ctxPeriodic:
-			data = lua.LString("")
+			cc.dataLV = lua.LString("")
 		default:
-			data = lua.LNil
+			cc.dataLV = lua.LNil
 		}
-		cc.dataLV = data
 	}
-	L.SetGlobal("rtc_in_data", data)
-	L.SetGlobal("web_in_data", data)
-	L.SetGlobal("event", m.eventTable(cc))
+	return cc.dataLV
+}
+
+// installGlobals gives the globals table the metatable that answers the
+// event globals. It is protected: getmetatable(_G) is false and
+// setmetatable(_G, …) an error.
+func (m *Machine) installGlobals() {
+	L := m.L
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if k, ok := L.Get(2).(lua.LString); ok {
+			if i := eventGlobal(string(k)); i >= 0 {
+				L.Push(m.eventGlobalValue(i))
+				return 1
+			}
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		t, k, v := L.CheckTable(1), L.Get(2), L.Get(3)
+		if s, ok := k.(lua.LString); ok {
+			if i := eventGlobal(string(s)); i >= 0 {
+				m.luaAssigned[i] = v
+				return 0
+			}
+		}
+		t.RawSet(k, v)
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.G.Global.Metatable = mt
+}
+
+// result is the value of rtc_result after a call, nil when unset.
+func (m *Machine) result() lua.LValue {
+	if v := m.luaAssigned[gRtcResult]; v != nil {
+		return v
+	}
+	return lua.LNil
 }
 
 // eventData is what the Lua "event" value shows of one event or list. It

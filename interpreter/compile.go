@@ -953,7 +953,7 @@ func (ch *chunk) get() (*lua.FunctionProto, error) {
 
 // queueLua returns a chunk that compileAll checks once every file is read.
 func (ld *loader) queueLua(file, src string, line, col int, expr bool) *chunk {
-	ch := &chunk{file: file, line: line, src: src, col: col, expr: expr}
+	ch := &chunk{id: len(ld.luaJobs), file: file, line: line, src: src, col: col, expr: expr}
 	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch})
 	return ch
 }

@@ -49,7 +49,6 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		opts:         opts,
 		log:          opts.Log.With(zap.String("behavior", prog.Name)),
 		clock:        opts.Clock,
-		fns:          map[*chunk]*lua.LFunction{},
 		done:         make(chan struct{}),
 		ready:        make(chan struct{}),
 		adaptors:     map[string]adaptors.Adaptor{},
@@ -84,6 +83,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	m.luaOpen = true
 	m.installAPI()
 	m.installEventType()
+	m.installGlobals()
 	if err := m.setup(); err != nil {
 		m.closeLua()
 		m.closeM.Do(func() { close(m.done) })

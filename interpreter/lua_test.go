@@ -114,6 +114,26 @@ func TestVarsResultsAndGlobals(t *testing.T) {
 	}
 }
 
+// The event globals are answered by the globals table's metatable: they
+// read as before, an assignment holds until the next call, other globals
+// are plain, and the metatable cannot be seen or replaced.
+func TestEventGlobalsAreAnsweredPerCall(t *testing.T) {
+	h := start(t, doc(`<script>function text_of() return rtc_in_data end</script>`, `<state name="s">`+
+		rule("", `<key>assign</key><script sendto="chat">rtc_in_data = "mine"; event = 1; return rtc_in_data .. "," .. event .. "," .. text_of()</script><script sendto="chat">return rtc_in_data</script>`)+
+		rule("", `<key>after</key><script sendto="chat">return rtc_in_data .. "," .. type(event) .. "," .. event.text .. "," .. web_in_data</script>`)+
+		rule("", `<key>plain</key><script>fresh = nil; fresh = 5; unset = nil</script><script sendto="chat">return fresh .. "," .. tostring(unset) .. "," .. tostring(rawget(_G, "fresh"))</script>`)+
+		rule("", `<key>meta</key><script sendto="chat">return tostring(getmetatable(_G)) .. "," .. tostring(pcall(setmetatable, _G, {}))</script>`)+
+		`</state>`))
+	h.take()
+	for _, e := range []string{"assign", "after", "plain", "meta"} {
+		h.event("chat", e)
+	}
+	want := []string{"chat:mine,1,mine", "chat:assign", "chat:after,userdata,after,after", "chat:5,nil,5", "chat:false,false"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestEventTableAndReply(t *testing.T) {
 	h := start(t, doc("", `<state name="s">`+
 		rule(`source="chat"`, `<key>hi</key><script sendto="chat">return event.source .. "|" .. event.text .. "|" .. event.key .. "|" .. #event.captures .. "|" .. event.time</script>`)+

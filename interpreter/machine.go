@@ -90,7 +90,7 @@ type Machine struct {
 	clock Clock
 	L     *lua.LState
 	dog   *watchdog
-	fns   map[*chunk]*lua.LFunction
+	fns   []*lua.LFunction // by chunk.id, made on first call
 
 	q      *eventQueue
 	done   chan struct{}
@@ -143,12 +143,14 @@ type Machine struct {
 	nextTick        time.Time
 
 	// per-list state
-	req      request
-	ccs      [numCtx]callCtx
-	evBuf    adaptors.Event // the event being handled
-	inExit   bool
-	exitCode *int
-	cc       *callCtx
+	req         request
+	ccs         [numCtx]callCtx
+	evBuf       adaptors.Event // the event being handled
+	inExit      bool
+	exitCode    *int
+	cc          *callCtx
+	luaCC       *callCtx                    // what the event globals show
+	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
 }
 
 // request is a transition asked for by a list; ok is false for none.

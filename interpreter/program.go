@@ -162,6 +162,7 @@ type setupItem struct {
 // chunk is Lua from a behavior (or an execfile) with its place in the
 // file; its bytecode is compiled once, at load or on first use (get).
 type chunk struct {
+	id   int // its index among its program's chunks (Machine.fns)
 	file string
 	line int
 	src  string

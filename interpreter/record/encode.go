@@ -1,11 +1,14 @@
 package record
 
 import (
+	"encoding/binary"
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/schema"
 )
 
 // AppendJSON appends the line as encoding/json writes it (the same fields
@@ -46,7 +49,11 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "key", r.Key, true)
 	if r.At.IsValid() {
 		dst = append(dst, `,"at":`...)
-		dst = appendString(dst, r.At.File+":"+strconv.Itoa(r.At.Line))
+		dst = appendString(dst, r.At.File)
+		dst = dst[:len(dst)-1] // reopen the string for ":line"
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, int64(r.At.Line), 10)
+		dst = append(dst, '"')
 	}
 	dst = appendField(dst, "state", r.State, true)
 	dst = appendField(dst, "timer", r.Timer, true)
@@ -117,4 +124,48 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// The writer's queue holds entries packed into bytes: a tag, then for a
+// record its behavior, its time since the start and its fields, each
+// string as a length and its bytes; for a line made already, its index.
+const (
+	tagRecord = 'r'
+	tagLine   = 'l'
+)
+
+// pack appends a behavior's record to a queue.
+func pack(dst []byte, behavior string, start time.Time, r *interpreter.Record) []byte {
+	dst = append(dst, tagRecord)
+	dst = binary.AppendVarint(dst, int64(r.Time.Sub(start)))
+	for _, s := range [...]string{behavior, string(r.Kind), r.Source, r.Peer, r.Text, r.Key, r.At.File, r.State, r.Timer} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	return binary.AppendUvarint(dst, uint64(max(r.At.Line, 0)))
+}
+
+// unpack reads the first entry of a queue made by pack: a record into r,
+// with its behavior, or a line made already. r's strings share src's
+// bytes: they are good until src is reused.
+func unpack(src []byte, lines []*Line, start time.Time, r *interpreter.Record) (rest []byte, behavior string, line *Line) {
+	tag := src[0]
+	src = src[1:]
+	if tag == tagLine {
+		i, n := binary.Uvarint(src)
+		return src[n:], "", lines[i]
+	}
+	d, n := binary.Varint(src)
+	src = src[n:]
+	var f [9]string
+	for i := range f {
+		l, n := binary.Uvarint(src)
+		src = src[n:]
+		f[i] = unsafe.String(unsafe.SliceData(src), int(l))
+		src = src[l:]
+	}
+	at, n := binary.Uvarint(src)
+	*r = interpreter.Record{Time: start.Add(time.Duration(d)), Kind: interpreter.RecordKind(f[1]), Source: f[2], Peer: f[3], Text: f[4], Key: f[5],
+		At: schema.Pos{File: f[6], Line: int(at)}, State: f[7], Timer: f[8]}
+	return src[n:], f[0], nil
 }

@@ -7,6 +7,7 @@ package record
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,16 +103,19 @@ func (s Seconds) appendJSON(dst []byte) []byte {
 }
 
 // Writer writes a recording. It is safe for several behaviors at once.
-// An observer only queues what it is told, under a lock nothing else holds
-// for longer than a swap; the writer's goroutine turns the queue into lines
-// and writes them, so the machine never waits for JSON or for the disk,
-// unless the disk falls maxPending lines behind: a recording never loses a
-// line, it slows the behaviors down to the disk's pace instead.
+// An observer only packs what it is told into a queue of bytes (no
+// pointers for the collector to follow, nothing to encode), under a lock
+// nothing else holds for longer than a swap; the writer's goroutine turns
+// the queue into JSON lines and writes them, so the machine never waits
+// for JSON or for the disk, unless the disk falls maxPending bytes behind:
+// a recording never loses a line, it slows the behaviors down to the
+// disk's pace instead.
 type Writer struct {
 	mu      sync.Mutex
 	cond    sync.Cond // signalled when the queue is taken
-	pending []entry
-	spare   []entry
+	pending []byte    // packed entries (pack)
+	lines   []*Line   // lines made already, by their index in pending
+	spare   []byte
 	stopped bool
 
 	f     io.WriteCloser
@@ -124,21 +128,13 @@ type Writer struct {
 	done  chan struct{}
 }
 
-// entry is one queued line: a record of a behavior, or a line made
-// already (the header and start lines).
-type entry struct {
-	behavior string
-	rec      interpreter.Record
-	line     *Line
-}
-
 const (
 	// flushEvery bounds how much of a recording a crash can lose.
 	flushEvery = 100 * time.Millisecond
-	// kickAt is how many queued lines wake the writer before its tick,
+	// kickAt is how many queued bytes wake the writer before its tick,
 	// and maxPending how many make observers wait for it.
-	kickAt     = 4096
-	maxPending = 1 << 16
+	kickAt     = 256 << 10
+	maxPending = 8 << 20
 )
 
 // Create starts a recording in file, timed from now.
@@ -154,21 +150,42 @@ func Create(file, version string) (*Writer, error) {
 func New(w io.WriteCloser, start time.Time, version string) (*Writer, error) {
 	rw := &Writer{f: w, w: bufio.NewWriterSize(w, 64<<10), start: start, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	rw.cond.L = &rw.mu
-	rw.add(entry{line: &Line{Kind: KindHeader, Wall: start.UTC().Format(time.RFC3339Nano), Seat: version}})
+	rw.addLine(&Line{Kind: KindHeader, Wall: start.UTC().Format(time.RFC3339Nano), Seat: version})
 	go rw.run()
 	return rw, nil
 }
 
-// add queues e, waiting while the writer is maxPending lines behind.
-func (w *Writer) add(e entry) {
+// addRecord queues a behavior's record.
+func (w *Writer) addRecord(behavior string, r *interpreter.Record) {
 	w.mu.Lock()
+	w.waitRoom()
+	w.pending = pack(w.pending, behavior, w.start, r)
+	w.queued()
+}
+
+// addLine queues a line made already.
+func (w *Writer) addLine(l *Line) {
+	w.mu.Lock()
+	w.waitRoom()
+	w.pending = append(w.pending, tagLine)
+	w.pending = binary.AppendUvarint(w.pending, uint64(len(w.lines)))
+	w.lines = append(w.lines, l)
+	w.queued()
+}
+
+// waitRoom waits, under mu, while the writer is maxPending bytes behind.
+func (w *Writer) waitRoom() {
 	for len(w.pending) >= maxPending && !w.stopped {
 		w.cond.Wait()
 	}
-	w.pending = append(w.pending, e)
+}
+
+// queued unlocks mu after an entry was queued, and wakes the writer when
+// much is waiting.
+func (w *Writer) queued() {
 	n := len(w.pending)
 	w.mu.Unlock()
-	if n == kickAt || n == maxPending {
+	if n >= kickAt {
 		select {
 		case w.kick <- struct{}{}:
 		default:
@@ -195,32 +212,34 @@ func (w *Writer) run() {
 // writeQueued writes the queued lines and flushes them to the file.
 func (w *Writer) writeQueued() {
 	w.mu.Lock()
-	list := w.pending
-	w.pending = w.spare[:0]
+	list, lines := w.pending, w.lines
+	w.pending, w.lines = w.spare[:0], nil
 	failed := w.err != nil
 	w.cond.Broadcast()
 	w.mu.Unlock()
 	var err error
 	if !failed {
-		for i := range list {
-			e := &list[i]
-			if e.line != nil {
-				w.buf = e.line.AppendJSON(w.buf[:0])
+		var r interpreter.Record
+		for rest := list; len(rest) > 0 && err == nil; {
+			var behavior string
+			var line *Line
+			rest, behavior, line = unpack(rest, lines, w.start, &r)
+			if line != nil {
+				w.buf = line.AppendJSON(w.buf[:0])
 			} else {
-				w.buf = appendRecord(w.buf[:0], e.behavior, w.start, &e.rec)
+				w.buf = appendRecord(w.buf[:0], behavior, w.start, &r)
 			}
 			w.buf = append(w.buf, '\n')
-			if _, err = w.w.Write(w.buf); err != nil {
-				break
-			}
+			_, err = w.w.Write(w.buf)
 		}
 		if err == nil {
 			err = w.w.Flush()
 		}
 	}
-	clear(list)
 	w.mu.Lock()
-	w.spare = list
+	if cap(list) <= maxPending*2 {
+		w.spare = list
+	}
 	if w.err == nil {
 		w.err = err
 	}
@@ -247,7 +266,7 @@ func (w *Writer) Close() error {
 // Behavior returns the observer that records one behavior, after writing
 // its "start" line.
 func (w *Writer) Behavior(name, file string) interpreter.Observer {
-	w.add(entry{line: &Line{T: w.since(time.Now()), Kind: KindStart, Behavior: name, File: file}})
+	w.addLine(&Line{T: w.since(time.Now()), Kind: KindStart, Behavior: name, File: file})
 	return &observer{w: w, name: name}
 }
 
@@ -258,7 +277,7 @@ type observer struct {
 	name string
 }
 
-func (o *observer) Observe(r interpreter.Record) { o.w.add(entry{behavior: o.name, rec: r}) }
+func (o *observer) Observe(r interpreter.Record) { o.w.addRecord(o.name, &r) }
 
 // LineOf is the line of a behavior's record, timed from start.
 func LineOf(behavior string, start time.Time, r interpreter.Record) Line {

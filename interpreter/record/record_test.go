@@ -88,6 +88,12 @@ func FuzzAppendJSON(f *testing.F) {
 			if got := appendRecord(nil, "受付", start, &r); string(got) != string(want) {
 				t.Errorf("appendRecord:\n%s\nencoding/json:\n%s", got, want)
 			}
+			// What the writer's queue gives back is the same line.
+			var back interpreter.Record
+			rest, behavior, line := unpack(pack(nil, "受付", start, &r), nil, start, &back)
+			if got := appendRecord(nil, behavior, start, &back); string(got) != string(want) || len(rest) != 0 || line != nil {
+				t.Errorf("packed and unpacked:\n%s\nencoding/json:\n%s", got, want)
+			}
 		}
 	})
 }
