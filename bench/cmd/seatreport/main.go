@@ -292,6 +292,10 @@ func measure() ([]*Figure, error) {
 		}(), Target: "≥ 0.85"})
 	}
 	add(&Figure{Key: "pipe-lua", What: "pipelined, Lua-script reply, seat --control / bare echo server", Unit: "x", Rounds: ratio("lua", "control", pipe), Min: 0.1, Target: "≥ 0.4"})
+	if _, ok := lr.Workloads["web"]["plain"]; ok {
+		add(&Figure{Key: "pipe-web", What: "pipelined, WebSocket, a Lua reply to each event frame, seat / bare WebSocket echo server", Unit: "x",
+			Rounds: ratio("web", "plain", pipe), Target: "≥ 0.8"})
+	}
 	add(&Figure{Key: "sw-p50", What: "stop-and-wait p50 latency, message reply, seat --control / bare echo server", Unit: "x", Rounds: ratio("message", "control", p50), Target: "≤ 1.2"})
 	add(&Figure{Key: "sw-p50-plain", What: "the same, seat without --control", Unit: "x", Rounds: ratio("message", "plain", p50), Target: "≤ 1.2"})
 	for _, side := range []string{"server", "client"} {
