@@ -90,6 +90,13 @@ type Options struct {
 }
 
 // Manager holds the behaviors of one process.
+//
+// Its lock guards the list and each entry's lifecycle fields, and nothing
+// that holds it calls out: creating a machine (its general scripts and
+// onLoad), opening and closing adaptors, observers and unloading all run
+// with the entry reserved (busy) and the lock released, so the control
+// API, the monitor and the other behaviors never wait on a script or a
+// connect. Machine getters used under it (Info) take only leaf locks.
 type Manager struct {
 	opts Options
 	log  *zap.Logger
@@ -107,6 +114,10 @@ type entry struct {
 	cancel     context.CancelFunc
 	done       chan struct{} // closed when Run returns
 	runErr     error
+	// busy is set while a load or an unload runs without mg.mu, and
+	// closed when it is over; other operations on the entry wait or
+	// refuse meanwhile.
+	busy chan struct{}
 }
 
 // New returns an empty manager.
@@ -127,13 +138,34 @@ func (mg *Manager) lookup(name string) (*entry, error) {
 
 // lockEntry locks mg.mu and finds a behavior; the lock is held on success
 // only.
+// It waits while a load or unload of the behavior is under way.
 func (mg *Manager) lockEntry(name string) (*entry, error) {
 	mg.mu.Lock()
-	e, err := mg.lookup(name)
-	if err != nil {
+	for {
+		e, err := mg.lookup(name)
+		if err != nil {
+			mg.mu.Unlock()
+			return nil, err
+		}
+		if e.busy == nil {
+			return e, nil
+		}
+		busy := e.busy
 		mg.mu.Unlock()
+		<-busy
+		mg.mu.Lock()
 	}
-	return e, err
+}
+
+// reserve marks e busy; the caller holds mg.mu and calls the returned
+// function, again under mg.mu, when the operation is over.
+func (e *entry) reserve() (release func()) {
+	busy := make(chan struct{})
+	e.busy = busy
+	return func() {
+		e.busy = nil
+		close(busy)
+	}
 }
 
 func (mg *Manager) find(name string) *entry {
@@ -208,35 +240,50 @@ func (mg *Manager) Load(file string) (Info, error) {
 
 // LoadProgram is Load for a behavior already compiled and checked.
 func (mg *Manager) LoadProgram(prog *interpreter.Program) (Info, error) {
-	mg.mu.Lock()
+	e, err := mg.load(prog, true)
 	defer mg.mu.Unlock()
-	return mg.loadLocked(prog, true)
+	if e == nil {
+		return Info{}, err
+	}
+	return e.info(), err
 }
 
 // StartProgram loads and starts a compiled behavior in one step (L4 from
 // unloaded): its adaptors open with events already queued for it.
 func (mg *Manager) StartProgram(prog *interpreter.Program) (Info, error) {
-	mg.mu.Lock()
+	e, err := mg.load(prog, false)
 	defer mg.mu.Unlock()
-	info, err := mg.loadLocked(prog, false)
 	if err != nil {
-		return info, err
+		if e == nil {
+			return Info{}, err
+		}
+		return e.info(), err
 	}
-	return mg.startLocked(mg.find(prog.Name))
+	return mg.startLocked(e)
 }
 
-// loadLocked creates the machine; open opens its adaptors now (a load),
-// else Run will (a start).
-func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error) {
+// load creates a behavior's machine, and with open opens its adaptors now
+// (a load), else Run will (a start). Its general scripts and onLoad run,
+// and its adaptors open, with the entry reserved and mg.mu released. It
+// returns with mg.mu held, and the entry unless the name is taken by a
+// behavior being loaded or unloaded.
+func (mg *Manager) load(prog *interpreter.Program, open bool) (*entry, error) {
+	mg.mu.Lock()
 	e := mg.find(prog.Name)
-	if e != nil && e.state != Unloaded {
-		return Info{}, fmt.Errorf("%w: %q (from %s)", ErrDuplicate, prog.Name, e.file)
-	}
-	if e == nil {
+	switch {
+	case e != nil && e.busy != nil:
+		return nil, fmt.Errorf("load %q: %w", prog.Name, ErrBusy)
+	case e != nil && e.state != Unloaded:
+		return e, fmt.Errorf("%w: %q (from %s)", ErrDuplicate, prog.Name, e.file)
+	case e == nil:
 		e = &entry{name: prog.Name}
 		mg.entries = append(mg.entries, e)
 	}
 	e.file = prog.File
+	release := e.reserve()
+	defer release()
+	mg.mu.Unlock()
+
 	opts := mg.opts.Machine
 	name := prog.Name
 	if mg.opts.Trace != nil { // a trace costs formatting on every rule fired
@@ -251,21 +298,20 @@ func (mg *Manager) loadLocked(prog *interpreter.Program, open bool) (Info, error
 		mg.mu.Unlock()
 	}
 	m, err := interpreter.New(prog, opts)
+	if err == nil && open {
+		err = m.Open(context.Background()) // a failed Open unloads m
+	}
+
+	mg.mu.Lock()
 	if err != nil {
 		e.set(Unloaded, "load failed: "+err.Error())
-		return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
-	}
-	if open {
-		if err := m.Open(context.Background()); err != nil {
-			e.set(Unloaded, "load failed: "+err.Error())
-			return e.info(), fmt.Errorf("load %s: %w", prog.File, err)
-		}
+		return e, fmt.Errorf("load %s: %w", prog.File, err)
 	}
 	e.m = m
 	e.set(Loaded, "")
 	e.reason = ""
 	mg.log.Info("behavior loaded", zap.String("behavior", name), zap.String("file", prog.File))
-	return e.info(), nil
+	return e, nil
 }
 
 // Start runs a behavior: it is loaded again from its file if unloaded, then
@@ -277,10 +323,10 @@ func (mg *Manager) Start(name string) (Info, error) {
 	}
 	switch e.state {
 	case Running:
-		mg.mu.Unlock()
+		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("start %q: %w", name, ErrAlreadyRunning)
 	case Stopping:
-		mg.mu.Unlock()
+		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("start %q: %w", name, ErrBusy)
 	case Unloaded:
 		file := e.file
@@ -288,13 +334,15 @@ func (mg *Manager) Start(name string) (Info, error) {
 		mg.trace(name, "compile")
 		prog, err := mg.compile(file)
 		if err != nil {
-			return e.info(), err
+			return mg.infoOf(e), err
 		}
-		mg.mu.Lock()
-		if _, err := mg.loadLocked(prog, false); err != nil {
+		le, err := mg.load(prog, false)
+		if err != nil {
+			info := e.info()
 			mg.mu.Unlock()
-			return e.info(), err
+			return info, err
 		}
+		e = le
 	}
 	defer mg.mu.Unlock()
 	return mg.startLocked(e)
@@ -304,7 +352,8 @@ func (mg *Manager) Start(name string) (Info, error) {
 // entered, or its start failed.
 func (mg *Manager) startLocked(e *entry) (Info, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	e.cancel, e.done = cancel, make(chan struct{})
+	done := make(chan struct{})
+	e.cancel, e.done = cancel, done
 	m := e.m
 	ready := m.Ready()
 	go func() {
@@ -325,13 +374,13 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 		e.set(Unloaded, reason)
 		mg.mu.Unlock()
 		mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", reason))
-		close(e.done) // last: nothing of this goroutine outlives a waiter
+		close(done) // last: nothing of this goroutine outlives a waiter
 	}()
 	e.set(Running, "")
 	mg.mu.Unlock()
 	select {
 	case <-ready:
-	case <-e.done:
+	case <-done:
 	}
 	mg.mu.Lock()
 	if e.state == Unloaded && e.runErr != nil {
@@ -347,7 +396,7 @@ func (mg *Manager) Stop(name string) (Info, error) {
 		return Info{}, err
 	}
 	if e.state != Running {
-		mg.mu.Unlock()
+		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("stop %q: %w", name, ErrNotRunning)
 	}
 	e.set(Stopping, "")
@@ -373,7 +422,13 @@ func (mg *Manager) Unload(name string) (Info, error) {
 		mg.mu.Unlock()
 		return mg.Stop(name)
 	case Loaded:
-		e.m.Close()
+		// onUnload runs and the adaptors close without mg.mu.
+		m := e.m
+		release := e.reserve()
+		mg.mu.Unlock()
+		m.Close()
+		mg.mu.Lock()
+		release()
 		e.m = nil
 		e.set(Unloaded, "unloaded")
 		defer mg.mu.Unlock()
@@ -392,38 +447,49 @@ func (mg *Manager) Reload(name string) (Info, error) {
 		return Info{}, err
 	}
 	if e.state == Stopping {
-		mg.mu.Unlock()
+		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("reload %q: %w", name, ErrBusy)
 	}
 	file, was := e.file, e.state
 	mg.mu.Unlock()
+	// From here the entry's fields are read under mg.mu only (infoOf).
 	mg.trace(name, "compile")
 	prog, err := mg.compile(file)
 	if err != nil {
-		return e.info(), err
+		return mg.infoOf(e), err
 	}
 	if prog.Name != name {
-		return e.info(), fmt.Errorf("reload %q: %s now names its behavior %q", name, file, prog.Name)
+		return mg.infoOf(e), fmt.Errorf("reload %q: %s now names its behavior %q", name, file, prog.Name)
 	}
 	switch was {
 	case Running:
 		if _, err := mg.Stop(name); err != nil {
-			return e.info(), err
+			return mg.infoOf(e), err
 		}
 	case Loaded:
 		if _, err := mg.Unload(name); err != nil {
-			return e.info(), err
+			return mg.infoOf(e), err
 		}
 	}
-	mg.mu.Lock()
+	le, err := mg.load(prog, was != Running)
 	defer mg.mu.Unlock()
-	if _, err := mg.loadLocked(prog, was != Running); err != nil {
-		return e.info(), err
+	if err != nil {
+		if le == nil {
+			return e.info(), err
+		}
+		return le.info(), err
 	}
 	if was == Running {
-		return mg.startLocked(e)
+		return mg.startLocked(le)
 	}
-	return e.info(), nil
+	return le.info(), nil
+}
+
+// infoOf is e.info() for a caller that does not hold mg.mu.
+func (mg *Manager) infoOf(e *entry) Info {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	return e.info()
 }
 
 // Info returns one behavior's description.

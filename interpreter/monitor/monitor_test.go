@@ -165,3 +165,107 @@ func TestSlowPageResent(t *testing.T) {
 		t.Errorf("hello again with %d lines, want %d", len(recent), RecentLen)
 	}
 }
+
+// TestLifecycleUnderPages: loads, reloads, starts, stops and unloads of
+// behaviors whose general scripts send, with lists and many monitor pages,
+// all at once for a bounded time: every call returns (the manager calls no
+// script or observer under its lock; the monitor asks the manager without
+// holding its own).
+func TestLifecycleUnderPages(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		f := dir + "/" + name + ".seatml"
+		src := `<seatml><general name="` + name + `"><adaptor name="io" type="socket" role="server" port="0"/>
+<script>seat.send("io", "loaded"); print("loaded")</script></general>
+<state name="s"><onentry><message sendto="io">entered</message></onentry><rule><key>x</key><message sendto="io">y</message></rule></state></seatml>`
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
+	}
+	mon := New(zap.NewNop())
+	mon.every = time.Millisecond
+	mg := manager.New(manager.Options{Log: zap.NewNop(), Observe: mon.Observe})
+	defer mg.StopAll()
+	srv := httptest.NewServer(mon.Handler(mg))
+	defer srv.Close()
+	for range 20 {
+		ws := page(t, srv, websocket.DefaultDialer)
+		go func() {
+			for {
+				if _, _, err := ws.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for _, f := range files {
+		if _, err := mg.Load(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	calls := make(chan string, 64)
+	worker := func(name string, op func() error) {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			call := fmt.Sprintf("%s #%d", name, i)
+			calls <- call
+			op() // errors such as "already running" are expected: only returning matters
+			calls <- call + " returned"
+		}
+	}
+	ops := map[string]func() error{
+		"reload a": func() error { _, err := mg.Reload("a"); return err },
+		"start a":  func() error { _, err := mg.Start("a"); return err },
+		"reload b": func() error { _, err := mg.Reload("b"); return err },
+		"stop b":   func() error { _, err := mg.Stop("b"); return err },
+		"start b":  func() error { _, err := mg.Start("b"); return err },
+		"unload c": func() error { _, err := mg.Unload("c"); return err },
+		"load c":   func() error { _, err := mg.Load(files["c"]); return err },
+		"list":     func() error { mg.List(); return nil },
+	}
+	for name, op := range ops {
+		go worker(name, op)
+	}
+	// Every call must return within 10 s; the run lasts 3 s.
+	pending := map[string]time.Time{}
+	end := time.Now().Add(3 * time.Second)
+	returned, stopped := 0, false
+	for {
+		if time.Now().After(end) && !stopped {
+			close(stop)
+			stopped = true
+			end = time.Now().Add(10 * time.Second) // the last calls finish
+		}
+		select {
+		case c := <-calls:
+			if name, ok := strings.CutSuffix(c, " returned"); ok {
+				delete(pending, name)
+				returned++
+			} else {
+				pending[c] = time.Now()
+			}
+		case <-time.After(100 * time.Millisecond):
+		}
+		for c, since := range pending {
+			if time.Since(since) > 10*time.Second {
+				t.Fatalf("%s has not returned after 10 s (%d calls returned)", c, returned)
+			}
+		}
+		if stopped && len(pending) == 0 {
+			break
+		}
+		if stopped && time.Now().After(end) {
+			t.Fatalf("calls still pending: %v", pending)
+		}
+	}
+	if returned < 100 {
+		t.Errorf("only %d calls returned in 3 s", returned)
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// TestReloadWithMonitorPagesOpen: reloading a behavior whose general
+// script sends, in a loop, while monitor pages are open and read, never
+// stalls the process: every reload and every GET /behaviors returns, the
+// other behavior keeps answering, and SIGTERM still ends seat. (Issue 20:
+// a lock-order inversion between the manager and the monitor froze all of
+// it at about the hundredth reload.)
+func TestReloadWithMonitorPagesOpen(t *testing.T) {
+	dir := t.TempDir()
+	aPort, bPort, ctl := freePortNumber(t), freePortNumber(t), freePort(t)
+	write := func(name, body string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a := write("a.seatml", `<seatml><general name="a"><adaptor name="chat" type="socket" role="server" port="`+aPort+`"/>
+<script>seat.send("chat", "loaded"); print("loaded")</script></general>
+<state name="s"><onentry><message sendto="chat">entered</message></onentry><rule><key>ping</key><message sendto="chat">pong</message></rule></state></seatml>`)
+	b := write("b.seatml", `<seatml><general name="b"><adaptor name="chat" type="socket" role="server" port="`+bPort+`"/></general>
+<state name="s"><rule><key>ping</key><message sendto="chat">pong</message></rule></state></seatml>`)
+	cmd, stderr := startSeat(t, "run", "--log-level", "warn", "--control", ctl, a, b)
+	t.Cleanup(func() { // before startSeat's SIGTERM, which a frozen seat ignores
+		if t.Failed() {
+			cmd.Process.Kill()
+		}
+	})
+	client := &http.Client{Timeout: 10 * time.Second}
+	waitFor(t, func() bool {
+		resp, err := client.Get("http://" + ctl + "/behaviors")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == 200
+	})
+
+	// Monitor pages that read everything they are sent.
+	const pages = 30
+	var wg sync.WaitGroup
+	var conns []*websocket.Conn
+	for range pages {
+		ws, _, err := websocket.DefaultDialer.Dial("ws://"+ctl+"/monitor/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, ws)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, _, err := ws.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		wg.Wait()
+	}()
+
+	// b's client, talking throughout.
+	bc, err := net.Dial("tcp", "127.0.0.1:"+bPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	br := bufio.NewReader(bc)
+
+	stop := make(chan struct{})
+	errs := make(chan error, 3)
+	var bg sync.WaitGroup
+	bg.Add(2)
+	go func() { // the status a console polls
+		defer bg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := client.Get("http://" + ctl + "/behaviors")
+			if err != nil {
+				errs <- fmt.Errorf("GET /behaviors: %v", err)
+				return
+			}
+			resp.Body.Close()
+		}
+	}()
+	go func() { // b answers
+		defer bg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			bc.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := bc.Write([]byte("ping\n")); err != nil {
+				errs <- fmt.Errorf("b, ping %d: %v", i, err)
+				return
+			}
+			if line, err := br.ReadString('\n'); err != nil || line != "pong\n" {
+				errs <- fmt.Errorf("b, ping %d: %q, %v", i, line, err)
+				return
+			}
+		}
+	}()
+	// Reload for 4 s: the monitor's status tick (every 500 ms) must meet
+	// reloads many times.
+	for i, end := 0, time.Now().Add(4*time.Second); time.Now().Before(end); i++ {
+		resp, err := client.Post("http://"+ctl+"/behaviors/a/reload", "application/json", nil)
+		if err != nil {
+			close(stop)
+			t.Fatalf("reload %d did not return: %v\n%s", i, err, stderr)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("reload %d: %s", i, resp.Status)
+		}
+	}
+	close(stop)
+	bg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+
+	// SIGTERM still ends it.
+	cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("SIGTERM did not end seat\n%s", stderr)
+	}
+}
