@@ -66,6 +66,15 @@ type Conn interface {
 	Peer() string
 }
 
+// SessionKeyed is implemented by connections that are not one object per
+// peer, such as an MQTT publication's sender: a session host finds their
+// session by this key. Other connections are their own key: a new
+// connection is a new session even from the same address and port, and
+// only its own Disconnected ends it. Conn implementations are pointers.
+type SessionKeyed interface {
+	SessionKey() string
+}
+
 // Sink receives events. The interpreter implements it with a bounded queue.
 type Sink interface {
 	// Deliver queues an event, blocking while the queue is full, so that a

@@ -33,7 +33,7 @@ type sessionHost struct {
 	web bool
 
 	mu       sync.RWMutex
-	sessions map[string]*session // by peer
+	sessions map[any]*session // by sessionKey
 	closed   bool
 	// max caps topic sessions (maxsessions on an MQTT adaptor); a
 	// connection-based adaptor caps its connections itself. 0: no cap.
@@ -43,6 +43,16 @@ type sessionHost struct {
 	// sandboxes holds Lua states prepared ahead by a goroutine of the
 	// host, so that a peer's session starts without waiting for one.
 	sandboxes chan *lua.LState
+}
+
+// sessionKey is what a connection's session is found by: the connection
+// itself (its identity, not its address text, which a new connection
+// from the same port shares), or its SessionKey.
+func sessionKey(c adaptors.Conn) any {
+	if k, ok := c.(adaptors.SessionKeyed); ok {
+		return k.SessionKey()
+	}
+	return c
 }
 
 // sandboxAhead is how many Lua states a host keeps prepared.
@@ -195,7 +205,7 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 		answer()
 		return nil
 	case ev.Kind == adaptors.Disconnected:
-		if s := h.remove(ev.From.Peer()); s != nil {
+		if s := h.remove(sessionKey(ev.From)); s != nil {
 			h.end(ctx, s, &ev) // answers once ondisconnect has run
 			return nil
 		}
@@ -248,11 +258,11 @@ func (h *sessionHost) list() []*session {
 	return out
 }
 
-func (h *sessionHost) remove(peer string) *session {
+func (h *sessionHost) remove(key any) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.sessions[peer]
-	delete(h.sessions, peer)
+	s := h.sessions[key]
+	delete(h.sessions, key)
 	return s
 }
 
@@ -260,9 +270,9 @@ func (h *sessionHost) remove(peer string) *session {
 // called on the peer's own reader goroutine, so sessions start in
 // parallel and a slow start holds up only its own peer.
 func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, error) {
-	peer := from.Peer()
+	key := sessionKey(from)
 	h.mu.RLock()
-	s, ok := h.sessions[peer]
+	s, ok := h.sessions[key]
 	closed := h.closed
 	h.mu.RUnlock()
 	if ok {
@@ -277,14 +287,14 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 		h.mu.RUnlock()
 		if full {
 			if h.refused.Add(1) == 1 {
-				h.m.log.Warn("maxsessions reached: events of new peers are dropped (counted)", zap.Int("maxsessions", h.max), zap.String("peer", peer))
+				h.m.log.Warn("maxsessions reached: events of new peers are dropped (counted)", zap.Int("maxsessions", h.max), zap.String("peer", from.Peer()))
 			}
 			return nil, nil
 		}
 	}
 	s, err := h.start(from)
 	if err != nil {
-		h.m.log.Error("session did not start", zap.String("peer", peer), zap.Error(err))
+		h.m.log.Error("session did not start", zap.String("peer", from.Peer()), zap.Error(err))
 		return nil, nil
 	}
 	h.mu.Lock()
@@ -293,7 +303,7 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 		h.end(ctx, s, nil)
 		return nil, errStopped
 	}
-	h.sessions[peer] = s
+	h.sessions[key] = s
 	h.mu.Unlock()
 	return s, nil
 }
@@ -367,7 +377,7 @@ func (h *sessionHost) stopAll() {
 	h.mu.Lock()
 	h.closed = true
 	all := h.sessions
-	h.sessions = map[string]*session{}
+	h.sessions = map[any]*session{}
 	h.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range all {

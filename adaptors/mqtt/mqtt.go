@@ -409,6 +409,10 @@ func (c *topicConn) SendTopic(topic, text string, retain bool) error {
 
 func (c *topicConn) String() string { return c.a.name + " " + c.topic }
 
+// SessionKey is the sender's session in a topic session host: every
+// publication of one sender shares it (adaptors.SessionKeyed).
+func (c *topicConn) SessionKey() string { return c.Peer() }
+
 // Peer is the "+" value of the topic (a robot's id), or the topic.
 func (c *topicConn) Peer() string {
 	if c.value != "" {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -156,4 +157,72 @@ func TestReloadWithMonitorPagesOpen(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("SIGTERM did not end seat\n%s", stderr)
 	}
+}
+
+// TestSessionOfAReusedSourcePortIsNew: a peer that resets its connection
+// and connects again at once from the same address and port gets a new
+// session (fresh Lua globals and state), and the old connection's late
+// disconnect does not end it. (Issue 20: sessions were keyed by the
+// "ip:port" text.)
+func TestSessionOfAReusedSourcePortIsNew(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "s.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="s"><adaptor name="chat" type="socket" role="server" port="`+port+`" session="peer"/></general>
+<state name="fresh">
+  <rule><key>remember</key><script>secret = "old"</script><message sendto="chat">remembered</message><statetransition>told</statetransition></rule>
+  <rule><key>what</key><script sendto="chat">return "fresh " .. tostring(secret)</script></rule>
+</state>
+<state name="told"><rule><key>what</key><script sendto="chat">return "told " .. tostring(secret)</script></rule></state>
+</seatml>`), 0o644)
+	startSeat(t, "run", "--log-level", "warn", f)
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: mustAtoi(t, freePortNumber(t))}
+	d := net.Dialer{LocalAddr: local, Timeout: 5 * time.Second, Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1) })
+	}}
+	dial := func() (*net.TCPConn, *bufio.Reader) {
+		var c net.Conn
+		waitFor(t, func() bool {
+			var err error
+			c, err = d.Dial("tcp", "127.0.0.1:"+port)
+			return err == nil
+		})
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		return c.(*net.TCPConn), bufio.NewReader(c)
+	}
+	ask := func(c net.Conn, r *bufio.Reader, line, want string) {
+		t.Helper()
+		if _, err := c.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.ReadString('\n')
+		if err != nil || got != want+"\n" {
+			t.Fatalf("%s: got %q, %v; want %q", line, got, err, want)
+		}
+	}
+	c, r := dial()
+	for i := range 5 {
+		ask(c, r, "remember", "remembered")
+		c.SetLinger(0) // close with RST
+		c.Close()
+		c, r = dial()
+		if got := c.LocalAddr().String(); got != local.String() {
+			t.Fatalf("round %d: connected from %s, not %s", i, got, local)
+		}
+		ask(c, r, "what", "fresh nil")
+		ask(c, r, "remember", "remembered")
+		ask(c, r, "what", "told old")
+		c.SetLinger(0)
+		c.Close()
+		c, r = dial()
+		ask(c, r, "what", "fresh nil")
+	}
+	c.Close()
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
