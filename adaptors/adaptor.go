@@ -71,6 +71,8 @@ type Conn interface {
 // session by this key. Other connections are their own key: a new
 // connection is a new session even from the same address and port, and
 // only its own Disconnected ends it. Conn implementations are pointers.
+// An empty key means the connection is no sender of its own (an MQTT
+// publication on a filter without "+"): its events go to every session.
 type SessionKeyed interface {
 	SessionKey() string
 }

@@ -37,6 +37,9 @@ type Stats struct {
 	InvalidFrame int64 `json:"invalid_frame,omitempty"`
 	// SlowPeer counts peers cut off because their output queue was full.
 	SlowPeer int64 `json:"slow_peer,omitempty"`
+	// EmptyLevel counts MQTT publications refused by a topic session host
+	// because the "+" level naming their sender was empty (robot//asr).
+	EmptyLevel int64 `json:"empty_level,omitempty"`
 }
 
 // StatsReporter is implemented by adaptors that count their connections
@@ -47,7 +50,7 @@ type StatsReporter interface {
 
 // Counters are the live counts behind Stats, safe for concurrent use.
 type Counters struct {
-	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer atomic.Int64
+	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel atomic.Int64
 }
 
 // Snapshot reads the counters.
@@ -55,7 +58,7 @@ func (c *Counters) Snapshot() Stats {
 	return Stats{
 		Open: c.Open.Load(), Accepted: c.Accepted.Load(), Refused: c.Refused.Load(),
 		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
-		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(),
+		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(), EmptyLevel: c.EmptyLevel.Load(),
 	}
 }
 

@@ -244,7 +244,12 @@ func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) er
 
 // owns reports whether an event belongs to a session: the session
 // adaptor's, and a web session's page's widget events.
+// An MQTT publication that names no sender (a filter without "+") is
+// input to every session.
 func (h *sessionHost) owns(ev adaptors.Event) bool {
+	if k, ok := ev.From.(adaptors.SessionKeyed); ok && k.SessionKey() == "" {
+		return false
+	}
 	return ev.Source == h.adaptor || h.web && ev.Source == "gui" && ev.From != nil
 }
 

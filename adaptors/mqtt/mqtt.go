@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -50,9 +51,13 @@ type Adaptor struct {
 	qos       byte
 	maxline   int
 	willTopic string
-	log       *zap.Logger
-	stats     adaptors.Counters
-	opts      *paho.ClientOptions
+	// topicSessions is session="topic": each sender (a filter with "+"
+	// and its value) is a session of the behavior.
+	topicSessions bool
+	emptyWarned   atomic.Bool
+	log           *zap.Logger
+	stats         adaptors.Counters
+	opts          *paho.ClientOptions
 
 	mu     sync.Mutex
 	client paho.Client
@@ -64,7 +69,7 @@ type Adaptor struct {
 
 // New builds an MQTT adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"]}
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"], topicSessions: cfg.Attrs["session"] == "topic"}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -267,22 +272,33 @@ func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
 	if repaired {
 		a.stats.Repaired.Add(1)
 	}
-	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: &topicConn{a: a, value: a.valueOf(m.Topic()), topic: m.Topic()}}
+	from := a.sender(m.Topic())
+	if a.topicSessions && from.plus && from.value == "" {
+		a.stats.EmptyLevel.Add(1)
+		if !a.emptyWarned.Swap(true) {
+			a.log.Warn(`publication with an empty "+" level refused: no sender to give a session to (counted as empty_level; logged once)`,
+				zap.String("topic", m.Topic()), zap.String("filter", from.filter))
+		}
+		return
+	}
+	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: from}
 	if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() == nil {
 		a.log.Warn("publication not delivered", zap.String("topic", m.Topic()), zap.Error(err))
 	}
 }
 
-// valueOf returns what the topic has at the first "+" of the
-// subscription it matches ("7" for robot/7/asr under robot/+/asr), or ""
-// when no filter with a "+" matches.
-func (a *Adaptor) valueOf(topic string) string {
+// sender describes who published on topic: the first subscription filter
+// it matches, and what the topic has at that filter's first "+" level ("7"
+// for robot/7/asr under robot/+/asr).
+func (a *Adaptor) sender(topic string) *topicConn {
+	c := &topicConn{a: a, topic: topic}
 	for _, f := range a.subscribe {
-		if v, ok := Match(f, topic); ok && v != "" {
-			return v
+		if v, ok := Match(f, topic); ok {
+			c.filter, c.value, c.plus = f, v, strings.Contains("/"+f+"/", "/+/")
+			break
 		}
 	}
-	return ""
+	return c
 }
 
 // Match reports whether topic matches filter, and what the topic has at
@@ -387,9 +403,11 @@ func (a *Adaptor) Close() error {
 // publish topic with the sender's "+" value filled in (robot/+/say
 // answers robot 7 on robot/7/say), else to the publish topic.
 type topicConn struct {
-	a     *Adaptor
-	value string
-	topic string
+	a      *Adaptor
+	topic  string
+	filter string // the subscription it matched
+	value  string // at the filter's first "+"
+	plus   bool   // the filter has a "+": the value names a sender
 }
 
 func (c *topicConn) Send(text string) error { return c.SendTopic("", text, false) }
@@ -404,14 +422,24 @@ func (c *topicConn) SendTopic(topic, text string, retain bool) error {
 	if topic == "" {
 		return errors.New("no publish topic to reply on: give the adaptor publish=")
 	}
+	if !c.plus && strings.Contains("/"+topic+"/", "/+/") {
+		return fmt.Errorf("no sender to reply to: %s came through %q, a filter without \"+\", so nothing fills the + of %s", c.topic, c.filter, topic)
+	}
 	return c.a.SendTopic(Fill(topic, c.value), text, retain)
 }
 
 func (c *topicConn) String() string { return c.a.name + " " + c.topic }
 
-// SessionKey is the sender's session in a topic session host: every
-// publication of one sender shares it (adaptors.SessionKeyed).
-func (c *topicConn) SessionKey() string { return c.Peer() }
+// SessionKey is the sender's session in a topic session host: the filter
+// matched and its "+" value, so robot 7 and kiosk 7 are two sessions.
+// A publication through a filter without "+" has none: it is input to
+// every session (adaptors.SessionKeyed).
+func (c *topicConn) SessionKey() string {
+	if !c.plus {
+		return ""
+	}
+	return c.filter + "\x00" + c.value
+}
 
 // Peer is the "+" value of the topic (a robot's id), or the topic.
 func (c *topicConn) Peer() string {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/seatml/seat/adaptors/mqtt/mqtttest"
+)
+
+// TestTopicSessionRouting runs a topic session host against a real
+// mosquitto with docs/mqtt.md's subscriptions plus a second "+" filter:
+// a publication on fleet/cmd (a filter without "+") reaches every
+// session and creates none, and a reply to it is refused instead of
+// going to robot//say; robot 7 and kiosk 7 are two sessions; an empty
+// level (robot//asr) is refused and counted. (Issue 20.)
+func TestTopicSessionRouting(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{})
+	f := filepath.Join(t.TempDir(), "route.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="route">
+  <adaptor name="bus" type="mqtt" broker="`+b.URL+`" subscribe="robot/+/asr,kiosk/+/asr,fleet/cmd" publish="robot/+/say" session="topic"/>
+</general>
+<state name="s">
+  <rule><key>count</key><script>n = (n or 0) + 1; seat.send("bus", event.topic .. " " .. n)</script></rule>
+  <rule><key>all</key><message sendto="bus" topic="fleet/seen">seen</message></rule>
+  <rule><key>answer</key><script>seat.reply("to " .. event.peer)</script></rule>
+</state></seatml>`), 0o644)
+
+	var mu sync.Mutex
+	got := map[string][]string{}
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL).SetClientID("route-test").SetOrderMatters(true))
+	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	defer c.Disconnect(100)
+	for _, topic := range []string{"robot/+/say", "kiosk/+/say", "fleet/seen", "robot//say"} {
+		c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) {
+			mu.Lock()
+			got[m.Topic()] = append(got[m.Topic()], string(m.Payload()))
+			mu.Unlock()
+		}).WaitTimeout(10 * time.Second)
+	}
+	publish := func(topic, text string) {
+		if tok := c.Publish(topic, 1, false, text); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			t.Fatal(tok.Error())
+		}
+	}
+	of := func(topic string) []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got[topic]...)
+	}
+	ctl := freePort(t)
+	_, log := startSeat(t, "run", "--control", ctl, f)
+	waitFor(t, func() bool {
+		return strings.Contains(log.String(), "subscribed") && strings.Count(log.String(), "subscribed") >= 3
+	})
+
+	// Robot 7 counts twice, kiosk 7 once: two sessions, each its own n.
+	publish("robot/7/asr", "count")
+	publish("robot/7/asr", "count")
+	publish("kiosk/7/asr", "count")
+	// (Sessions run side by side: only each session's own order holds.)
+	waitFor(t, func() bool { return len(of("robot/7/say")) == 3 })
+	want := []string{"kiosk/7/asr 1", "robot/7/asr 1", "robot/7/asr 2"}
+	g := of("robot/7/say")
+	sort.Strings(g)
+	if strings.Join(g, "|") != strings.Join(want, "|") {
+		t.Errorf("robot/7/say got %q, want %q (kiosk 7 and robot 7 must not share a session)", g, want)
+	}
+
+	// fleet/cmd reaches both sessions and makes no session of its own.
+	publish("fleet/cmd", "all")
+	waitFor(t, func() bool { return len(of("fleet/seen")) == 2 })
+	seen := of("fleet/seen")
+	if strings.Join(seen, "|") != "seen|seen" {
+		t.Errorf("fleet/seen: %q", seen)
+	}
+	// A reply to it has no sender to go to.
+	publish("fleet/cmd", "answer")
+	waitFor(t, func() bool { return strings.Count(log.String(), "no sender to reply to") >= 2 })
+
+	// An empty level is refused and counted.
+	publish("robot//asr", "count")
+	waitFor(t, func() bool { return strings.Contains(log.String(), `empty "+" level refused`) })
+	publish("robot/8/asr", "count") // later than the refused one: it is done once this is answered
+	waitFor(t, func() bool { return len(of("robot/8/say")) == 1 })
+	if g := of("robot//say"); len(g) != 0 {
+		t.Errorf("robot//say got %q", g)
+	}
+	resp, err := http.Get("http://" + ctl + "/behaviors/route")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var info struct {
+		Sessions struct{ Open, Created int }
+		Adaptors []struct {
+			EmptyLevel int64 `json:"empty_level"`
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&info)
+	if info.Sessions.Open != 3 || len(info.Adaptors) != 1 || info.Adaptors[0].EmptyLevel != 1 {
+		t.Errorf("sessions %+v (want robot 7, kiosk 7, robot 8), adaptors %+v (want empty_level 1)", info.Sessions, info.Adaptors)
+	}
+}
