@@ -47,6 +47,7 @@ type Adaptor struct {
 	name      string
 	broker    string
 	subscribe []string
+	plus      []bool // by subscribe's index: the filter has a "+" level
 	publish   string
 	qos       byte
 	maxline   int
@@ -101,6 +102,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	for _, f := range strings.Split(cfg.Attrs["subscribe"], ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			a.subscribe = append(a.subscribe, f)
+			a.plus = append(a.plus, hasPlus(f))
 		}
 	}
 	qos := 0
@@ -292,9 +294,9 @@ func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
 // for robot/7/asr under robot/+/asr).
 func (a *Adaptor) sender(topic string) *topicConn {
 	c := &topicConn{a: a, topic: topic}
-	for _, f := range a.subscribe {
+	for i, f := range a.subscribe {
 		if v, ok := Match(f, topic); ok {
-			c.filter, c.value, c.plus = f, v, strings.Contains("/"+f+"/", "/+/")
+			c.filter, c.value, c.plus = f, v, a.plus[i]
 			break
 		}
 	}
@@ -302,32 +304,45 @@ func (a *Adaptor) sender(topic string) *topicConn {
 }
 
 // Match reports whether topic matches filter, and what the topic has at
-// the filter's first "+" level.
+// the filter's first "+" level. It walks both level by level, without
+// splitting them: it runs on every publication.
 func Match(filter, topic string) (string, bool) {
-	fl, tl := strings.Split(filter, "/"), strings.Split(topic, "/")
 	value, plus := "", false
-	for i, f := range fl {
+	for {
+		f, frest, fmore := strings.Cut(filter, "/")
 		if f == "#" {
 			return value, true
 		}
-		if i >= len(tl) {
+		t, trest, tmore := strings.Cut(topic, "/")
+		switch {
+		case f == "+":
+			if !plus {
+				value, plus = t, true
+			}
+		case f != t:
 			return "", false
 		}
-		switch f {
-		case "+":
-			if !plus {
-				value, plus = tl[i], true
-			}
-		default:
-			if f != tl[i] {
-				return "", false
-			}
+		if fmore && tmore {
+			filter, topic = frest, trest
+			continue
 		}
-	}
-	if len(fl) != len(tl) {
+		// One ended: they match if both did, or if all the filter has
+		// left is "#" ("robot/#" matches "robot").
+		if fmore && frest == "#" || !fmore && !tmore {
+			return value, true
+		}
 		return "", false
 	}
-	return value, true
+}
+
+// hasPlus reports whether a topic pattern has a "+" level.
+func hasPlus(pattern string) bool {
+	for l := range strings.SplitSeq(pattern, "/") {
+		if l == "+" {
+			return true
+		}
+	}
+	return false
 }
 
 // Fill puts value into the first "+" level of a topic pattern.
@@ -422,7 +437,7 @@ func (c *topicConn) SendTopic(topic, text string, retain bool) error {
 	if topic == "" {
 		return errors.New("no publish topic to reply on: give the adaptor publish=")
 	}
-	if !c.plus && strings.Contains("/"+topic+"/", "/+/") {
+	if !c.plus && hasPlus(topic) {
 		return fmt.Errorf("no sender to reply to: %s came through %q, a filter without \"+\", so nothing fills the + of %s", c.topic, c.filter, topic)
 	}
 	return c.a.SendTopic(Fill(topic, c.value), text, retain)

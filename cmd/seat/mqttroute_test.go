@@ -21,7 +21,8 @@ import (
 // a publication on fleet/cmd (a filter without "+") reaches every
 // session and creates none, and a reply to it is refused instead of
 // going to robot//say; robot 7 and kiosk 7 are two sessions; an empty
-// level (robot//asr) is refused and counted. (Issue 20.)
+// level (robot//asr) is refused and counted; a Japanese id is a sender
+// like any other. (Issue 20.)
 func TestTopicSessionRouting(t *testing.T) {
 	b := mqtttest.Start(t, mqtttest.Options{})
 	f := filepath.Join(t.TempDir(), "route.seatml")
@@ -91,8 +92,13 @@ func TestTopicSessionRouting(t *testing.T) {
 	// An empty level is refused and counted.
 	publish("robot//asr", "count")
 	waitFor(t, func() bool { return strings.Contains(log.String(), `empty "+" level refused`) })
-	publish("robot/8/asr", "count") // later than the refused one: it is done once this is answered
-	waitFor(t, func() bool { return len(of("robot/8/say")) == 1 })
+	// A Japanese robot id is a sender like any other; it comes later than
+	// the refused publication, so that one is done once this is answered.
+	publish("robot/受付/asr", "count")
+	waitFor(t, func() bool { return len(of("robot/受付/say")) == 1 })
+	if g := of("robot/受付/say"); g[0] != "robot/受付/asr 1" {
+		t.Errorf("robot/受付/say got %q", g)
+	}
 	if g := of("robot//say"); len(g) != 0 {
 		t.Errorf("robot//say got %q", g)
 	}
@@ -109,6 +115,6 @@ func TestTopicSessionRouting(t *testing.T) {
 	}
 	json.NewDecoder(resp.Body).Decode(&info)
 	if info.Sessions.Open != 3 || len(info.Adaptors) != 1 || info.Adaptors[0].EmptyLevel != 1 {
-		t.Errorf("sessions %+v (want robot 7, kiosk 7, robot 8), adaptors %+v (want empty_level 1)", info.Sessions, info.Adaptors)
+		t.Errorf("sessions %+v (want robot 7, kiosk 7, robot 受付), adaptors %+v (want empty_level 1)", info.Sessions, info.Adaptors)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -230,8 +231,9 @@ func TestLifecycleUnderPages(t *testing.T) {
 		"load c":   func() error { _, err := mg.Load(files["c"]); return err },
 		"list":     func() error { mg.List(); return nil },
 	}
+	var workers sync.WaitGroup
 	for name, op := range ops {
-		go worker(name, op)
+		workers.Go(func() { worker(name, op) })
 	}
 	// Every call must return within 10 s; the run lasts 3 s.
 	pending := map[string]time.Time{}
@@ -264,6 +266,15 @@ func TestLifecycleUnderPages(t *testing.T) {
 		if stopped && time.Now().After(end) {
 			t.Fatalf("calls still pending: %v", pending)
 		}
+	}
+	// A worker may have begun one more call as the run ended: none is
+	// left running when the test's cleanup stops the behaviors.
+	finished := make(chan struct{})
+	go func() { workers.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a last call has not returned after 10 s")
 	}
 	if returned < 100 {
 		t.Errorf("only %d calls returned in 3 s", returned)
