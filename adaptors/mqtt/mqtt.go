@@ -15,6 +15,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,6 +41,12 @@ const (
 	connectTimeout    = 10 * time.Second
 	publishTimeout    = 10 * time.Second
 	maxReconnect      = 10 * time.Second
+	// closeWait bounds how long Close waits for the outbox to reach the
+	// broker: a broker that hangs must not hold a stop.
+	closeWait = 2 * time.Second
+	// maxTracked bounds the QoS 1 and 2 publications whose outcome the
+	// writer watches, to log the ones the broker never took.
+	maxTracked = 1024
 )
 
 // Adaptor is one connection to a broker.
@@ -59,6 +66,19 @@ type Adaptor struct {
 	log           *zap.Logger
 	stats         adaptors.Counters
 	opts          *paho.ClientOptions
+	keep          time.Duration
+
+	// out holds publications until the writer hands them to Paho, whose
+	// Publish blocks while the broker does not read: sending never blocks
+	// the behavior. Each is packed by pack. refusing is set while out
+	// refuses (the broker took nothing for the stall time); dropped counts
+	// the publications refused since.
+	out      *adaptors.Outbox
+	refusing atomic.Bool
+	dropped  atomic.Int64
+	up       chan struct{} // signalled on each connection
+	drain    chan struct{} // closed by Close: the writer sends what is queued and ends
+	written  chan struct{} // closed when the writer ends
 
 	mu     sync.Mutex
 	client paho.Client
@@ -70,7 +90,8 @@ type Adaptor struct {
 
 // New builds an MQTT adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
-	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"], topicSessions: cfg.Attrs["session"] == "topic"}
+	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"], topicSessions: cfg.Attrs["session"] == "topic",
+		out: adaptors.NewOutbox(cfg.Tuning), up: make(chan struct{}, 1), drain: make(chan struct{}), written: make(chan struct{})}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -139,8 +160,12 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		_, _ = rand.Read(r[:]) // two behaviors' adaptors of one name must not share an id
 		id = fmt.Sprintf("seat-%s-%s-%d-%x", cfg.Name, host, os.Getpid(), r)
 	}
+	a.keep = keep
+	// A broker that hangs with its connection open (stopped, or its host
+	// swapping) must be noticed: a ping unanswered for the keep-alive, or a
+	// write that waits that long, ends the connection, and Paho reconnects.
 	opts := paho.NewClientOptions().AddBroker(a.broker).SetClientID(id).SetCleanSession(clean).
-		SetKeepAlive(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).
+		SetKeepAlive(keep).SetPingTimeout(keep).SetWriteTimeout(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).
 		SetConnectTimeout(connectTimeout).SetOrderMatters(true).SetResumeSubs(true)
 	if user := cfg.Attrs["username"]; user != "" {
 		opts.SetUsername(user)
@@ -166,6 +191,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	} else if cfg.Attrs["cafile"] != "" {
 		return nil, errors.New("cafile is for mqtts:// brokers")
 	}
+	opts.SetCustomOpenConnectionFn(a.dial)
 	if will := cfg.Attrs["will"]; will != "" {
 		topic, payload, ok := strings.Cut(will, ":")
 		if !ok || topic == "" || strings.ContainsAny(topic, "+#") {
@@ -199,6 +225,10 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.opts.SetOnConnectHandler(func(c paho.Client) {
 		a.stats.Open.Store(1)
 		a.stats.Accepted.Add(1)
+		select { // wake the writer: what was queued while away goes now
+		case a.up <- struct{}{}:
+		default:
+		}
 		a.log.Info("connected to the broker", zap.String("broker", a.broker))
 		a.wg.Add(1)
 		go func() { // not in the handler: Paho waits for it before routing
@@ -229,6 +259,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.mu.Lock()
 	a.client = c
 	a.mu.Unlock()
+	go a.write(c)
 	// Ready means subscribed: a persistent session then keeps what is
 	// published while seat is away, from the start.
 	select {
@@ -361,8 +392,11 @@ func Fill(pattern, value string) string {
 func (a *Adaptor) Send(text string) error { return a.SendTopic("", text, false) }
 
 // SendTopic publishes text to a topic, or to the publish topic when topic
-// is empty. It does not wait for the broker: Paho queues the publication,
-// and at QoS 1 and 2 resends it after a reconnection.
+// is empty. It never waits for the broker: the publication is queued for
+// the writer. While the broker takes nothing for the stall time with more
+// than the queue bound waiting (it hangs, or the connection is down),
+// publications are refused: the first refusal is logged and counted as
+// slow_peer, and the return to normal logged with how many were refused.
 func (a *Adaptor) SendTopic(topic, text string, retain bool) error {
 	if topic == "" {
 		topic = a.publish
@@ -373,24 +407,144 @@ func (a *Adaptor) SendTopic(topic, text string, retain bool) error {
 	case strings.ContainsAny(topic, "+#"):
 		return fmt.Errorf("topic %q has a wildcard: only a reply (in a topic session, or seat.reply) fills its +", topic)
 	}
-	a.mu.Lock()
-	c := a.client
-	a.mu.Unlock()
-	if c == nil {
-		return adaptors.ErrNotConnected
-	}
-	tok := c.Publish(topic, a.qos, retain, text)
-	if a.qos == 0 {
+	if a.out.Put(pack(topic, text, retain)) {
 		return nil
 	}
-	a.wg.Add(1)
-	go func() { // report a publication the broker never took
-		defer a.wg.Done()
-		if tok.WaitTimeout(publishTimeout) && tok.Error() != nil {
-			a.log.Warn("publication failed", zap.String("topic", topic), zap.Error(tok.Error()))
+	select {
+	case <-a.drain:
+		return adaptors.ErrNotConnected
+	default:
+	}
+	a.dropped.Add(1)
+	if !a.refusing.Swap(true) {
+		a.stats.SlowPeer.Add(1)
+		a.log.Error("the broker is not taking publications; refusing them until it does",
+			zap.String("broker", a.broker), zap.Int("queue_bytes", a.out.Max()), zap.Bool("connected", a.stats.Open.Load() == 1))
+	}
+	return errBrokerStalled
+}
+
+var errBrokerStalled = errors.New("the broker is not taking publications (output queue full)")
+
+// pack puts a publication into one string for the outbox: the retain
+// flag, the topic, NUL (which no topic holds), the payload.
+func pack(topic, text string, retain bool) string {
+	flag := "0"
+	if retain {
+		flag = "1"
+	}
+	return flag + topic + "\x00" + text
+}
+
+func unpack(s string) (topic, text string, retain bool) {
+	topic, text, _ = strings.Cut(s[1:], "\x00")
+	return topic, text, s[0] == '1'
+}
+
+// write hands the queued publications to Paho, in order, while the broker
+// is connected; Paho's Publish may block (up to the keep-alive) while the
+// broker does not read, and only this goroutine waits. It ends when Close
+// asks, after handing over what is queued.
+func (a *Adaptor) write(c paho.Client) {
+	defer close(a.written)
+	var batch []string
+	var tracked []pending
+	for {
+		closing := false
+		select {
+		case <-a.out.Wait():
+		case <-a.up:
+		case <-a.drain:
+			closing = true
 		}
-	}()
-	return nil
+		for !closing && !c.IsConnectionOpen() { // keep them until the broker is back
+			select {
+			case <-a.up:
+			case <-a.drain:
+				closing = true
+			}
+		}
+		batch = a.out.Take(batch)
+		if len(batch) > 0 && a.refusing.Swap(false) {
+			a.log.Info("the broker takes publications again", zap.String("broker", a.broker), zap.Int64("refused", a.dropped.Swap(0)))
+		}
+		for i, p := range batch {
+			topic, text, retain := unpack(p)
+			tok := c.Publish(topic, a.qos, retain, text)
+			batch[i] = ""
+			if a.qos > 0 || tok.Error() != nil {
+				tracked = a.track(append(tracked, pending{tok, topic}))
+			}
+		}
+		if closing {
+			return
+		}
+	}
+}
+
+// pending is a publication handed to Paho, to be logged if it fails.
+type pending struct {
+	tok   paho.Token
+	topic string
+}
+
+// track logs the publications that the broker refused or that failed,
+// and returns those still under way (the oldest forgotten past
+// maxTracked).
+func (a *Adaptor) track(ps []pending) []pending {
+	kept := ps[:0]
+	for _, p := range ps {
+		select {
+		case <-p.tok.Done():
+			if err := p.tok.Error(); err != nil {
+				a.log.Warn("publication failed", zap.String("topic", p.topic), zap.Error(err))
+			}
+		default:
+			kept = append(kept, p)
+		}
+	}
+	if n := len(kept) - maxTracked; n > 0 {
+		kept = append(kept[:0], kept[n:]...)
+	}
+	clear(ps[len(kept):])
+	return kept
+}
+
+// dial opens the connection to the broker. Every write on it has the
+// keep-alive as its deadline: Paho writes its pings on the same
+// connection, so a broker that stopped reading would otherwise hold the
+// ping that should tell it is gone.
+func (a *Adaptor) dial(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
+	d := net.Dialer{Timeout: o.ConnectTimeout}
+	conn, err := d.Dial("tcp", u.Host)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "ssl" {
+		tc := tls.Client(conn, o.TLSConfig)
+		_ = tc.SetDeadline(time.Now().Add(o.ConnectTimeout))
+		if err := tc.Handshake(); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		_ = tc.SetDeadline(time.Time{})
+		conn = tc
+	}
+	return &deadlineConn{Conn: conn, limit: a.keep}, nil
+}
+
+// deadlineConn is a connection whose writes fail when the peer has not
+// taken them within limit.
+type deadlineConn struct {
+	net.Conn
+	limit time.Duration
+}
+
+func (c *deadlineConn) Write(p []byte) (int, error) {
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(c.limit)); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
 }
 
 // Close disconnects from the broker (the will is not published: this is
@@ -403,7 +557,14 @@ func (a *Adaptor) Close() error {
 	if a.cancel != nil {
 		a.cancel()
 	}
+	a.out.Close()
+	close(a.drain)
 	if c != nil {
+		select {
+		case <-a.written:
+		case <-time.After(closeWait):
+			a.log.Warn("the broker did not take the last publications in time; stopping without them", zap.String("broker", a.broker))
+		}
 		if a.willTopic != "" {
 			c.Publish(a.willTopic, 1, true, "offline").WaitTimeout(time.Second)
 		}

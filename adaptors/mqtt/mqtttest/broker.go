@@ -24,7 +24,7 @@ import (
 
 // Broker is a running mosquitto.
 type Broker struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	Port string
 	URL  string // tcp://127.0.0.1:PORT
@@ -49,7 +49,7 @@ type Options struct {
 // Path finds mosquitto: on PATH, else where Debian puts it. Without it
 // the test is skipped, unless SEAT_REQUIRE_TOOLS is set (as .ci/run does):
 // then it fails.
-func Path(t *testing.T) string {
+func Path(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("mosquitto"); err == nil {
 		return p
@@ -65,7 +65,7 @@ func Path(t *testing.T) string {
 }
 
 // Start starts a broker on a free loopback port; it stops with the test.
-func Start(t *testing.T, opts Options) *Broker {
+func Start(t testing.TB, opts Options) *Broker {
 	t.Helper()
 	Path(t) // skips or fails the test when mosquitto is missing
 	port := freePort(t)
@@ -157,6 +157,7 @@ func (b *Broker) Stop() {
 	if b.cmd == nil || b.cmd.Process == nil {
 		return
 	}
+	b.cmd.Process.Signal(syscall.SIGCONT) // a paused broker would not see SIGTERM
 	b.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { b.cmd.Wait(); close(done) }()
@@ -170,6 +171,24 @@ func (b *Broker) Stop() {
 	b.log.Close()
 }
 
+// Pause stops the broker's process (SIGSTOP) with its connections still
+// open: a broker that hangs, which only a keep-alive can tell from a slow
+// one. Resume (or Stop) lets it go on.
+func (b *Broker) Pause() {
+	b.t.Helper()
+	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		b.t.Fatalf("pause mosquitto: %v", err)
+	}
+}
+
+// Resume continues a paused broker.
+func (b *Broker) Resume() {
+	b.t.Helper()
+	if err := b.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		b.t.Fatalf("resume mosquitto: %v", err)
+	}
+}
+
 // Log returns what the broker logged.
 func (b *Broker) Log() string {
 	data, _ := os.ReadFile(filepath.Join(b.dir, "mosquitto.log"))
@@ -179,7 +198,7 @@ func (b *Broker) Log() string {
 // String names the broker in messages.
 func (b *Broker) String() string { return fmt.Sprintf("mosquitto on %s", b.URL) }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +209,7 @@ func freePort(t *testing.T) string {
 }
 
 // makeCerts writes a CA and a certificate for 127.0.0.1 signed by it.
-func makeCerts(t *testing.T, dir string) (ca, cert, key string) {
+func makeCerts(t testing.TB, dir string) (ca, cert, key string) {
 	t.Helper()
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "seat test CA"},
