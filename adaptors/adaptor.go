@@ -39,9 +39,13 @@ type Event struct {
 	Kind EventKind
 	// Time is when the event arrived.
 	Time time.Time
-	// Done, if set, is called once the event has been handled (or dropped
-	// because the behavior stopped).
-	Done func()
+	// Done, if set, is called once with handled true when the behavior has
+	// handled the event, or refused it for good (a session limit, no
+	// session for it), and with handled false when it was not handled
+	// because the behavior was not running or stopped first. An adaptor
+	// whose peer sends again what is not acknowledged (MQTT at QoS 1)
+	// acknowledges on true only.
+	Done func(handled bool)
 }
 
 // EventKind is what an event reports.
@@ -75,6 +79,15 @@ type Conn interface {
 // publication on a filter without "+"): its events go to every session.
 type SessionKeyed interface {
 	SessionKey() string
+}
+
+// Readier is implemented by sinks that tell when their behavior begins
+// handling events (it has entered its initial state). Before then a
+// behavior drops what it is given (it is loaded, not running); an adaptor
+// whose peer keeps what is not acknowledged (MQTT at QoS 1) waits for
+// Ready instead, so that nothing is lost between load and start.
+type Readier interface {
+	Ready() <-chan struct{}
 }
 
 // Sink receives events. The interpreter implements it with a bounded queue.

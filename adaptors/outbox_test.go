@@ -56,7 +56,7 @@ func TestBatchReuse(t *testing.T) {
 	if len(b) != 0 || cap(b) != BatchCap {
 		t.Fatalf("NewBatch: len %d cap %d", len(b), cap(b))
 	}
-	b = append(b, Event{Source: "chat", Text: "ping", Done: func() {}})
+	b = append(b, Event{Source: "chat", Text: "ping", Done: func(bool) {}})
 	held := b[:1]
 	ReleaseBatch(b)
 	if held[0].Text != "" || held[0].Done != nil {

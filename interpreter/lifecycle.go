@@ -353,7 +353,7 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 func (m *Machine) answer(evs []adaptors.Event) {
 	for _, ev := range evs {
 		if ev.Done != nil {
-			ev.Done()
+			ev.Done(false)
 		}
 	}
 }

@@ -256,7 +256,7 @@ func (m *Machine) deliver(ctx context.Context, ev adaptors.Event, inline bool) e
 		m.dropped.Add(1)
 		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
 		if ev.Done != nil {
-			ev.Done()
+			ev.Done(false)
 		}
 		return nil
 	}
@@ -600,7 +600,7 @@ func (m *Machine) guiModel() *adaptors.GUI {
 // handleEvent is SEATML §5.
 func (m *Machine) handleEvent(ev adaptors.Event) {
 	if ev.Done != nil {
-		defer ev.Done()
+		defer ev.Done(true)
 	}
 	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event

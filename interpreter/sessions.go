@@ -185,20 +185,12 @@ func (m *Machine) runHost(ctx context.Context) error {
 func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 	answer := func() { // the sender waits for events that go no further
 		if ev.Done != nil {
-			ev.Done()
+			ev.Done(true)
 		}
 	}
 	switch {
 	case !h.owns(ev):
-		defer answer()
-		for _, s := range h.list() {
-			e := ev
-			e.Done = nil
-			if err := s.m.Deliver(ctx, e); err != nil && !errors.Is(err, errStopped) {
-				return err
-			}
-		}
-		return nil
+		return h.deliverAll(ctx, ev)
 	case ev.From == nil:
 		h.m.log.Warn("event without a peer: no session to give it to (a session adaptor's input must come over a connection)",
 			zap.String("adaptor", ev.Source))
@@ -217,8 +209,56 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 		answer()
 		return err
 	}
-	if err := s.m.Deliver(ctx, ev); err != nil && !errors.Is(err, errStopped) {
-		return err
+	if err := s.m.Deliver(ctx, ev); err != nil {
+		if ev.Done != nil {
+			ev.Done(false)
+		}
+		if !errors.Is(err, errStopped) {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliverAll gives an event to every session. Its sender is answered once
+// every session has answered: handled if all handled it (or there was no
+// session to give it to).
+func (h *sessionHost) deliverAll(ctx context.Context, ev adaptors.Event) error {
+	ss := h.list()
+	done := ev.Done
+	if done == nil || len(ss) == 0 {
+		ev.Done = nil
+		for _, s := range ss {
+			if err := s.m.Deliver(ctx, ev); err != nil && !errors.Is(err, errStopped) {
+				return err
+			}
+		}
+		if done != nil {
+			done(true)
+		}
+		return nil
+	}
+	var left atomic.Int64
+	var missed atomic.Bool
+	left.Store(int64(len(ss)))
+	ev.Done = func(handled bool) {
+		if !handled {
+			missed.Store(true)
+		}
+		if left.Add(-1) == 0 {
+			done(!missed.Load())
+		}
+	}
+	for i, s := range ss {
+		if err := s.m.Deliver(ctx, ev); err != nil {
+			ev.Done(false)
+			if !errors.Is(err, errStopped) {
+				for range ss[i+1:] {
+					ev.Done(false)
+				}
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -365,11 +405,9 @@ func (h *sessionHost) end(ctx context.Context, s *session, ev *adaptors.Event) {
 		done := ev.Done
 		e := *ev
 		e.Done = nil
-		if s.m.Deliver(ctx, e) == nil {
-			_ = s.m.Sync(ctx, nil)
-		}
+		handled := s.m.Deliver(ctx, e) == nil && s.m.Sync(ctx, nil) == nil
 		if done != nil {
-			done()
+			done(handled)
 		}
 	}
 	s.cancel()

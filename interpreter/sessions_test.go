@@ -2,11 +2,14 @@ package interpreter
 
 import (
 	"bufio"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/seatml/seat/adaptors"
 )
 
 const sessionKiosk = `<?xml version="1.0" encoding="UTF-8"?>
@@ -183,5 +186,56 @@ func TestWebSessionsPerPage(t *testing.T) {
 	var f map[string]any
 	if err := b.ReadJSON(&f); err == nil {
 		t.Fatalf("page b got %v, meant for page a", f)
+	}
+}
+
+// TestDoneTellsHandled: an event's Done says whether the behavior handled
+// it, which an MQTT adaptor turns into an acknowledgement (or none). An
+// event given to every session is answered once, after all of them
+// handled it; one given to a behavior loaded but not running is answered
+// as not handled.
+func TestDoneTellsHandled(t *testing.T) {
+	h := start(t, sessionKiosk)
+	ann, bob := dialTCP(t, addrOf(t, h, "visitor")), dialTCP(t, addrOf(t, h, "visitor"))
+	ra, rb := bufio.NewReader(ann), bufio.NewReader(bob)
+	ra.ReadString('\n') // welcome
+	rb.ReadString('\n')
+	h.eventually("two sessions", func() bool { return h.m.SessionCounts().Open == 2 })
+	answers := make(chan bool, 4)
+	err := h.m.Deliver(context.Background(), adaptors.Event{Source: "staff", Text: "closing", Done: func(handled bool) { answers <- handled }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case handled := <-answers:
+		if !handled {
+			t.Error("an event both sessions handled was answered as not handled")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer")
+	}
+	for _, r := range []*bufio.Reader{ra, rb} {
+		if line, _ := r.ReadString('\n'); line != "we close soon (待機)\n" {
+			t.Errorf("a visitor got %q", line)
+		}
+	}
+	select {
+	case <-answers:
+		t.Error("answered twice")
+	case <-time.After(50 * time.Millisecond):
+	}
+
+	prog, diags := LoadBytes("quiet.seatml", []byte(`<seatml><general name="quiet"/><state name="s"/></seatml>`), LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	m, err := New(prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Deliver(context.Background(), adaptors.Event{Source: "x", Text: "hi", Done: func(handled bool) { answers <- handled }})
+	if handled := <-answers; handled {
+		t.Error("an event given to a behavior not running was answered as handled")
 	}
 }

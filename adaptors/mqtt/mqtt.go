@@ -47,6 +47,11 @@ const (
 	// maxTracked bounds the QoS 1 and 2 publications whose outcome the
 	// writer watches, to log the ones the broker never took.
 	maxTracked = 1024
+	// inboxSize bounds the publications received and not yet given to
+	// the behavior. At QoS 1 and 2 the broker's window of unacknowledged
+	// messages (20 for mosquitto) keeps far below it; at QoS 0 a full
+	// inbox holds the broker's flow back.
+	inboxSize = 1024
 )
 
 // Adaptor is one connection to a broker.
@@ -80,6 +85,17 @@ type Adaptor struct {
 	drain    chan struct{} // closed by Close: the writer sends what is queued and ends
 	written  chan struct{} // closed when the writer ends
 
+	// inbox holds what Paho received until the deliverer gives it to the
+	// behavior: Paho's reading goroutine never waits for the behavior,
+	// so its pings and acknowledgements flow while the behavior is busy.
+	// A QoS 1 or 2 message is acknowledged once the behavior has handled
+	// it, by the writer after the publications made before (unacked).
+	inbox     chan paho.Message
+	delivered chan struct{} // closed when the deliverer ends
+	ackMu     sync.Mutex
+	ackSeq    uint64
+	unacked   map[uint64]paho.Message
+
 	mu     sync.Mutex
 	client paho.Client
 	sink   adaptors.Sink
@@ -91,7 +107,8 @@ type Adaptor struct {
 // New builds an MQTT adaptor from its attributes.
 func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	a := &Adaptor{name: cfg.Name, log: cfg.Log, publish: cfg.Attrs["publish"], topicSessions: cfg.Attrs["session"] == "topic",
-		out: adaptors.NewOutbox(cfg.Tuning), up: make(chan struct{}, 1), drain: make(chan struct{}), written: make(chan struct{})}
+		out: adaptors.NewOutbox(cfg.Tuning), up: make(chan struct{}, 1), drain: make(chan struct{}), written: make(chan struct{}),
+		inbox: make(chan paho.Message, inboxSize), delivered: make(chan struct{}), unacked: map[uint64]paho.Message{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -161,12 +178,16 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		id = fmt.Sprintf("seat-%s-%s-%d-%x", cfg.Name, host, os.Getpid(), r)
 	}
 	a.keep = keep
+	// Subscriptions are made again on each connection (subscribeAll), not
+	// resumed by Paho: its resume runs beside the connect handler and took
+	// over the handler's pending subscription, whose token then never
+	// completed (a false "subscription failed" and a 10 s wait on restarts).
 	// A broker that hangs with its connection open (stopped, or its host
 	// swapping) must be noticed: a ping unanswered for the keep-alive, or a
 	// write that waits that long, ends the connection, and Paho reconnects.
 	opts := paho.NewClientOptions().AddBroker(a.broker).SetClientID(id).SetCleanSession(clean).
 		SetKeepAlive(keep).SetPingTimeout(keep).SetWriteTimeout(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).
-		SetConnectTimeout(connectTimeout).SetOrderMatters(true).SetResumeSubs(true)
+		SetConnectTimeout(connectTimeout).SetOrderMatters(true).SetAutoAckDisabled(true)
 	if user := cfg.Attrs["username"]; user != "" {
 		opts.SetUsername(user)
 		opts.SetPassword(cfg.Attrs["password"])
@@ -219,6 +240,7 @@ func (a *Adaptor) Addr() string { return a.broker }
 func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.sink = sink
+	go a.deliver()
 	subscribed := make(chan struct{})
 	var first sync.Once
 	a.opts.SetDefaultPublishHandler(a.receive) // a persistent session's queue may arrive before Subscribe
@@ -261,7 +283,12 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.mu.Unlock()
 	go a.write(c)
 	// Ready means subscribed: a persistent session then keeps what is
-	// published while seat is away, from the start.
+	// published while seat is away, from the start. A session the broker
+	// kept has its subscriptions already, and what it kept comes before
+	// the broker's answer: waiting would hold it all back.
+	if ct, ok := tok.(*paho.ConnectToken); ok && ct.SessionPresent() {
+		return nil
+	}
 	select {
 	case <-subscribed:
 	case <-time.After(publishTimeout):
@@ -282,26 +309,76 @@ func explain(err error) error {
 }
 
 func (a *Adaptor) subscribeAll(c paho.Client) {
-	for _, f := range a.subscribe {
-		tok := c.Subscribe(f, a.qos, a.receive)
-		if !tok.WaitTimeout(publishTimeout) || tok.Error() != nil {
-			a.log.Error("subscription failed", zap.String("topic", f), zap.Error(tok.Error()))
+	toks := make([]paho.Token, len(a.subscribe))
+	for i, f := range a.subscribe {
+		// No handler of its own: every publication goes to the default
+		// handler once, even where two filters match its topic.
+		toks[i] = c.Subscribe(f, a.qos, nil)
+	}
+	for i, f := range a.subscribe {
+		tok := toks[i]
+		if !tok.WaitTimeout(publishTimeout) {
+			// What a persistent session kept comes before the broker's
+			// answer, and waits for the behavior to start.
+			a.log.Info("subscription not confirmed yet; still waiting (what the broker kept for seat may come first)", zap.String("topic", f))
+			select {
+			case <-tok.Done():
+			case <-a.ctx.Done():
+				return
+			}
+		}
+		err := tok.Error()
+		if st, ok := tok.(*paho.SubscribeToken); ok && err == nil && st.Result()[f] == 0x80 {
+			err = errors.New("the broker refused it (is the client allowed to read this topic?)")
+		}
+		if err != nil {
+			a.log.Error("subscription failed", zap.String("topic", f), zap.Error(err))
 			continue
 		}
 		a.log.Info("subscribed", zap.String("topic", f), zap.Int("qos", int(a.qos)))
 	}
 }
 
-// receive turns a publication into an event. Paho calls it in order, one
-// at a time; blocking here (a full queue) holds the broker's flow back.
+// receive is Paho's handler: it checks a publication and passes it to
+// the deliverer. It waits only while the inbox is full.
 func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
-	payload := m.Payload()
-	if len(payload) > a.maxline {
+	if len(m.Payload()) > a.maxline {
 		a.stats.LineTooLong.Add(1)
-		a.log.Error("publication over maxline; dropped", zap.String("topic", m.Topic()), zap.Int("bytes", len(payload)), zap.Int("maxline", a.maxline))
+		a.log.Error("publication over maxline; dropped", zap.String("topic", m.Topic()), zap.Int("bytes", len(m.Payload())), zap.Int("maxline", a.maxline))
+		a.ack(m)
 		return
 	}
-	text, repaired := adaptors.CleanText(string(payload))
+	select {
+	case a.inbox <- m:
+	case <-a.ctx.Done():
+	}
+}
+
+// deliver gives the publications to the behavior in order, once it has
+// started (adaptors.Readier): what a persistent session kept arrives at
+// connection, before the behavior runs, and must not be dropped.
+func (a *Adaptor) deliver() {
+	defer close(a.delivered)
+	if r, ok := a.sink.(adaptors.Readier); ok {
+		select {
+		case <-r.Ready():
+		case <-a.ctx.Done():
+			return
+		}
+	}
+	for {
+		select {
+		case m := <-a.inbox:
+			a.event(m)
+		case <-a.ctx.Done():
+			return
+		}
+	}
+}
+
+// event turns a publication into an event and delivers it.
+func (a *Adaptor) event(m paho.Message) {
+	text, repaired := adaptors.CleanText(string(m.Payload()))
 	if repaired {
 		a.stats.Repaired.Add(1)
 	}
@@ -312,11 +389,57 @@ func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
 			a.log.Warn(`publication with an empty "+" level refused: no sender to give a session to (counted as empty_level; logged once)`,
 				zap.String("topic", m.Topic()), zap.String("filter", from.filter))
 		}
+		a.ack(m)
 		return
 	}
 	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: from}
+	if m.Qos() > 0 {
+		ev.Done = func(handled bool) {
+			if handled {
+				a.ack(m)
+			}
+		}
+	}
 	if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() == nil {
 		a.log.Warn("publication not delivered", zap.String("topic", m.Topic()), zap.Error(err))
+	}
+}
+
+// ack acknowledges a QoS 1 or 2 message to the broker. The writer sends
+// it, after the publications queued before: a message is acknowledged
+// only once what its handling published is on its way, so that a crash
+// in between makes the broker send it again instead of losing its answer.
+// It never blocks; an outbox that refuses keeps the acknowledgement
+// back, and the broker sends the message again after a reconnection.
+func (a *Adaptor) ack(m paho.Message) {
+	if m.Qos() == 0 {
+		return
+	}
+	a.ackMu.Lock()
+	a.ackSeq++
+	seq := a.ackSeq
+	a.unacked[seq] = m
+	a.ackMu.Unlock()
+	if !a.out.Put(ackMark + strconv.FormatUint(seq, 10)) {
+		a.ackMu.Lock()
+		delete(a.unacked, seq)
+		a.ackMu.Unlock()
+	}
+}
+
+// ackMark starts an acknowledgement in the outbox (a publication starts
+// with its retain flag, 0 or 1).
+const ackMark = "A"
+
+// acked sends the acknowledgement queued as s.
+func (a *Adaptor) acked(s string) {
+	seq, _ := strconv.ParseUint(s[len(ackMark):], 10, 64)
+	a.ackMu.Lock()
+	m := a.unacked[seq]
+	delete(a.unacked, seq)
+	a.ackMu.Unlock()
+	if m != nil {
+		m.Ack()
 	}
 }
 
@@ -469,6 +592,11 @@ func (a *Adaptor) write(c paho.Client) {
 			a.log.Info("the broker takes publications again", zap.String("broker", a.broker), zap.Int64("refused", a.dropped.Swap(0)))
 		}
 		for i, p := range batch {
+			if strings.HasPrefix(p, ackMark) {
+				a.acked(p)
+				batch[i] = ""
+				continue
+			}
 			topic, text, retain := unpack(p)
 			tok := c.Publish(topic, a.qos, retain, text)
 			batch[i] = ""
@@ -530,14 +658,43 @@ func (a *Adaptor) dial(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 		_ = tc.SetDeadline(time.Time{})
 		conn = tc
 	}
-	return &deadlineConn{Conn: conn, limit: a.keep}, nil
+	return &deadlineConn{Conn: conn, limit: a.keep, eof: make(chan struct{})}, nil
 }
 
 // deadlineConn is a connection whose writes fail when the peer has not
-// taken them within limit.
+// taken them within limit, and whose Close lets the broker read what was
+// written last.
 type deadlineConn struct {
 	net.Conn
 	limit time.Duration
+	eof   chan struct{} // closed when a read meets the end of the stream
+	once  sync.Once
+}
+
+// closeLinger bounds how long Close waits for the broker to end its side.
+const closeLinger = 500 * time.Millisecond
+
+func (c *deadlineConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.once.Do(func() { close(c.eof) })
+	}
+	return n, err
+}
+
+// Close ends the writing side first and waits until the broker has closed
+// its own (it read everything, the DISCONNECT last). Closing at once,
+// with the broker's publications still unread, resets the connection, and
+// the broker may lose the last acknowledgements: it would then send those
+// messages again to the next seat.
+func (c *deadlineConn) Close() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		select {
+		case <-c.eof:
+		case <-time.After(closeLinger):
+		}
+	}
+	return c.Conn.Close()
 }
 
 func (c *deadlineConn) Write(p []byte) (int, error) {
@@ -555,7 +712,8 @@ func (a *Adaptor) Close() error {
 	a.client = nil
 	a.mu.Unlock()
 	if a.cancel != nil {
-		a.cancel()
+		a.cancel() // what the deliverer has not given to the behavior stays unacknowledged
+		<-a.delivered
 	}
 	a.out.Close()
 	close(a.drain)

@@ -325,7 +325,7 @@ func (a *Adaptor) serveProcessResult(w http.ResponseWriter, r *http.Request) {
 		a.stats.NoteRepair(a.log, r.RemoteAddr, nil)
 	}
 	done := make(chan struct{})
-	ev := adaptors.Event{Source: a.name, Text: text, Done: func() { close(done) }}
+	ev := adaptors.Event{Source: a.name, Text: text, Done: func(bool) { close(done) }}
 	if err := a.sink.Deliver(r.Context(), ev); err != nil {
 		http.Error(w, "behavior not running", http.StatusServiceUnavailable)
 		return
