@@ -35,6 +35,9 @@ type Event struct {
 	From Conn
 	// Topic is the MQTT topic an event was published on (event.topic).
 	Topic string
+	// Retained marks an MQTT message the broker kept for the topic and
+	// sent because a subscription was made (event.retained).
+	Retained bool
 	// Kind tells a peer's arrival or departure from a line of text.
 	Kind EventKind
 	// Time is when the event arrived.

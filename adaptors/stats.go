@@ -40,6 +40,9 @@ type Stats struct {
 	// EmptyLevel counts MQTT publications refused by a topic session host
 	// because the "+" level naming their sender was empty (robot//asr).
 	EmptyLevel int64 `json:"empty_level,omitempty"`
+	// RetainedAgain counts retained MQTT messages not handled again: the
+	// broker sent them after a reconnection, unchanged (retained="once").
+	RetainedAgain int64 `json:"retained_again,omitempty"`
 }
 
 // StatsReporter is implemented by adaptors that count their connections
@@ -50,7 +53,7 @@ type StatsReporter interface {
 
 // Counters are the live counts behind Stats, safe for concurrent use.
 type Counters struct {
-	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel atomic.Int64
+	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain atomic.Int64
 }
 
 // Snapshot reads the counters.
@@ -59,6 +62,7 @@ func (c *Counters) Snapshot() Stats {
 		Open: c.Open.Load(), Accepted: c.Accepted.Load(), Refused: c.Refused.Load(),
 		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
 		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(), EmptyLevel: c.EmptyLevel.Load(),
+		RetainedAgain: c.RetainedAgain.Load(),
 	}
 }
 

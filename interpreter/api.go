@@ -184,6 +184,7 @@ type eventData struct {
 	peer         string // the connection the event came from, if any
 	topic        string // the MQTT topic it was published on, if any
 	hasText      bool
+	retained     bool // an MQTT message the broker kept
 	time         float64
 	key          string
 	caps         []string
@@ -215,6 +216,8 @@ func (m *Machine) installEventType() {
 			} else {
 				L.Push(lua.LString(d.topic))
 			}
+		case "retained":
+			L.Push(lua.LBool(d.retained))
 		case "peer":
 			if d.peer == "" {
 				L.Push(lua.LNil)
@@ -265,7 +268,7 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 		if cc.ev.From != nil {
 			d.peer = cc.ev.From.Peer()
 		}
-		d.topic = cc.ev.Topic
+		d.topic, d.retained = cc.ev.Topic, cc.ev.Retained
 	case ctxPeriodic:
 		d.hasText = true
 		d.time = float64(m.clock.Now().UnixNano()) / 1e9

@@ -268,6 +268,7 @@ var AdaptorTypes = map[string]AdaptorType{
 		"maxline":     {Kind: PosInt},
 		"session":     {Kind: Enum, Enum: []string{"topic"}},
 		"maxsessions": {Kind: PosInt},
+		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
 	}},
 	"rtcin":    {Ignored: true},
 	"rtcout":   {Ignored: true},

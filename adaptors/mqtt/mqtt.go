@@ -15,6 +15,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/url"
 	"os"
@@ -52,6 +53,16 @@ const (
 	// messages (20 for mosquitto) keeps far below it; at QoS 0 a full
 	// inbox holds the broker's flow back.
 	inboxSize = 1024
+	// maxRemembered bounds the topics whose last payload the adaptor
+	// remembers, to tell a retained message sent again from a new one.
+	maxRemembered = 65536
+)
+
+// What is done with retained messages (the retained attribute).
+const (
+	retainedOnce   = "once"   // handled once per process, unless it changes
+	retainedEvery  = "every"  // handled each time the broker sends it
+	retainedIgnore = "ignore" // never handled: only live publications are
 )
 
 // Adaptor is one connection to a broker.
@@ -96,12 +107,19 @@ type Adaptor struct {
 	ackSeq    uint64
 	unacked   map[uint64]paho.Message
 
-	mu     sync.Mutex
-	client paho.Client
-	sink   adaptors.Sink
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// retained says what is done with retained messages; last is, by
+	// topic, a hash of the last payload handled (retained="once"; the
+	// deliverer's alone).
+	retained string
+	last     map[string]uint64
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	client    paho.Client
+	sink      adaptors.Sink
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
 }
 
 // New builds an MQTT adaptor from its attributes.
@@ -111,6 +129,16 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		inbox: make(chan paho.Message, inboxSize), delivered: make(chan struct{}), unacked: map[uint64]paho.Message{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
+	}
+	switch a.retained = cfg.Attrs["retained"]; a.retained {
+	case "":
+		a.retained = retainedOnce
+	case retainedOnce, retainedEvery, retainedIgnore:
+	default:
+		return nil, fmt.Errorf("retained %q: want once, every or ignore", a.retained)
+	}
+	if a.retained == retainedOnce {
+		a.last = map[string]uint64{}
 	}
 	broker := cfg.Attrs["broker"]
 	if broker == "" {
@@ -241,7 +269,10 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.sink = sink
 	go a.deliver()
-	subscribed := make(chan struct{})
+	// announced is closed once the first connection's "online" (the
+	// will's topic) is on its way, subscribed once its subscriptions are
+	// confirmed too.
+	announced, subscribed := make(chan struct{}), make(chan struct{})
 	var first sync.Once
 	a.opts.SetDefaultPublishHandler(a.receive) // a persistent session's queue may arrive before Subscribe
 	a.opts.SetOnConnectHandler(func(c paho.Client) {
@@ -255,11 +286,15 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 		a.wg.Add(1)
 		go func() { // not in the handler: Paho waits for it before routing
 			defer a.wg.Done()
-			a.subscribeAll(c)
 			if a.willTopic != "" {
 				c.Publish(a.willTopic, 1, true, "online").WaitTimeout(publishTimeout)
 			}
-			first.Do(func() { close(subscribed) })
+			once := false
+			first.Do(func() { once = true; close(announced) })
+			a.subscribeAll(c)
+			if once {
+				close(subscribed)
+			}
 		}()
 	})
 	a.opts.SetConnectionLostHandler(func(_ paho.Client, err error) {
@@ -270,9 +305,11 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	tok := c.Connect()
 	if !tok.WaitTimeout(connectTimeout + time.Second) {
 		c.Disconnect(0)
+		a.cancel()
 		return fmt.Errorf("broker %s did not answer within %v", a.broker, connectTimeout)
 	}
 	if err := tok.Error(); err != nil {
+		a.cancel()
 		if msg := err.Error(); strings.HasPrefix(msg, "network Error : ") {
 			return fmt.Errorf("broker %s is not reachable (is it running?): %s", a.broker, strings.TrimPrefix(msg, "network Error : "))
 		}
@@ -285,12 +322,14 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	// Ready means subscribed: a persistent session then keeps what is
 	// published while seat is away, from the start. A session the broker
 	// kept has its subscriptions already, and what it kept comes before
-	// the broker's answer: waiting would hold it all back.
+	// the broker's answer: waiting would hold it all back; only "online"
+	// goes first.
+	wait := subscribed
 	if ct, ok := tok.(*paho.ConnectToken); ok && ct.SessionPresent() {
-		return nil
+		wait = announced
 	}
 	select {
-	case <-subscribed:
+	case <-wait:
 	case <-time.After(publishTimeout):
 		a.log.Warn("subscriptions not confirmed by the broker yet; going on", zap.String("broker", a.broker))
 	}
@@ -392,7 +431,11 @@ func (a *Adaptor) event(m paho.Message) {
 		a.ack(m)
 		return
 	}
-	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: from}
+	if !a.fresh(m) {
+		a.ack(m)
+		return
+	}
+	ev := adaptors.Event{Source: a.name, Text: text, Topic: m.Topic(), From: from, Retained: m.Retained()}
 	if m.Qos() > 0 {
 		ev.Done = func(handled bool) {
 			if handled {
@@ -403,6 +446,33 @@ func (a *Adaptor) event(m paho.Message) {
 	if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() == nil {
 		a.log.Warn("publication not delivered", zap.String("topic", m.Topic()), zap.Error(err))
 	}
+}
+
+// fresh reports whether a message is to be handled under the retained
+// policy. The broker sends a topic's retained message each time a
+// subscription is made, so after every reconnection; with
+// retained="once" it is handled again only if its payload is not the
+// last one handled on that topic (live or retained).
+func (a *Adaptor) fresh(m paho.Message) bool {
+	switch a.retained {
+	case retainedIgnore:
+		return !m.Retained()
+	case retainedEvery:
+		return true
+	}
+	h := fnv.New64a()
+	h.Write(m.Payload())
+	sum := h.Sum64()
+	old, known := a.last[m.Topic()]
+	if m.Retained() && known && old == sum {
+		a.stats.RetainedAgain.Add(1)
+		a.log.Debug("retained message sent again by the broker; already handled", zap.String("topic", m.Topic()))
+		return false
+	}
+	if known || len(a.last) < maxRemembered {
+		a.last[m.Topic()] = sum
+	}
+	return true
 }
 
 // ack acknowledges a QoS 1 or 2 message to the broker. The writer sends
@@ -707,6 +777,11 @@ func (c *deadlineConn) Write(p []byte) (int, error) {
 // Close disconnects from the broker (the will is not published: this is
 // a clean stop) and waits for the adaptor's goroutines.
 func (a *Adaptor) Close() error {
+	a.closeOnce.Do(a.close)
+	return nil
+}
+
+func (a *Adaptor) close() {
 	a.mu.Lock()
 	c := a.client
 	a.client = nil
@@ -724,13 +799,21 @@ func (a *Adaptor) Close() error {
 			a.log.Warn("the broker did not take the last publications in time; stopping without them", zap.String("broker", a.broker))
 		}
 		if a.willTopic != "" {
-			c.Publish(a.willTopic, 1, true, "offline").WaitTimeout(time.Second)
+			// Publish itself may wait for a broker that does not read.
+			sent := make(chan struct{})
+			go func() {
+				c.Publish(a.willTopic, 1, true, "offline").WaitTimeout(time.Second)
+				close(sent)
+			}()
+			select {
+			case <-sent:
+			case <-time.After(time.Second):
+			}
 		}
 		c.Disconnect(250)
 	}
 	a.stats.Open.Store(0)
 	a.wg.Wait()
-	return nil
 }
 
 // topicConn is where a publication came from: a reply goes to the

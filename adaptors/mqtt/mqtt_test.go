@@ -3,6 +3,7 @@ package mqtt_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,4 +317,42 @@ func TestTLS(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("without the CA: %v", err)
 	}
+}
+
+// TestRetainedModes: retained="ignore" handles live publications only;
+// retained="every" handles a retained message each time the broker sends
+// it, after every reconnection. (The default, once, is tested on the real
+// binary: cmd/seat TestRetainedOncePerProcess.)
+func TestRetainedModes(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{})
+	c, in := client(t, b, "tester", "robot/+/say")
+	if tok := c.Publish("robot/1/asr", 1, true, "hello"); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	ignore, err := runBehavior(t, behavior(b, ` retained="ignore"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, c, "robot/2/asr", "hello")
+	waitFor(t, "the live one answered", func() bool { return len(in.of("robot/2/say")) == 1 })
+	ignore.stop()
+	if got := in.of("robot/1/say"); len(got) != 0 {
+		t.Errorf("retained=ignore answered the retained message: %q", got)
+	}
+
+	every, err := runBehavior(t, behavior(b, ` retained="every"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the retained one answered", func() bool { return len(in.of("robot/1/say")) == 1 })
+	b.Stop()
+	waitFor(t, "the loss noticed", func() bool { return every.m.Adaptors()[0].Open == 0 })
+	b.Restart()
+	waitFor(t, "the tester back", func() bool { return c.IsConnectionOpen() })
+	c.Subscribe("robot/+/say", 1, in.handler).WaitTimeout(10 * time.Second) // a clean session lost it
+	waitFor(t, "seat back", func() bool { return every.m.Adaptors()[0].Open == 1 })
+	publish(t, c, "robot/1/asr", "hello") // live: the third hello heard if the retained one came again
+	waitFor(t, "the live hello answered as the third heard (the retained one handled again)", func() bool {
+		return slices.Contains(in.of("robot/1/say"), "hi 1 #3 on robot/1/asr")
+	})
 }

@@ -5,9 +5,11 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
 )
@@ -112,12 +114,24 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADAPTOR\tTYPE\tADDRESS\tOPEN\tACCEPTED\tREFUSED\tTOO LONG\tPARTIAL\tREPAIRED\tINVALID\tSLOW")
+	fmt.Fprintln(tw, "ADAPTOR\tTYPE\tADDRESS\tOPEN\tACCEPTED\tREFUSED\tTOO LONG\tPARTIAL\tREPAIRED\tINVALID\tSLOW\tMQTT")
 	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a.Name, a.Type, orDash(a.Addr),
-			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", a.Name, a.Type, orDash(a.Addr),
+			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer, mqttCounts(a.Stats))
 	}
 	tw.Flush()
+}
+
+// mqttCounts shows the MQTT adaptor's own counts that are not zero.
+func mqttCounts(s adaptors.Stats) string {
+	var parts []string
+	if s.EmptyLevel > 0 {
+		parts = append(parts, fmt.Sprintf("empty_level=%d", s.EmptyLevel))
+	}
+	if s.RetainedAgain > 0 {
+		parts = append(parts, fmt.Sprintf("retained_again=%d", s.RetainedAgain))
+	}
+	return orDash(strings.Join(parts, " "))
 }
 
 // orDash shows an empty column as "-".

@@ -94,7 +94,7 @@ func TestRunSeveralBehaviorsWithControl(t *testing.T) {
 		return nil
 	}
 	row := chatRow() // chat socket ADDRESS OPEN ACCEPTED REFUSED ...
-	if len(row) != 11 || row[1] != "socket" || !strings.HasPrefix(row[2], "127.0.0.1:") || row[3] != "0" {
+	if len(row) != 12 || row[1] != "socket" || !strings.HasPrefix(row[2], "127.0.0.1:") || row[3] != "0" {
 		t.Fatalf("adaptor row %q", row)
 	}
 	for range 4 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func TestStalledBroker(t *testing.T) {
 	}
 
 	ctl := freePort(t)
-	_, log := startSeat(t, "run", "--control", ctl, f)
+	cmd, log := startSeat(t, "run", "--control", ctl, f)
 	var conn net.Conn
 	var err error
 	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
@@ -138,4 +139,19 @@ func TestStalledBroker(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	// A stop while the broker hangs, with publications queued, is not held
+	// by it: a few seconds at most.
+	b.Pause()
+	for range 50 {
+		ask("ping", "pong", 5*time.Second)
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	t.Logf("stopped in %v with the broker hung", time.Since(start).Round(time.Millisecond))
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("the stop took %v with the broker hung", d)
+	}
+	b.Resume()
 }

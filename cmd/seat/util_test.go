@@ -35,10 +35,16 @@ func (s *syncBuffer) String() string {
 // waitFor polls cond until it holds, failing after 10 s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitForWithin(t, 10*time.Second, cond)
+}
+
+// waitForWithin polls cond until it holds, failing the test after d.
+func waitForWithin(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
+			t.Fatalf("condition not met within %v", d)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -30,6 +30,8 @@ type Browser struct {
 	pending map[int]chan cdpReply
 	done    chan struct{}
 	dir     string
+	exited  chan struct{} // closed when Chromium has ended; exitErr is why
+	exitErr error
 }
 
 type cdpReply struct {
@@ -65,10 +67,13 @@ func Start(t *testing.T) *Browser {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
 		"--disable-dev-shm-usage", "--user-data-dir="+dir, "--remote-debugging-port=0", "--window-size=1100,760", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers die with it
+	stderr := &tail{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	b := &Browser{t: t, cmd: cmd, dir: dir, pending: map[int]chan cdpReply{}, done: make(chan struct{})}
+	b := &Browser{t: t, cmd: cmd, dir: dir, pending: map[int]chan cdpReply{}, done: make(chan struct{}), exited: make(chan struct{})}
+	go func() { b.exitErr = cmd.Wait(); close(b.exited) }()
 	t.Cleanup(b.close)
 	var port string
 	deadline := time.Now().Add(60 * time.Second)
@@ -78,8 +83,13 @@ func Start(t *testing.T) *Browser {
 			port = strings.SplitN(string(data), "\n", 2)[0]
 			break
 		}
+		select {
+		case <-b.exited:
+			t.Fatalf("chromium ended (%v) before opening its DevTools port; it wrote:\n%s", b.exitErr, stderr)
+		default:
+		}
 		if time.Now().After(deadline) {
-			t.Fatal("chromium did not open its DevTools port within 60s")
+			t.Fatalf("chromium did not open its DevTools port within 60s; it wrote:\n%s", stderr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -139,10 +149,33 @@ func (b *Browser) close() {
 		<-b.done
 	}
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-	b.cmd.Wait()
+	<-b.exited
 	for i := 0; i < 50 && os.RemoveAll(b.dir) != nil; i++ {
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// tail keeps the last 8 KiB written to it: what Chromium said, for a
+// failure's message.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *tail) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if n := len(w.buf) - 8<<10; n > 0 {
+		w.buf = append(w.buf[:0], w.buf[n:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tail) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
 }
 
 // Call sends one CDP command and waits for its result.
