@@ -382,6 +382,9 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 			a, _ := n.Attr("maxsessions")
 			c.warnf(a.Pos, "adaptor %q: maxsessions has no effect without session", d.Name)
 		}
+		if a, ok := n.Attr("sessionidle"); ok && d.Attrs["session"] != "topic" {
+			c.warnf(a.Pos, "adaptor %q: sessionidle is for session=\"topic\"; other sessions end when their peer disconnects", d.Name)
+		}
 		c.adaptors[d.Name] = d
 		p.Adaptors = append(p.Adaptors, *d)
 	}
@@ -516,15 +519,19 @@ func (c *compiler) connection(sc *Scope, n *schema.Node, s *State) {
 		return // reported by schema.Check
 	}
 	name := strings.TrimSpace(a.Value)
+	// A topic session's sender has no connection, but its session ends
+	// when it falls idle: that is its ondisconnect.
 	var connectable []string
 	for _, d := range c.prog.Adaptors {
-		if !d.Ignored && (d.Type == "socket" || d.Type == "web") {
+		if !d.Ignored && (d.Type == "socket" || d.Type == "web" || n.Name == "ondisconnect" && d.Type == "mqtt" && d.Attrs["session"] == "topic") {
 			connectable = append(connectable, d.Name)
 		}
 	}
 	if !slices.Contains(connectable, name) {
 		why := "is not a declared adaptor"
-		if t := c.adaptorType(name); t != "" {
+		if t := c.adaptorType(name); t == "mqtt" {
+			why = "is an mqtt adaptor, which has no connections (socket and web adaptors do); in a topic session (session=\"topic\") <ondisconnect> runs when a sender's session ends idle"
+		} else if t != "" {
 			why = fmt.Sprintf("is a %s adaptor, which has no connections (socket and web adaptors do)", t)
 		}
 		c.errorf(a.ValuePos, "<%s> source %q %s%s", n.Name, name, why, schema.DidYouMean(name, connectable, "%q"))

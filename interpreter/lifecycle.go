@@ -63,7 +63,14 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
 		for _, d := range prog.Adaptors {
 			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
-				m.host.max, _ = strconv.Atoi(d.Attrs["maxsessions"])
+				m.host.max, m.host.idle = DefaultMaxTopicSessions, DefaultSessionIdle
+				if v, ok := d.Attrs["maxsessions"]; ok {
+					m.host.max, _ = strconv.Atoi(v)
+				}
+				if v, ok := d.Attrs["sessionidle"]; ok {
+					n, _ := strconv.Atoi(v)
+					m.host.idle = time.Duration(n) * time.Second
+				}
 			}
 			if d.Name == prog.Session && d.Type == "web" {
 				m.host.web = true

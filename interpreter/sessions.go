@@ -38,6 +38,9 @@ type sessionHost struct {
 	// max caps topic sessions (maxsessions on an MQTT adaptor); a
 	// connection-based adaptor caps its connections itself. 0: no cap.
 	max int
+	// idle ends a topic session that has had no event from its sender
+	// for that long (sessionidle); 0: never.
+	idle time.Duration
 
 	created, ended, refused atomic.Uint64
 	// sandboxes holds Lua states prepared ahead by a goroutine of the
@@ -82,11 +85,19 @@ func (h *sessionHost) prepare(done <-chan struct{}) {
 // session is one peer's instance of the behavior.
 type session struct {
 	peer   string
+	from   adaptors.Conn // the connection it was made for
 	m      *Machine
 	cancel context.CancelFunc
 	done   chan struct{}
 	since  time.Time
+	last   atomic.Int64 // when its sender last sent, in host clock nanoseconds (idle hosts only)
 }
+
+// Defaults for topic sessions, which have no disconnection to end them.
+const (
+	DefaultMaxTopicSessions = 1024
+	DefaultSessionIdle      = 10 * time.Minute
+)
 
 // SessionInfo describes a session (seat ctl sessions).
 type SessionInfo struct {
@@ -154,6 +165,16 @@ func (m *Machine) runHost(ctx context.Context) error {
 	prepared := make(chan struct{})
 	go func() { defer close(prepared); m.host.prepare(stopPreparing) }()
 	defer func() { close(stopPreparing); <-prepared }()
+	// Idle sessions are looked for every quarter of the idle time (at
+	// most every minute): one ends between idle and 1.25 times idle.
+	var sweeper Timer
+	var sweep <-chan time.Time
+	every := min(m.host.idle/4, time.Minute)
+	if m.host.idle > 0 {
+		sweeper = m.clock.NewTimer(every)
+		defer sweeper.Stop()
+		sweep = sweeper.C()
+	}
 	for ctx.Err() == nil && m.exitCode == nil {
 		if it, ok := m.q.pop(); ok {
 			if !m.handleItem(ctx, it) {
@@ -164,6 +185,9 @@ func (m *Machine) runHost(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-m.q.wake:
+		case <-sweep:
+			m.host.endIdle(ctx)
+			sweeper.Reset(every)
 		}
 	}
 	m.running.Store(false)
@@ -208,6 +232,9 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 	if s == nil {
 		answer()
 		return err
+	}
+	if h.idle > 0 {
+		s.last.Store(h.m.clock.Now().UnixNano())
 	}
 	if err := s.m.Deliver(ctx, ev); err != nil {
 		if ev.Done != nil {
@@ -375,7 +402,8 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &session{peer: peer.Peer(), m: sm, cancel: cancel, done: make(chan struct{}), since: time.Now()}
+	s := &session{peer: peer.Peer(), from: peer, m: sm, cancel: cancel, done: make(chan struct{}), since: time.Now()}
+	s.last.Store(h.m.clock.Now().UnixNano())
 	failed := make(chan error, 1)
 	go func() {
 		defer close(s.done)
@@ -413,6 +441,26 @@ func (h *sessionHost) end(ctx context.Context, s *session, ev *adaptors.Event) {
 	s.cancel()
 	<-s.done
 	h.ended.Add(1)
+}
+
+// endIdle ends the sessions whose sender has sent nothing for the idle
+// time, as if it had disconnected: ondisconnect, then onexit. A sender
+// that speaks again gets a new session.
+func (h *sessionHost) endIdle(ctx context.Context) {
+	cut := h.m.clock.Now().Add(-h.idle).UnixNano()
+	var idle []*session
+	h.mu.Lock()
+	for key, s := range h.sessions {
+		if s.last.Load() <= cut {
+			delete(h.sessions, key)
+			idle = append(idle, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range idle {
+		h.m.log.Info("session ended: idle", zap.String("peer", s.peer), zap.Duration("sessionidle", h.idle))
+		h.end(ctx, s, &adaptors.Event{Source: h.adaptor, Kind: adaptors.Disconnected, From: s.from})
+	}
 }
 
 // stopAll ends every session, in parallel, when the behavior stops.

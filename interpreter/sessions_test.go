@@ -3,6 +3,7 @@ package interpreter
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,81 @@ func TestDoneTellsHandled(t *testing.T) {
 	m.Deliver(context.Background(), adaptors.Event{Source: "x", Text: "hi", Done: func(handled bool) { answers <- handled }})
 	if handled := <-answers; handled {
 		t.Error("an event given to a behavior not running was answered as handled")
+	}
+}
+
+// sender is a topic session's sender as the MQTT adaptor makes them: a
+// new connection value per publication, one session key per sender.
+type sender struct{ id string }
+
+func (s *sender) Send(string) error  { return nil }
+func (s *sender) String() string     { return "bus " + s.id }
+func (s *sender) Peer() string       { return s.id }
+func (s *sender) SessionKey() string { return "robot/+/asr\x00" + s.id }
+
+// quietBus stands in for the MQTT adaptor: events are delivered by the test.
+type quietBus struct{ name string }
+
+func (b *quietBus) Name() string                              { return b.name }
+func (b *quietBus) Open(context.Context, adaptors.Sink) error { return nil }
+func (b *quietBus) Send(string) error                         { return nil }
+func (b *quietBus) Close() error                              { return nil }
+
+// TestTopicSessionsEndIdle: a topic session whose sender has sent nothing
+// for sessionidle ends as if it had disconnected (ondisconnect, then
+// onexit); one that keeps talking stays; a sender that speaks after its
+// session ended gets a new one; and topic sessions are capped at 1,024
+// by default. On the fake clock: ten idle minutes take no time.
+func TestTopicSessionsEndIdle(t *testing.T) {
+	h := start(t, `<seatml><general name="fleet">
+<adaptor name="bus" type="mqtt" subscribe="robot/+/asr" publish="robot/+/say" session="topic" sessionidle="600"/>
+<ondisconnect source="bus"><script>seat.log("info", "bye " .. event.peer .. " after " .. n)</script></ondisconnect>
+</general>
+<state name="s"><onexit><script>seat.log("info", "exit " .. seat.state())</script></onexit>
+<rule source="bus"><script>n = (n or 0) + 1</script></rule></state></seatml>`, func(o *Options) {
+		o.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) { return &quietBus{name: c.Name}, nil }
+	})
+	say := func(id string) {
+		t.Helper()
+		if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "bus", Text: "hi", From: &sender{id}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.m.SyncSessions(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("1")
+	say("2")
+	say("1")
+	if c := h.m.SessionCounts(); c.Open != 2 {
+		t.Fatalf("counts %+v, want 2 open", c)
+	}
+	for range 3 { // robot 1 talks every 5 minutes, robot 2 is silent
+		h.clock.Advance(5 * time.Minute)
+		say("1")
+	}
+	h.eventually("robot 2's session ended", func() bool { return h.m.SessionCounts().Ended == 1 })
+	if c := h.m.SessionCounts(); c.Open != 1 {
+		t.Errorf("counts %+v: robot 1 kept talking and must keep its session", c)
+	}
+	h.waitLog("bye 2 after 1")
+	h.waitLog("exit s")
+	say("2") // a new session: its count starts again
+	h.clock.Advance(13 * time.Minute)
+	h.eventually("both ended", func() bool { return h.m.SessionCounts().Ended == 3 })
+	h.waitLog("bye 1 after 5")
+	if n := h.logs.FilterMessage("bye 2 after 1").Len(); n != 2 {
+		t.Errorf("robot 2's two sessions said bye %d times", n)
+	}
+	if h.m.SessionCounts().Created != 3 {
+		t.Errorf("counts %+v", h.m.SessionCounts())
+	}
+
+	// The default cap: 1,024 topic sessions, then refused and counted.
+	for i := range DefaultMaxTopicSessions + 1 {
+		h.m.Deliver(context.Background(), adaptors.Event{Source: "bus", Text: "hi", From: &sender{fmt.Sprint("r", i)}})
+	}
+	if c := h.m.SessionCounts(); c.Open != DefaultMaxTopicSessions || c.Refused != 1 {
+		t.Errorf("counts %+v: want %d open and 1 refused", c, DefaultMaxTopicSessions)
 	}
 }

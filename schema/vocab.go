@@ -269,6 +269,7 @@ var AdaptorTypes = map[string]AdaptorType{
 		"session":     {Kind: Enum, Enum: []string{"topic"}},
 		"maxsessions": {Kind: PosInt},
 		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
+		"sessionidle": {Kind: NonNegInt},
 	}},
 	"rtcin":    {Ignored: true},
 	"rtcout":   {Ignored: true},

@@ -118,3 +118,58 @@ func TestTopicSessionRouting(t *testing.T) {
 		t.Errorf("sessions %+v (want robot 7, kiosk 7, robot 受付), adaptors %+v (want empty_level 1)", info.Sessions, info.Adaptors)
 	}
 }
+
+// TestTopicSessionIdle: on the real binary with a real broker, a topic
+// session whose robot has said nothing for sessionidle ends: its
+// ondisconnect answers the robot, the session is gone from the listing,
+// and the robot's next line starts a new session. (Issue 20: topic
+// sessions never ended, and had no cap.)
+func TestTopicSessionIdle(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{})
+	f := filepath.Join(t.TempDir(), "idle.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="idle">
+  <adaptor name="bus" type="mqtt" broker="`+b.URL+`" subscribe="robot/+/asr" publish="robot/+/say" session="topic" sessionidle="1"/>
+  <ondisconnect source="bus"><script>seat.reply("bye after " .. n)</script></ondisconnect>
+</general>
+<state name="s"><rule><script>n = (n or 0) + 1; seat.reply("heard " .. n)</script></rule></state></seatml>`), 0o644)
+	var mu sync.Mutex
+	var got []string
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL).SetClientID("idle-test").SetOrderMatters(true))
+	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	defer c.Disconnect(100)
+	c.Subscribe("robot/+/say", 1, func(_ paho.Client, m paho.Message) {
+		mu.Lock()
+		got = append(got, m.Topic()+" "+string(m.Payload()))
+		mu.Unlock()
+	}).WaitTimeout(10 * time.Second)
+	have := func(want ...string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return strings.Join(got, "|") == strings.Join(want, "|")
+		}
+	}
+	ctl := freePort(t)
+	_, log := startSeat(t, "run", "--control", ctl, f)
+	waitFor(t, func() bool { return strings.Contains(log.String(), "subscribed") })
+	c.Publish("robot/受付/asr", 1, false, "hello").WaitTimeout(10 * time.Second)
+	c.Publish("robot/受付/asr", 1, false, "hello").WaitTimeout(10 * time.Second)
+	waitFor(t, have("robot/受付/say heard 1", "robot/受付/say heard 2"))
+	waitFor(t, have("robot/受付/say heard 1", "robot/受付/say heard 2", "robot/受付/say bye after 2"))
+	resp, err := http.Get("http://" + ctl + "/behaviors/idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Sessions struct{ Open, Created, Ended int }
+	}
+	json.NewDecoder(resp.Body).Decode(&info)
+	resp.Body.Close()
+	if info.Sessions.Open != 0 || info.Sessions.Ended != 1 {
+		t.Errorf("sessions %+v: want the idle one ended", info.Sessions)
+	}
+	c.Publish("robot/受付/asr", 1, false, "hello").WaitTimeout(10 * time.Second)
+	waitFor(t, have("robot/受付/say heard 1", "robot/受付/say heard 2", "robot/受付/say bye after 2", "robot/受付/say heard 1"))
+}

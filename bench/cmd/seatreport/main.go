@@ -205,6 +205,11 @@ func measure() ([]*Figure, error) {
 		}
 		add(&Figure{Key: "session-start", What: "start a session (its Lua state, general script, onentry, onconnect)", Unit: "µs", Rounds: us, Target: "≤ 200 µs"})
 		add(&Figure{Key: "session-kb", What: "memory per idle session with its Lua state", Unit: "KB", Rounds: collect(start, "BenchmarkSessionStart", "KB/session"), Target: "≤ 100 KB"})
+		topics, err := goBench("^BenchmarkTopicSessionStart$", *rounds, "-benchtime", "3000x")
+		if err != nil {
+			return nil, err
+		}
+		add(&Figure{Key: "topic-session-kb", What: "memory per idle MQTT topic session (3,000 robots through a real mosquitto)", Unit: "KB", Rounds: collect(topics, "BenchmarkTopicSessionStart", "KB/session"), Target: "≤ 100 KB"})
 		events, err := goBench("^BenchmarkSessionEvents$", *rounds, "-benchtime", "1000000x")
 		if err != nil {
 			return nil, err
