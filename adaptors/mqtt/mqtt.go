@@ -83,6 +83,7 @@ type Adaptor struct {
 	stats         adaptors.Counters
 	opts          *paho.ClientOptions
 	keep          time.Duration
+	kept          bool // clean="false": the broker keeps the session
 
 	// out holds publications until the writer hands them to Paho, whose
 	// Publish blocks while the broker does not read: sending never blocks
@@ -195,6 +196,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			return nil, fmt.Errorf("clean %q: want true or false", v)
 		}
 	}
+	a.kept = !clean
 	id := cfg.Attrs["clientid"]
 	if id == "" {
 		if !clean {
@@ -269,10 +271,14 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.sink = sink
 	go a.deliver()
-	// announced is closed once the first connection's "online" (the
-	// will's topic) is on its way, subscribed once its subscriptions are
-	// confirmed too.
-	announced, subscribed := make(chan struct{}), make(chan struct{})
+	// "online" (on the will's topic) says that seat receives: it goes
+	// after the subscriptions are confirmed, or, when the broker kept the
+	// session and so has them already, before seat subscribes again (the
+	// confirmation then comes after what the broker kept). ready is
+	// closed once the first connection has announced itself; present
+	// tells its goroutine whether the broker kept the session.
+	ready := make(chan struct{})
+	present := make(chan bool, 1)
 	var first sync.Once
 	a.opts.SetDefaultPublishHandler(a.receive) // a persistent session's queue may arrive before Subscribe
 	a.opts.SetOnConnectHandler(func(c paho.Client) {
@@ -286,14 +292,27 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 		a.wg.Add(1)
 		go func() { // not in the handler: Paho waits for it before routing
 			defer a.wg.Done()
-			if a.willTopic != "" {
-				c.Publish(a.willTopic, 1, true, "online").WaitTimeout(publishTimeout)
+			isFirst, kept := false, a.kept // on a reconnection a kept session has its subscriptions
+			first.Do(func() { isFirst = true })
+			if isFirst {
+				select {
+				case kept = <-present:
+				case <-a.ctx.Done():
+					return
+				}
 			}
-			once := false
-			first.Do(func() { once = true; close(announced) })
+			if kept {
+				a.announce(c)
+			}
+			if isFirst && kept {
+				close(ready)
+			}
 			a.subscribeAll(c)
-			if once {
-				close(subscribed)
+			if !kept {
+				a.announce(c)
+			}
+			if isFirst && !kept {
+				close(ready)
 			}
 		}()
 	})
@@ -322,18 +341,22 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	// Ready means subscribed: a persistent session then keeps what is
 	// published while seat is away, from the start. A session the broker
 	// kept has its subscriptions already, and what it kept comes before
-	// the broker's answer: waiting would hold it all back; only "online"
-	// goes first.
-	wait := subscribed
-	if ct, ok := tok.(*paho.ConnectToken); ok && ct.SessionPresent() {
-		wait = announced
-	}
+	// the broker's confirmation: waiting for it would hold it all back.
+	ct, _ := tok.(*paho.ConnectToken)
+	present <- ct != nil && ct.SessionPresent()
 	select {
-	case <-wait:
+	case <-ready:
 	case <-time.After(publishTimeout):
 		a.log.Warn("subscriptions not confirmed by the broker yet; going on", zap.String("broker", a.broker))
 	}
 	return nil
+}
+
+// announce publishes "online", retained, on the will's topic.
+func (a *Adaptor) announce(c paho.Client) {
+	if a.willTopic != "" {
+		c.Publish(a.willTopic, 1, true, "online").WaitTimeout(publishTimeout)
+	}
 }
 
 // explain makes Paho's errors read as the user's problem.
