@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSeatTestExamples: every example behavior ships a transcript, and
@@ -91,5 +94,42 @@ func TestSeatTestFlags(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "testdata", "x.seattest"), []byte("> hi\n"), 0o644)
 	if _, stderr, code := runSeat("test", dir); code != 2 || !strings.Contains(stderr, "no .seattest files in") {
 		t.Errorf("empty directory: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestSeatTestSignal: SIGTERM (or Ctrl-C) ends seat test in the middle of
+// a + step that would run for days: the step fails as interrupted, the
+// transcripts after it are not run, and the exit status is 1. (Issue 20:
+// +1000000h ran for over ten minutes and ignored SIGTERM and Ctrl-C.)
+func TestSeatTestSignal(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.seatml"), []byte(`<seatml><general name="t" rate="1000"><adaptor name="io" type="stdio"/></general>
+<state name="s"><onexec><script>n = (n or 0) + 1</script></onexec></state></seatml>`), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.seattest"), []byte("behavior: b.seatml\n+1000000h\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.seattest"), []byte("+1s\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "test", "-v", dir)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return strings.Contains(out.String(), "a.seattest:2: +1000000h") }) // -v: the step has begun
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("seat test did not end within 5 s of SIGTERM")
+	}
+	t.Logf("ended %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out.String(), "interrupted at +") || !strings.Contains(errOut.String(), "interrupted; ") || strings.Contains(out.String(), "b.seattest") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	}
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/seatml/seat/interpreter/seattest"
 )
@@ -50,7 +53,11 @@ func testCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "seat test: %v\n", err)
 		return exitStatus(2)
 	}
-	opts := seattest.Options{AllowShell: *allowShell}
+	// Ctrl-C or SIGTERM ends the transcript under way (its step fails as
+	// interrupted) and skips the rest.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := seattest.Options{AllowShell: *allowShell, Context: ctx}
 	if *verbose {
 		opts.Verbose = stdout
 	}
@@ -58,6 +65,11 @@ func testCmd(args []string, stdout, stderr io.Writer) error {
 	for _, f := range files {
 		if sel != nil && !sel.MatchString(f) {
 			continue
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "seat test: interrupted; %s and the rest not run\n", f)
+			status = 1
+			break
 		}
 		ran++
 		if *verbose {

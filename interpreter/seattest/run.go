@@ -31,8 +31,12 @@ type Options struct {
 	// Verbose, if set, receives every step as it runs (seat test -v).
 	Verbose io.Writer
 	// StepTimeout bounds how long one step may take in real time (a
-	// script that loops); 10 s if 0.
+	// script that loops, a + step with more onexec ticks than run in that
+	// time); 10 s if 0.
 	StepTimeout time.Duration
+	// Context, if set, ends the run when it is done (seat test on SIGINT
+	// or SIGTERM): the step under way fails as interrupted.
+	Context context.Context
 }
 
 // Result is the outcome of one transcript.
@@ -207,6 +211,8 @@ type runner struct {
 	cancel   context.CancelFunc
 	done     chan error
 	stopped  error // why the behavior stopped, once it has
+	ctx      context.Context
+	ticks    int // timers run by the current + step
 
 	mu      sync.Mutex
 	fired   string    // the last rule fired, file:line
@@ -224,7 +230,10 @@ func newRunner(t *Transcript, prog *interpreter.Program, opts Options) (*runner,
 		opts.StepTimeout = 10 * time.Second
 	}
 	r := &runner{t: t, prog: prog, opts: opts, clock: interpreter.NewFakeClock(epoch), logs: &logLines{},
-		peers: map[string][]*conn{}, done: make(chan error, 1)}
+		peers: map[string][]*conn{}, done: make(chan error, 1), ctx: opts.Context}
+	if r.ctx == nil {
+		r.ctx = context.Background()
+	}
 	for _, d := range prog.Adaptors {
 		if d.Ignored {
 			continue
@@ -502,7 +511,9 @@ func (r *runner) step(st Step) *Failure {
 		}
 	case Advance:
 		r.remember(fmt.Sprintf("+%v", st.Dur))
-		r.advance(st.Dur)
+		if err := r.advance(st.Dur); err != nil {
+			return r.fail(st, err.Error(), "", "")
+		}
 	case Expect, ExpectRe:
 		r.settle()
 		want := st.Text
@@ -626,10 +637,51 @@ func (r *runner) wantsConnections(adaptor string) bool {
 }
 
 // advance moves the virtual clock by d: to each timer as it comes due,
-// and, once the device loop runs, through every control cycle.
-func (r *runner) advance(d time.Duration) {
-	target := r.clock.Now().Add(d)
+// and, once the device loop runs, through every control cycle. It fails
+// when the step runs past the step timeout in real time (more onexec
+// ticks than that allows) or the run is interrupted.
+func (r *runner) advance(d time.Duration) error {
+	start := r.clock.Now()
+	target := start.Add(d)
+	deadline := time.Now().Add(r.opts.StepTimeout)
+	over := func() error {
+		if err := r.ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted at +%v of this step", r.clock.Now().Sub(start))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the step did not end within %v of real time: it reached +%v of %v, %d timers and onexec ticks run (shorten the step, or lower the onexec rate)",
+				r.opts.StepTimeout, r.clock.Now().Sub(start), d, r.ticks)
+		}
+		return nil
+	}
+	r.ticks = 0
+	if !r.stepping.Load() && !r.m.IsHost() {
+		// No device loop to step and no sessions: the machine runs every
+		// timer up to the target itself, in one call.
+		ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout+10*time.Second)
+		defer cancel()
+		var ran int
+		err := r.m.Sync(ctx, func() {
+			_, ran = r.m.RunTimers(r.clock, target, func() bool { return over() != nil })
+		})
+		r.ticks += ran
+		if err != nil {
+			r.sync(nil) // tells why the behavior stopped
+			return nil
+		}
+		r.settle()
+		if err := over(); err != nil && r.clock.Now().Before(target) {
+			return err
+		}
+		if r.stepping.Load() && r.clock.Now().Before(target) {
+			return r.advance(target.Sub(r.clock.Now())) // a timer started the device loop
+		}
+		return nil
+	}
 	for r.stopped == nil {
+		if err := over(); err != nil {
+			return err
+		}
 		next := target
 		var due time.Time
 		var armed bool
@@ -651,14 +703,16 @@ func (r *runner) advance(d time.Duration) {
 			}
 		}
 		r.clock.Advance(next.Sub(r.clock.Now()))
+		r.ticks++
 		if r.stepping.Load() && next.Equal(cycle) {
 			_ = r.dev.Engine.Step(next.Sub(epoch))
 		}
 		r.settle()
 		if !next.Before(target) {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // setMemory is memory> KEY=VALUE: a sensor of the device tree is pressed
@@ -675,8 +729,7 @@ func (r *runner) setMemory(key, value string) error {
 			return err
 		}
 		r.stepping.Store(true)
-		r.advance(epoch.Add(e.Now() + e.Period()).Sub(r.clock.Now()))
-		return nil
+		return r.advance(epoch.Add(e.Now() + e.Period()).Sub(r.clock.Now()))
 	}
 	if strings.HasPrefix(key, "Device/") {
 		return fmt.Errorf("%s is device configuration and cannot be set", key)

@@ -1,10 +1,12 @@
 package seattest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // run writes a behavior and a transcript into a directory and runs it.
@@ -197,4 +199,43 @@ func scriptsDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestLongSteps: a + step runs its onexec ticks in the machine without a
+// round trip each, so two minutes at 1000 Hz (120,000 ticks, every one
+// run) take well under the step limit (an hour runs in under 2 s); a step with more ticks than the
+// limit allows fails with where it got to; and a cancelled context (seat
+// test on Ctrl-C) ends the step under way as interrupted.
+func TestLongSteps(t *testing.T) {
+	b := `<seatml><general name="t" rate="1000"><adaptor name="io" type="stdio"/><script>n = 0</script></general>
+<state name="s"><onexec><script>n = n + 1</script></onexec>
+<rule><key>count</key><script sendto="io">return tostring(n)</script></rule></state></seatml>`
+	res, v := run(t, b, "+2m\n> count\n< 120000\n")
+	mustPass(t, res, v)
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.seatml"), []byte(b), 0o644)
+	file := filepath.Join(dir, "b.seattest")
+	os.WriteFile(file, []byte("+1000000h\n> count\n< 1\n"), 0o644)
+	start := time.Now()
+	res, err := RunFile(file, Options{StepTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil || !strings.Contains(res.Failure.What, "the step did not end within 1s of real time: it reached +") {
+		t.Fatalf("failure %+v", res.Failure)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the step limit of 1 s ended the step after %v", d)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err = RunFile(file, Options{Context: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil || !strings.HasPrefix(res.Failure.What, "interrupted at +") {
+		t.Fatalf("failure %+v", res.Failure)
+	}
 }

@@ -216,6 +216,15 @@ func measure() ([]*Figure, error) {
 		}
 		add(&Figure{Key: "session-events", What: "events over 10,000 concurrent sessions, every reply checked in order", Unit: "/s",
 			Rounds: collect(events, "BenchmarkSessionEvents", "events/s"), Target: "≥ 0.25 M/s"})
+		hour, err := goBench("^BenchmarkSeatTestHour$", *rounds, "-benchtime", "1x")
+		if err != nil {
+			return nil, err
+		}
+		var secs []float64
+		for _, ns := range collect(hour, "BenchmarkSeatTestHour", "ns/op") {
+			secs = append(secs, ns/1e9)
+		}
+		add(&Figure{Key: "seattest-hour", What: "seat test: a +1h step with an onexec at 1000 Hz (3.6 M ticks, each run)", Unit: "s", Rounds: secs, Target: "≤ 5 s"})
 	}
 	fmt.Fprintln(os.Stderr, "seatreport: seatload ...")
 	tmp, err := os.MkdirTemp("", "seatreport-")
