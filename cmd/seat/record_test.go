@@ -174,3 +174,53 @@ func mustAbs(t *testing.T, path string) string {
 	}
 	return abs
 }
+
+// TestReplayTwoClients records two clients of one adaptor, the first to
+// connect speaking after the second connected, and replays it: plain
+// input in the transcript comes from the peer last connected or named, in
+// the transcript writer and in the runner alike, so the unchanged file
+// replays without a divergence. (Issue 20: the runner took the last
+// connected peer, the writer meant the last named one.)
+func TestReplayTwoClients(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	beh, rec := filepath.Join(dir, "two.seatml"), filepath.Join(dir, "two.jsonl")
+	os.WriteFile(beh, []byte(`<seatml><general name="two">
+  <adaptor name="v" type="socket" role="server" port="`+port+`"/>
+  <onconnect source="v"><script>seat.log("info", "came " .. event.peer)</script></onconnect>
+</general>
+<state name="s"><rule source="v"><script>seat.reply(event.text .. " from " .. event.peer)</script></rule></state></seatml>`), 0o644)
+	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
+	dial := func() (net.Conn, *bufio.Reader) {
+		var c net.Conn
+		var err error
+		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		return c, bufio.NewReader(c)
+	}
+	ask := func(c net.Conn, r *bufio.Reader, line string) {
+		t.Helper()
+		c.Write([]byte(line + "\n"))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, err := r.ReadString('\n')
+		if want := line + " from " + c.LocalAddr().String() + "\n"; err != nil || got != want {
+			t.Fatalf("%s: got %q, %v; want %q\n%s", line, got, err, want, stderr.String())
+		}
+	}
+	ann, ra := dial()
+	waitFor(t, func() bool { return strings.Count(stderr.String(), "came ") == 1 })
+	bob, rb := dial()
+	waitFor(t, func() bool { return strings.Count(stderr.String(), "came ") == 2 })
+	ask(ann, ra, "hi")
+	ask(ann, ra, "ping") // plain in the transcript: ann was named last
+	ask(bob, rb, "hello")
+	ask(ann, ra, "again")
+	ann.Close()
+	bob.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	stdout, errOut, code := runSeat("replay", rec)
+	if code != 0 {
+		transcript, _, _ := runSeat("test", "--from", rec)
+		t.Fatalf("replay of the unchanged file: exit %d\n%s%s\ntranscript:\n%s", code, stdout, errOut, transcript)
+	}
+}

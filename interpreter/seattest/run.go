@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,13 +451,16 @@ func (r *runner) step(st Step) *Failure {
 		c := r.peer(name, st.Peer)
 		if c == nil {
 			// A peer named for the first time is there from now on, as a
-			// client of an adaptor without onconnect is: later plain input
-			// comes from it.
+			// client of an adaptor without onconnect is.
 			c = &conn{r: r, adaptor: name, peer: st.Peer}
-			r.mu.Lock()
-			r.peers[name] = append(r.peers[name], c)
-			r.mu.Unlock()
 		}
+		// Plain input comes from the peer last connected or named (the
+		// rule FromRecording writes transcripts by): a named peer becomes
+		// the latest.
+		r.mu.Lock()
+		list := slices.DeleteFunc(r.peers[name], func(x *conn) bool { return x == c })
+		r.peers[name] = append(list, c)
+		r.mu.Unlock()
 		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
 		if name == r.prog.Session {
 			r.lastPeer = c.peer
