@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -222,5 +223,47 @@ func TestReplayTwoClients(t *testing.T) {
 	if code != 0 {
 		transcript, _, _ := runSeat("test", "--from", rec)
 		t.Fatalf("replay of the unchanged file: exit %d\n%s%s\ntranscript:\n%s", code, stdout, errOut, transcript)
+	}
+}
+
+// TestReplayCutRecording: seat run --record killed with SIGKILL has
+// written every answer older than a second (the recorder flushes every
+// 100 ms); a recording whose last line is cut short, as a crash in the
+// middle of a write leaves it, replays all the lines before it, with a
+// warning naming the cut line. (Issue 20: a 77 MB recording cut by kill -9
+// was refused whole.)
+func TestReplayCutRecording(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	beh, rec := filepath.Join(dir, "echo.seatml"), filepath.Join(dir, "echo.jsonl")
+	os.WriteFile(beh, []byte(`<seatml><general name="echo">
+  <adaptor name="v" type="socket" role="server" port="`+port+`"/>
+</general>
+<state name="s"><rule source="v"><script>seat.reply("got " .. event.text)</script></rule></state></seatml>`), 0o644)
+	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
+	var c net.Conn
+	var err error
+	waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+	r := bufio.NewReader(c)
+	for i := range 200 {
+		fmt.Fprintf(c, "line %d\n", i)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if got, err := r.ReadString('\n'); err != nil || got != fmt.Sprintf("got line %d\n", i) {
+			t.Fatalf("line %d: %q, %v\n%s", i, got, err, stderr.String())
+		}
+	}
+	// On disk within a second of the answer, before any stop.
+	waitForWithin(t, time.Second, func() bool {
+		data, _ := os.ReadFile(rec)
+		return strings.Contains(string(data), `"text":"got line 199"`)
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	data, _ := os.ReadFile(rec)
+	os.WriteFile(rec, data[:len(data)-7], 0o644) // the last line cut in the middle
+	lines := strings.Count(string(data), "\n")
+	stdout, errOut, code := runSeat("replay", rec)
+	if want := fmt.Sprintf("seat replay: warning: %s:%d: the last line is cut short (seat stopped while writing it?)", rec, lines); code != 0 || !strings.Contains(errOut, want) || !strings.HasPrefix(stdout, "ok ") {
+		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q", code, stdout, errOut, want)
 	}
 }

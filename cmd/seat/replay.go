@@ -35,6 +35,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "seat replay: %v\n", err)
 		return exitStatus(2)
 	}
+	if res.Warning != "" {
+		fmt.Fprintf(stderr, "seat replay: warning: %s\n", res.Warning)
+	}
 	res.Report(stdout)
 	if res.Diverged() {
 		return exitStatus(1)
@@ -45,7 +48,10 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 // fromRecording is seat test --from FILE.jsonl: the recording printed as
 // a transcript.
 func fromRecording(file, name string, stdout, stderr io.Writer) error {
-	lines, err := record.ReadFile(file)
+	lines, warning, err := record.ReadFile(file)
+	if warning != "" {
+		fmt.Fprintf(stderr, "seat test: warning: %s\n", warning)
+	}
 	if err == nil {
 		var t *seattest.Transcript
 		if t, err = seattest.FromRecording(file, lines, name); err == nil {

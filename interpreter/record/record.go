@@ -294,39 +294,50 @@ func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 	return l
 }
 
-// Read reads a recording; an error names the file and line.
-func Read(name string, r io.Reader) ([]Line, error) {
+// Read reads a recording; an error names the file and line. A last line
+// that does not parse is not an error but a warning: a recording cut by a
+// crash (kill -9, power loss) ends inside a line, and what comes before
+// it is whole.
+func Read(name string, r io.Reader) (lines []Line, warning string, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	var out []Line
+	var bad error
+	badLine := 0
 	for n := 1; sc.Scan(); n++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
+		if bad != nil { // the line that did not parse was not the last
+			return nil, "", fmt.Errorf("%s:%d: not a line of a recording: %v", name, badLine, bad)
+		}
 		var l Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a line of a recording: %v", name, n, err)
+			bad, badLine = err, n
+			continue
 		}
 		if l.Kind == "" {
-			return nil, fmt.Errorf("%s:%d: a line without a kind", name, n)
+			return nil, "", fmt.Errorf("%s:%d: a line without a kind", name, n)
 		}
 		l.Line = n
-		out = append(out, l)
+		lines = append(lines, l)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, "", fmt.Errorf("%s: %v", name, err)
 	}
-	if len(out) == 0 || out[0].Kind != KindHeader {
-		return nil, fmt.Errorf("%s:1: not a seat recording (it starts with a %q line)", name, KindHeader)
+	if len(lines) == 0 || lines[0].Kind != KindHeader {
+		return nil, "", fmt.Errorf("%s:1: not a seat recording (it starts with a %q line)", name, KindHeader)
 	}
-	return out, nil
+	if bad != nil {
+		warning = fmt.Sprintf("%s:%d: the last line is cut short (seat stopped while writing it?); using the %d lines before it", name, badLine, len(lines))
+	}
+	return lines, warning, nil
 }
 
-// ReadFile reads a recording from a file.
-func ReadFile(file string) ([]Line, error) {
+// ReadFile reads a recording from a file (see Read).
+func ReadFile(file string) (lines []Line, warning string, err error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
 	return Read(file, f)

@@ -37,9 +37,9 @@ func TestRoundTrip(t *testing.T) {
 		!strings.Contains(string(data), `"kind":"out","behavior":"受付","source":"音声","text":""}`) {
 		t.Errorf("recording:\n%s", data)
 	}
-	lines, err := ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	lines, warning, err := ReadFile(file)
+	if err != nil || warning != "" {
+		t.Fatal(err, warning)
 	}
 	if len(lines) != 5 || lines[0].Kind != KindHeader || lines[1].Kind != KindStart || lines[1].File != "reception.seatml" ||
 		lines[2].TextOf() != "はい,0.9" || lines[2].Duration() != 1169830*time.Microsecond || lines[2].Line != 3 ||
@@ -53,12 +53,22 @@ func TestReadErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                                   "r.jsonl:1: not a seat recording",
 		`{"t":0,"kind":"start"}` + "\n":      "r.jsonl:1: not a seat recording",
-		`{"t":0,"kind":"recording"}` + "\nx": "r.jsonl:2: not a line of a recording",
+		`{"t":0,"kind":"recording"}` + "\nx\n" + `{"t":1,"kind":"in"}`: "r.jsonl:2: not a line of a recording",
 		`{"t":0,"kind":"recording"}` + "\n{\"t\":1}\n": "r.jsonl:2: a line without a kind",
 	} {
-		if _, err := Read("r.jsonl", strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := Read("r.jsonl", strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestReadCutRecording: a last line cut short by a crash is left out with
+// a warning naming it; the lines before it are read.
+func TestReadCutRecording(t *testing.T) {
+	in := `{"t":0,"kind":"recording"}` + "\n" + `{"t":1,"kind":"in","text":"hi"}` + "\n" + `{"t":2,"kind":"out","te`
+	lines, warning, err := Read("r.jsonl", strings.NewReader(in))
+	if err != nil || len(lines) != 2 || warning != "r.jsonl:3: the last line is cut short (seat stopped while writing it?); using the 2 lines before it" {
+		t.Errorf("lines %d, warning %q, err %v", len(lines), warning, err)
 	}
 }
 

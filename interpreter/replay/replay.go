@@ -32,6 +32,9 @@ type Result struct {
 	Behavior   string // the file replayed against
 	Transcript *seattest.Transcript
 	Run        *seattest.Result
+	// Warning, if set, says the recording's last line was cut short: it
+	// was left out, and what came after it was not expected.
+	Warning string
 }
 
 // Diverged reports whether the behavior did not do what was recorded.
@@ -40,13 +43,17 @@ func (r *Result) Diverged() bool { return r.Run.Failure != nil }
 // Run replays a recording file. An error is bad input: a recording that
 // cannot be read or a behavior that does not load.
 func Run(file string, opts Options) (*Result, error) {
-	lines, err := record.ReadFile(file)
+	lines, warning, err := record.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	t, err := seattest.FromRecording(file, lines, opts.Name)
 	if err != nil {
 		return nil, err
+	}
+	if warning != "" {
+		// The behavior may have sent more than the cut recording kept.
+		t.Steps = append(t.Steps, seattest.Step{Kind: seattest.Skip, Line: "..."})
 	}
 	beh := opts.Behavior
 	if beh == "" {
@@ -60,7 +67,7 @@ func Run(file string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Recording: file, Behavior: beh, Transcript: t, Run: res}, nil
+	return &Result{Recording: file, Behavior: beh, Transcript: t, Run: res, Warning: warning}, nil
 }
 
 // findRecorded finds the recorded behavior file: as recorded (relative to

@@ -26,7 +26,7 @@ const twoBehaviors = `{"t":0,"kind":"recording"}
 // transcript: time from its initial state, the clock moved to a timer
 // before its message, a second peer named, device events left out.
 func TestFromRecording(t *testing.T) {
-	lines, err := record.Read("r.jsonl", strings.NewReader(twoBehaviors))
+	lines, _, err := record.Read("r.jsonl", strings.NewReader(twoBehaviors))
 	if err != nil {
 		t.Fatal(err)
 	}
