@@ -51,10 +51,10 @@ func TestRoundTrip(t *testing.T) {
 // TestReadErrors name the file and line.
 func TestReadErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                                   "r.jsonl:1: not a seat recording",
-		`{"t":0,"kind":"start"}` + "\n":      "r.jsonl:1: not a seat recording",
+		"":                              "r.jsonl:1: not a seat recording",
+		`{"t":0,"kind":"start"}` + "\n": "r.jsonl:1: not a seat recording",
 		`{"t":0,"kind":"recording"}` + "\nx\n" + `{"t":1,"kind":"in"}`: "r.jsonl:2: not a line of a recording",
-		`{"t":0,"kind":"recording"}` + "\n{\"t\":1}\n": "r.jsonl:2: a line without a kind",
+		`{"t":0,"kind":"recording"}` + "\n{\"t\":1}\n":                 "r.jsonl:2: a line without a kind",
 	} {
 		if _, _, err := Read("r.jsonl", strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
