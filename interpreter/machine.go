@@ -436,7 +436,7 @@ func (m *Machine) enterInitial() {
 		m.trace("enter:" + s.Name)
 	}
 	if m.watching() {
-		m.observe(Record{Kind: RecState, State: s.Name})
+		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
 	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 }
@@ -570,6 +570,15 @@ func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool)
 		clock.Advance(d)
 	}
 	return clock.Now(), ran
+}
+
+// sessionPeer is the peer of a session's machine (whose state a record
+// of its state names); "" for other machines.
+func (m *Machine) sessionPeer() string {
+	if m.opts.session == nil {
+		return ""
+	}
+	return m.opts.session.Peer()
 }
 
 // runTimer runs the timer that is due at at: the timeout if its deadline
@@ -928,7 +937,7 @@ func (m *Machine) settle(req request) {
 			m.trace("enter:" + target.Name)
 		}
 		if m.watching() {
-			m.observe(Record{Kind: RecState, State: target.Name})
+			m.observe(Record{Kind: RecState, State: target.Name, Peer: m.sessionPeer()})
 		}
 		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
 	}

@@ -267,3 +267,54 @@ func TestReplayCutRecording(t *testing.T) {
 		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q", code, stdout, errOut, want)
 	}
 }
+
+// TestReplaySessions records two visitors of a session="peer" adaptor,
+// each in a session of its own moving through the states at its own pace,
+// and replays the recording: state lines name their session's peer, so a
+// state is checked against the right session. (Issue 20: the replay failed
+// at 0 s with "(no session for )".)
+func TestReplaySessions(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	beh, rec := filepath.Join(dir, "sess.seatml"), filepath.Join(dir, "sess.jsonl")
+	os.WriteFile(beh, []byte(`<seatml><general name="sess">
+  <adaptor name="v" type="socket" role="server" port="`+port+`" session="peer"/>
+  <onconnect source="v"><script>seat.reply("ようこそ")</script></onconnect>
+</general>
+<state name="待機"><rule><key>こんにちは</key><script>seat.reply("はい")</script><statetransition>会話</statetransition></rule></state>
+<state name="会話"><rule><key>さようなら</key><script>seat.reply("またね")</script><statetransition>待機</statetransition></rule></state>
+</seatml>`), 0o644)
+	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
+	dial := func() (net.Conn, *bufio.Reader) {
+		var c net.Conn
+		var err error
+		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		return c, bufio.NewReader(c)
+	}
+	ask := func(c net.Conn, r *bufio.Reader, line, want string) {
+		t.Helper()
+		if line != "" {
+			c.Write([]byte(line + "\n"))
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if got, err := r.ReadString('\n'); err != nil || got != want+"\n" {
+			t.Fatalf("%s: got %q, %v; want %q\n%s", line, got, err, want, stderr.String())
+		}
+	}
+	ann, ra := dial()
+	ask(ann, ra, "", "ようこそ")
+	ask(ann, ra, "こんにちは", "はい")
+	bob, rb := dial()
+	ask(bob, rb, "", "ようこそ")
+	ask(ann, ra, "さようなら", "またね")
+	ask(bob, rb, "こんにちは", "はい")
+	ann.Close()
+	bob.Close()
+	waitFor(t, func() bool { data, _ := os.ReadFile(rec); return strings.Count(string(data), `"kind":"disconnect"`) == 2 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 {
+		transcript, _, _ := runSeat("test", "--from", rec)
+		t.Fatalf("replay: exit %d\n%s%s\ntranscript:\n%s", code, stdout, errOut, transcript)
+	}
+}

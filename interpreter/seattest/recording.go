@@ -43,7 +43,7 @@ func FromRecording(file string, lines []record.Line, behavior string) (*Transcri
 		return nil, fmt.Errorf("%s: no behavior %q in the recording (it has %s)%s", file, behavior, strings.Join(names, ", "),
 			schema.DidYouMean(behavior, names, "%q"))
 	}
-	g := &generator{t: &Transcript{File: file, Behavior: start.File}, file: file, t0: -1, last: map[string]string{}}
+	g := &generator{t: &Transcript{File: file, Behavior: start.File}, file: file, t0: -1, last: map[string]string{}, sessions: map[string]bool{}}
 	for _, l := range lines {
 		if l.Behavior != behavior || l.Line < start.Line {
 			continue
@@ -69,8 +69,14 @@ type generator struct {
 	pending        time.Duration
 	pendingLine    record.Line
 	state, checked string
-	fire           string
-	last           map[string]string // the last peer connected, by adaptor
+	// statePeer is the session whose state state is ("" without
+	// sessions). A transcript checks the state of the session of the peer
+	// that spoke or connected last (lastPeer); a session's state is
+	// checked only when it is that one.
+	statePeer, lastPeer string
+	sessions            map[string]bool // peers whose state the recording shows
+	fire                string
+	last                map[string]string // the last peer connected, by adaptor
 	// Skipped counts the device events left out.
 	skipped int
 }
@@ -97,6 +103,9 @@ func (g *generator) advanceTo(l record.Line, t time.Duration) {
 }
 
 func (g *generator) flushState() {
+	if g.statePeer != g.lastPeer {
+		return // another session's state: not what "= STATE" looks at now
+	}
 	if g.state != "" && g.state != g.checked {
 		g.t.Steps = append(g.t.Steps, Step{Kind: State, Text: g.state, Line: "= " + g.state, Pos: schema.Pos{File: g.file}})
 		g.checked = g.state
@@ -125,7 +134,13 @@ func (g *generator) line(l record.Line) {
 		g.fire = l.At
 	case "state":
 		g.flushAdvance()
-		g.state = l.State
+		if l.Peer != g.statePeer {
+			g.checked = "" // another session: its state was not checked yet
+		}
+		g.state, g.statePeer = l.State, l.Peer
+		if l.Peer != "" {
+			g.sessions[l.Peer] = true
+		}
 	case "out":
 		g.flushAdvance()
 		text := l.TextOf()
@@ -143,6 +158,7 @@ func (g *generator) line(l record.Line) {
 		case l.Kind == "connect":
 			g.add(Connect, l, "@connect "+l.Source+" "+l.Peer, Step{Adaptor: l.Source, Text: l.Peer})
 			g.last[l.Source] = l.Peer
+			g.speaks(l.Peer)
 		case l.Kind == "disconnect":
 			g.add(Disconnect, l, "@disconnect "+l.Source+" "+l.Peer, Step{Adaptor: l.Source, Text: l.Peer})
 		case l.Source == "gui":
@@ -156,7 +172,17 @@ func (g *generator) line(l record.Line) {
 				g.last[l.Source] = l.Peer // named once, the peer is the one plain input comes from
 			}
 			g.add(Send, l, name+"> "+l.TextOf(), st)
+			g.speaks(l.Peer)
 		}
+	}
+}
+
+// speaks notes that a peer spoke or connected: if it has a session, a
+// state check now looks at its state.
+func (g *generator) speaks(peer string) {
+	if g.sessions[peer] && peer != g.lastPeer {
+		g.lastPeer = peer
+		g.checked = ""
 	}
 }
 
