@@ -310,7 +310,10 @@ func TestReplaySessions(t *testing.T) {
 	ask(bob, rb, "こんにちは", "はい")
 	ann.Close()
 	bob.Close()
-	waitFor(t, func() bool { data, _ := os.ReadFile(rec); return strings.Count(string(data), `"kind":"disconnect"`) == 2 })
+	waitFor(t, func() bool {
+		data, _ := os.ReadFile(rec)
+		return strings.Count(string(data), `"kind":"disconnect"`) == 2
+	})
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if stdout, errOut, code := runSeat("replay", rec); code != 0 {
