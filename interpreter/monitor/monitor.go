@@ -63,6 +63,9 @@ type Monitor struct {
 	start time.Time
 	pages atomic.Int32  // open pages; machines report while > 0
 	every time.Duration // pumpEvery; tests shorten it
+	// writeWait bounds every write to a page, the first one included: a
+	// page that does not read is cut off after it (tests shorten it).
+	writeWait time.Duration
 
 	mu      sync.Mutex // never taken by a machine, never held while calling out
 	order   []string
@@ -113,7 +116,7 @@ type client struct {
 
 // New returns a monitor; times in it count from now.
 func New(log *zap.Logger) *Monitor {
-	return &Monitor{log: log, start: time.Now(), every: pumpEvery, behs: map[string]*behavior{}, sources: map[string]bool{}, clients: map[*client]struct{}{}}
+	return &Monitor{log: log, start: time.Now(), every: pumpEvery, writeWait: writeWait, behs: map[string]*behavior{}, sources: map[string]bool{}, clients: map[*client]struct{}{}}
 }
 
 // Observe gives a behavior's machine its observer (manager.Options.Observe):
@@ -411,7 +414,7 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request, mg *manager.Ma
 	m.join(c, mg)
 	defer m.leave(c)
 	send := func(data []byte) bool {
-		conn.SetWriteDeadline(time.Now().Add(writeWait))
+		conn.SetWriteDeadline(time.Now().Add(m.writeWait))
 		return conn.WriteMessage(websocket.TextMessage, data) == nil
 	}
 	if !send(hello) {

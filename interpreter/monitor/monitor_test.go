@@ -280,3 +280,41 @@ func TestLifecycleUnderPages(t *testing.T) {
 		t.Errorf("only %d calls returned in 3 s", returned)
 	}
 }
+
+// TestPagesThatNeverReadAreCut: forty pages that open the WebSocket and
+// never read, with a small receive window, while a behavior does a lot:
+// every write has a deadline, the first included, so each page is cut
+// off and forgotten once its writes block for writeWait, and what the
+// monitor holds for them goes with it. (Issue 20: 40 such pages pinned
+// 569 MB.)
+func TestPagesThatNeverReadAreCut(t *testing.T) {
+	m := New(zap.NewNop())
+	m.every = time.Millisecond
+	m.writeWait = 300 * time.Millisecond
+	o := m.Observe(testProgram(t))
+	srv := httptest.NewServer(m.Handler(manager.New(manager.Options{Log: zap.NewNop()})))
+	defer srv.Close()
+	d := &websocket.Dialer{NetDialContext: (&net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}).DialContext}
+	for range 40 {
+		page(t, srv, d) // never read
+	}
+	text := strings.Repeat("x", 4096)
+	open := func() int {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(m.clients)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for open() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 40 pages that never read are still served after 20 s", open())
+		}
+		o.Observe(interpreter.Record{Time: time.Now(), Kind: interpreter.RecIn, Source: "io", Text: text})
+		time.Sleep(100 * time.Microsecond)
+	}
+	if n := m.pages.Load(); n != 0 {
+		t.Errorf("%d pages counted as open", n)
+	}
+}
