@@ -93,6 +93,13 @@ type Readier interface {
 	Ready() <-chan struct{}
 }
 
+// Hanger is implemented by connections the behavior's side can end:
+// Hangup sends what is queued for the peer, then closes the connection.
+// A session that calls seat.exit hangs up on its peer.
+type Hanger interface {
+	Hangup()
+}
+
 // Sink receives events. The interpreter implements it with a bounded queue.
 type Sink interface {
 	// Deliver queues an event, blocking while the queue is full, so that a

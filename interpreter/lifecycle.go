@@ -60,7 +60,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
-		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
+		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, hungUp: map[any]bool{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
 		for _, d := range prog.Adaptors {
 			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
 				m.host.max, m.host.idle = DefaultMaxTopicSessions, DefaultSessionIdle

@@ -34,7 +34,10 @@ type sessionHost struct {
 
 	mu       sync.RWMutex
 	sessions map[any]*session // by sessionKey
-	closed   bool
+	// hungUp holds the connections whose session ended by seat.exit,
+	// until they are gone: what they still send is dropped.
+	hungUp map[any]bool
+	closed bool
 	// max caps topic sessions (maxsessions on an MQTT adaptor); a
 	// connection-based adaptor caps its connections itself. 0: no cap.
 	max int
@@ -221,6 +224,9 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
 		answer()
 		return nil
 	case ev.Kind == adaptors.Disconnected:
+		h.mu.Lock()
+		delete(h.hungUp, sessionKey(ev.From))
+		h.mu.Unlock()
 		if s := h.remove(sessionKey(ev.From)); s != nil {
 			h.end(ctx, s, &ev) // answers once ondisconnect has run
 			return nil
@@ -345,10 +351,14 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 	key := sessionKey(from)
 	h.mu.RLock()
 	s, ok := h.sessions[key]
-	closed := h.closed
+	closed, hungUp := h.closed, h.hungUp[key]
 	h.mu.RUnlock()
 	if ok {
 		return s, nil
+	}
+	if hungUp {
+		h.m.log.Debug("input after seat.exit ended its session; dropped", zap.String("peer", from.Peer()))
+		return nil, nil
 	}
 	if closed || !h.m.running.Load() {
 		return nil, errStopped
@@ -377,6 +387,17 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 	}
 	h.sessions[key] = s
 	h.mu.Unlock()
+	select {
+	case <-s.done: // seat.exit as it started, before it was listed: exited found nothing to forget
+		h.mu.Lock()
+		if h.sessions[key] == s {
+			delete(h.sessions, key)
+			h.ended.Add(1)
+		}
+		h.mu.Unlock()
+		return nil, nil
+	default:
+	}
 	return s, nil
 }
 
@@ -407,8 +428,12 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 	failed := make(chan error, 1)
 	go func() {
 		defer close(s.done)
-		if err := sm.Run(ctx); err != nil {
+		err := sm.Run(ctx)
+		if err != nil {
 			failed <- err
+		}
+		if ctx.Err() == nil { // it ended by itself: seat.exit
+			h.exited(s, err)
 		}
 	}()
 	select {
@@ -441,6 +466,36 @@ func (h *sessionHost) end(ctx context.Context, s *session, ev *adaptors.Event) {
 	s.cancel()
 	<-s.done
 	h.ended.Add(1)
+}
+
+// exited forgets a session that ended by itself (seat.exit in it): its
+// peer is hung up on, after what the session sent last, and what the
+// peer still sends is dropped; an MQTT sender's next message starts a new
+// session.
+func (h *sessionHost) exited(s *session, err error) {
+	key := sessionKey(s.from)
+	hg, hangs := s.from.(adaptors.Hanger)
+	h.mu.Lock()
+	mine := h.sessions[key] == s
+	if mine {
+		delete(h.sessions, key)
+	}
+	if hangs && !h.closed {
+		h.hungUp[key] = true
+	}
+	h.mu.Unlock()
+	code := 0
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+	}
+	h.m.log.Info("session ended: seat.exit", zap.String("peer", s.peer), zap.Int("code", code))
+	if hangs {
+		hg.Hangup()
+	}
+	if mine {
+		h.ended.Add(1)
+	}
 }
 
 // endIdle ends the sessions whose sender has sent nothing for the idle

@@ -237,6 +237,7 @@ type conn struct {
 	// drain is closed when the adaptor closes: the writer sends what is
 	// queued, then closes the connection.
 	drain  chan struct{}
+	dOnce  sync.Once
 	once   sync.Once
 	warned bool // a repaired line was logged (reader goroutine)
 
@@ -297,6 +298,10 @@ func (cn *conn) Send(text string) error {
 	cn.close()
 	return adaptors.ErrQueueFull
 }
+
+// Hangup sends what is queued for the peer, then closes the connection
+// (adaptors.Hanger).
+func (cn *conn) Hangup() { cn.dOnce.Do(func() { close(cn.drain) }) }
 
 // closed reports whether the connection has been closed.
 func (cn *conn) closed() bool {
@@ -543,7 +548,7 @@ func (a *Adaptor) Close() error {
 		ln.Close()
 	}
 	for _, cn := range conns {
-		close(cn.drain)
+		cn.Hangup()
 	}
 	a.wg.Wait()
 	return nil

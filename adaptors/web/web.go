@@ -607,6 +607,10 @@ func (c *client) closed() bool {
 
 func (c *client) drainAndClose() { c.dOnce.Do(func() { close(c.drain) }) }
 
+// Hangup sends what is queued for the page, then closes its connection
+// (adaptors.Hanger).
+func (c *client) Hangup() { c.drainAndClose() }
+
 func (c *client) write() {
 	defer c.a.wg.Done()
 	defer c.close()

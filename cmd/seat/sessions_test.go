@@ -2,7 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"net"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,4 +63,69 @@ func TestVisitorsSessions(t *testing.T) {
 	bob.Write([]byte("hi\nwhere\n"))
 	expect(rb, "Tickets or map?")
 	expect(rb, "You are in menu.")
+}
+
+// TestSessionExit: seat.exit in a session ends that session only: its
+// peer gets what the session said last, then the connection closes; the
+// session is gone from the listing, the exit code is logged, and another
+// visitor's session and the process go on. (Issue 20: the peer stayed
+// connected and listed, its lines dropped without a word, the code lost.)
+func TestSessionExit(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	f := filepath.Join(dir, "quit.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="quit">
+  <adaptor name="v" type="socket" role="server" port="`+port+`" session="peer"/>
+</general>
+<state name="s">
+  <rule><key>さようなら</key><script>seat.reply("またね"); seat.exit(3)</script></rule>
+  <rule><key>ping</key><script>seat.reply("pong")</script></rule>
+</state></seatml>`), 0o644)
+	ctl := freePort(t)
+	_, log := startSeat(t, "run", "--control", ctl, f)
+	dial := func() (net.Conn, *bufio.Reader) {
+		var c net.Conn
+		var err error
+		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		return c, bufio.NewReader(c)
+	}
+	ann, ra := dial()
+	bob, rb := dial()
+	for _, p := range []struct {
+		c net.Conn
+		r *bufio.Reader
+	}{{ann, ra}, {bob, rb}} {
+		p.c.Write([]byte("ping\n"))
+		if l, err := p.r.ReadString('\n'); l != "pong\n" {
+			t.Fatalf("ping: %q, %v", l, err)
+		}
+	}
+	ann.Write([]byte("さようなら\nping\n"))
+	if l, err := ra.ReadString('\n'); l != "またね\n" {
+		t.Fatalf("goodbye: %q, %v\n%s", l, err, log.String())
+	}
+	if l, err := ra.ReadString('\n'); err == nil {
+		t.Fatalf("after seat.exit the session answered %q; want the connection closed", l)
+	}
+	waitFor(t, func() bool {
+		return strings.Contains(log.String(), `session ended: seat.exit`) && strings.Contains(log.String(), `"code": 3`)
+	})
+	bob.Write([]byte("ping\n"))
+	if l, err := rb.ReadString('\n'); l != "pong\n" {
+		t.Fatalf("bob after ann's exit: %q, %v", l, err)
+	}
+	waitFor(t, func() bool {
+		resp, err := http.Get("http://" + ctl + "/behaviors/quit")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var info struct {
+			State    string
+			Sessions struct{ Open, Ended int }
+		}
+		json.NewDecoder(resp.Body).Decode(&info)
+		return info.State == "running" && info.Sessions.Open == 1 && info.Sessions.Ended == 1
+	})
 }
