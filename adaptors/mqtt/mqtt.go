@@ -147,7 +147,21 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	}
 	u, err := url.Parse(broker)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("broker %q: want tcp://HOST:PORT, mqtt://, mqtts:// or ssl://", broker)
+		return nil, fmt.Errorf("broker %q: want tcp://HOST:PORT, mqtt://, mqtts:// or ssl://", Redact(broker))
+	}
+	// Credentials in the URL (tcp://alice:secret@host) are the username and
+	// password; the broker is shown and logged without the password.
+	user, pass := cfg.Attrs["username"], cfg.Attrs["password"]
+	shown := u.User
+	if u.User != nil {
+		if user == "" {
+			user = u.User.Username()
+			pass, _ = u.User.Password()
+		}
+		if _, has := u.User.Password(); has {
+			shown = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		u.User = nil
 	}
 	tlsOn := false
 	switch u.Scheme {
@@ -156,7 +170,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	case "mqtts", "ssl", "tls":
 		u.Scheme, tlsOn = "ssl", true
 	default:
-		return nil, fmt.Errorf("broker %q: scheme %q is not tcp, mqtt, mqtts or ssl", broker, u.Scheme)
+		return nil, fmt.Errorf("broker %q: scheme %q is not tcp, mqtt, mqtts or ssl", Redact(broker), u.Scheme)
 	}
 	if u.Port() == "" {
 		port := "1883"
@@ -165,7 +179,9 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		}
 		u.Host = u.Hostname() + ":" + port
 	}
-	a.broker = u.String()
+	dial := u.String()
+	u.User = shown
+	a.broker = u.String() // as shown and logged
 	for _, f := range strings.Split(cfg.Attrs["subscribe"], ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			a.subscribe = append(a.subscribe, f)
@@ -215,12 +231,12 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	// A broker that hangs with its connection open (stopped, or its host
 	// swapping) must be noticed: a ping unanswered for the keep-alive, or a
 	// write that waits that long, ends the connection, and Paho reconnects.
-	opts := paho.NewClientOptions().AddBroker(a.broker).SetClientID(id).SetCleanSession(clean).
+	opts := paho.NewClientOptions().AddBroker(dial).SetClientID(id).SetCleanSession(clean).
 		SetKeepAlive(keep).SetPingTimeout(keep).SetWriteTimeout(keep).SetAutoReconnect(true).SetMaxReconnectInterval(maxReconnect).
 		SetConnectTimeout(connectTimeout).SetOrderMatters(true).SetAutoAckDisabled(true)
-	if user := cfg.Attrs["username"]; user != "" {
+	if user != "" {
 		opts.SetUsername(user)
-		opts.SetPassword(cfg.Attrs["password"])
+		opts.SetPassword(pass)
 	}
 	if tlsOn {
 		conf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: u.Hostname()}
@@ -357,6 +373,23 @@ func (a *Adaptor) announce(c paho.Client) {
 	if a.willTopic != "" {
 		c.Publish(a.willTopic, 1, true, "online").WaitTimeout(publishTimeout)
 	}
+}
+
+// Redact returns a broker URL with its password replaced by "xxxxx", for
+// showing it; text that is not a URL but has an "@" loses what comes
+// before it.
+func Redact(broker string) string {
+	if u, err := url.Parse(broker); err == nil && (u.User != nil || !strings.Contains(broker, "@")) {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(broker, "@"); i >= 0 {
+		scheme, _, ok := strings.Cut(broker, "://")
+		if !ok {
+			return "xxxxx" + broker[i:]
+		}
+		return scheme + "://xxxxx" + broker[i:]
+	}
+	return broker
 }
 
 // explain makes Paho's errors read as the user's problem.

@@ -58,3 +58,19 @@ func splitMatch(filter, topic string) (string, bool) {
 	}
 	return value, true
 }
+
+// TestRedact: a broker URL is shown without its password, even one that
+// does not parse.
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"tcp://alice:secret@127.0.0.1:1883": "tcp://alice:xxxxx@127.0.0.1:1883",
+		"tcp://alice@127.0.0.1:1883":        "tcp://alice@127.0.0.1:1883",
+		"tcp://127.0.0.1:1883":              "tcp://127.0.0.1:1883",
+		"tcp://al ice:sec%zzret@host":       "tcp://xxxxx@host",
+		"alice:secret@host:1883":            "xxxxx@host:1883",
+	} {
+		if got := Redact(in); got != want || strings.Contains(got, "sec") {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

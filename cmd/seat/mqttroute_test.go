@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -172,4 +174,50 @@ func TestTopicSessionIdle(t *testing.T) {
 	}
 	c.Publish("robot/受付/asr", 1, false, "hello").WaitTimeout(10 * time.Second)
 	waitFor(t, have("robot/受付/say heard 1", "robot/受付/say heard 2", "robot/受付/say bye after 2", "robot/受付/say heard 1"))
+}
+
+// TestBrokerCredentialsRedacted: a password given in the broker URL
+// (tcp://alice:secret@…) or as password= logs in, and is shown nowhere:
+// not in the log, seat ctl status, GET /behaviors or the monitor's source
+// view. (Issue 20: it appeared in all four.)
+func TestBrokerCredentialsRedacted(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{Users: map[string]string{"alice": "s3cr3t-url", "bob": "s3cr3t-attr"}})
+	dir := t.TempDir()
+	url := strings.Replace(b.URL, "tcp://", "tcp://alice:s3cr3t-url@", 1)
+	f := filepath.Join(dir, "secret.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="secret">
+  <adaptor name="bus" type="mqtt" broker="`+url+`" subscribe="a/b"/>
+  <adaptor name="bus2" type="mqtt" broker="`+b.URL+`" username="bob" password="s3cr3t-attr" subscribe="a/c"/>
+</general><state name="s"/></seatml>`), 0o644)
+	ctl := freePort(t)
+	_, log := startSeat(t, "run", "--control", ctl, f)
+	waitFor(t, func() bool { return strings.Count(log.String(), "subscribed") == 2 })
+	get := func(path string) string {
+		resp, err := http.Get("http://" + ctl + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return string(data)
+	}
+	status, _, _ := runSeat("ctl", "--control", ctl, "status", "secret")
+	shown := map[string]string{
+		"the log":             log.String(),
+		"GET /behaviors":      get("/behaviors"),
+		"GET /behaviors/NAME": get("/behaviors/secret"),
+		"seat ctl status":     status,
+		"the source view":     get("/monitor/source?file=" + neturl.QueryEscape(f)),
+	}
+	if !strings.Contains(shown["seat ctl status"], "tcp://alice:xxxxx@127.0.0.1:"+b.Port) {
+		t.Errorf("seat ctl status does not name the broker as tcp://alice:xxxxx@…:\n%s", status)
+	}
+	if !strings.Contains(shown["the source view"], `password=&#34;xxxxx&#34;`) {
+		t.Errorf("the source view:\n%s", shown["the source view"])
+	}
+	for where, text := range shown {
+		if strings.Contains(text, "s3cr3t") {
+			t.Errorf("%s shows a password:\n%s", where, text)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -453,6 +454,19 @@ func (m *Monitor) serveWS(w http.ResponseWriter, r *http.Request, mg *manager.Ma
 	}
 }
 
+// Secrets in a behavior file: a password attribute's value, and the
+// password of a URL's user information (tcp://alice:secret@host).
+var (
+	passwordAttr = regexp.MustCompile(`(password\s*=\s*)("[^"]*"|'[^']*')`)
+	urlPassword  = regexp.MustCompile(`(://[^:/@\s"']*:)[^@/\s"']*@`)
+)
+
+// redact hides the secrets of a line of a behavior file.
+func redact(line string) string {
+	line = passwordAttr.ReplaceAllString(line, `${1}"xxxxx"`)
+	return urlPassword.ReplaceAllString(line, "${1}xxxxx@")
+}
+
 // serveSource shows a behavior file with numbered lines, #L49 marked: the
 // links of the rules fired. Only the files of loaded behaviors are shown.
 func (m *Monitor) serveSource(w http.ResponseWriter, r *http.Request) {
@@ -474,7 +488,7 @@ func (m *Monitor) serveSource(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, `<!doctype html><meta charset="utf-8"><title>%s</title><link rel="stylesheet" href="monitor.css"><body class="source"><h1>%s</h1><pre>`,
 		html.EscapeString(file), html.EscapeString(file))
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		fmt.Fprintf(&b, `<span id="L%d"><a href="#L%d">%5d</a>  %s</span>`+"\n", i+1, i+1, i+1, html.EscapeString(line))
+		fmt.Fprintf(&b, `<span id="L%d"><a href="#L%d">%5d</a>  %s</span>`+"\n", i+1, i+1, i+1, html.EscapeString(redact(line)))
 	}
 	b.WriteString("</pre></body>")
 	w.Write([]byte(b.String()))
