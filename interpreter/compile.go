@@ -744,7 +744,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 			a.retain = ch.AttrValue("retain") == "true"
 			if t, ok := ch.Attr("topic"); ok && c.adaptorType(a.sendto) != "mqtt" {
 				c.errorf(t.Pos, "topic= is for messages to an MQTT adaptor; %q is not one", a.sendto)
-			} else if ok && (t.Value == "" || strings.Contains(t.Value, "#") ||
+			} else if ok && schema.TopicProblem(t.Value, false) == "" && (t.Value == "" ||
 				strings.Contains(t.Value, "+") && (a.sendto != c.prog.Session || c.adaptors[a.sendto].Attrs["session"] != "topic")) {
 				c.errorf(t.ValuePos, "topic %q: want a topic to publish to, without wildcards (a + is filled only in a topic session, with its value)", t.Value)
 			}

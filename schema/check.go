@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -261,6 +262,44 @@ func checkKind(as AttrSpec, v string) string {
 	case Identifier:
 		if !IsIdentifier(v) {
 			return "is not a Lua identifier"
+		}
+	case TopicFilters:
+		var msgs []string
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				if msg := TopicProblem(f, true); msg != "" {
+					msgs = append(msgs, fmt.Sprintf("the filter %q %s", f, msg))
+				}
+			}
+		}
+		if len(msgs) > 0 {
+			return "is not valid: " + strings.Join(msgs, "; ")
+		}
+	case TopicName:
+		if msg := TopicProblem(v, false); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// TopicProblem says what is wrong with an MQTT topic filter (filter) or
+// a topic to publish to, quoting the rule of MQTT 3.1.1; "" if nothing. A
+// topic to publish to may have whole "+" levels: a topic session fills
+// them with its sender's value.
+func TopicProblem(topic string, filter bool) string {
+	if strings.ContainsRune(topic, 0) {
+		return `has U+0000: topics "MUST NOT include the null character" (MQTT 3.1.1 §4.7.3)`
+	}
+	levels := strings.Split(topic, "/")
+	for i, l := range levels {
+		switch {
+		case strings.Contains(l, "#") && !filter:
+			return `has "#": a topic published to "MUST NOT contain wildcard characters" (MQTT 3.1.1 §3.3.2.1); only a whole "+" level, which a topic session fills, is allowed`
+		case strings.Contains(l, "#") && (l != "#" || i != len(levels)-1):
+			return `has "#" where it may not be: the multi-level wildcard "MUST be specified either on its own or following a topic level separator. In either case it MUST be the last character" (MQTT 3.1.1 §4.7.1.2), as in robot/#`
+		case strings.Contains(l, "+") && l != "+":
+			return `has "+" inside a level: the single-level wildcard "MUST occupy an entire level of the filter" (MQTT 3.1.1 §4.7.1.3), as in robot/+/asr`
 		}
 	}
 	return ""

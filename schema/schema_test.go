@@ -130,3 +130,24 @@ func TestPositionsCountCharacters(t *testing.T) {
 		t.Errorf("Advance = %d:%d, want 2:6", got.Line, got.Col)
 	}
 }
+
+// TestTopicProblem: MQTT 3.1.1's rules for topic filters and for topics
+// published to (where a whole "+" level is a topic session's to fill).
+func TestTopicProblem(t *testing.T) {
+	for _, c := range []struct {
+		topic  string
+		filter bool
+		bad    bool
+	}{
+		{"robot/+/asr", true, false}, {"robot/#", true, false}, {"#", true, false}, {"+", true, false},
+		{"ロボット/+/音声", true, false}, {"$share/g/robot/+/asr", true, false}, {"robot//asr", true, false},
+		{"robot/+x/asr", true, true}, {"robot/#/x", true, true}, {"robot/a#", true, true}, {"robot/x+", true, true},
+		{"a\x00b", true, true},
+		{"robot/+/say", false, false}, {"robot/7/say", false, false},
+		{"robot/#", false, true}, {"robot/a#", false, true}, {"robot/x+", false, true},
+	} {
+		if got := TopicProblem(c.topic, c.filter); (got != "") != c.bad {
+			t.Errorf("TopicProblem(%q, filter %v) = %q", c.topic, c.filter, got)
+		}
+	}
+}

@@ -10,15 +10,17 @@ type Kind int
 
 // Value kinds.
 const (
-	Text       Kind = iota // any text
-	PosFloat               // a number > 0
-	PosInt                 // an integer > 0
-	NonNegInt              // an integer >= 0
-	Int                    // any integer
-	Port                   // an integer from 0 to 65535
-	Enum                   // one of AttrSpec.Enum
-	Color                  // a CSS colour name or #rgb / #rrggbb
-	Identifier             // a Lua identifier
+	Text         Kind = iota // any text
+	PosFloat                 // a number > 0
+	PosInt                   // an integer > 0
+	NonNegInt                // an integer >= 0
+	Int                      // any integer
+	Port                     // an integer from 0 to 65535
+	Enum                     // one of AttrSpec.Enum
+	Color                    // a CSS colour name or #rgb / #rrggbb
+	Identifier               // a Lua identifier
+	TopicFilters             // MQTT topic filters, comma-separated
+	TopicName                // an MQTT topic to publish to (a "+" level is filled by a topic session)
 )
 
 // AttrSpec describes one attribute.
@@ -170,7 +172,7 @@ var Elements = map[string]ElementSpec{
 
 	"message": {Attrs: map[string]AttrSpec{
 		"sendto": {Required: true}, "host": hostSend, "input": {}, "encode": {},
-		"topic": {}, "retain": {Kind: Enum, Enum: []string{"true", "false"}},
+		"topic": {Kind: TopicName}, "retain": {Kind: Enum, Enum: []string{"true", "false"}},
 	}},
 	"statetransition": {Attrs: map[string]AttrSpec{"func": {Kind: Enum, Enum: []string{"push", "pop"}}}},
 	"log":             {Attrs: map[string]AttrSpec{"level": {Kind: Enum, Enum: []string{"debug", "info", "warn", "error"}}}},
@@ -255,8 +257,8 @@ var AdaptorTypes = map[string]AdaptorType{
 	}},
 	"mqtt": {Attrs: map[string]AttrSpec{
 		"broker":      {},
-		"subscribe":   {},
-		"publish":     {},
+		"subscribe":   {Kind: TopicFilters},
+		"publish":     {Kind: TopicName},
 		"qos":         {Kind: Enum, Enum: []string{"0", "1", "2"}},
 		"clientid":    {},
 		"clean":       {Kind: Enum, Enum: []string{"true", "false"}},

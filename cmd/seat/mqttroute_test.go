@@ -221,3 +221,18 @@ func TestBrokerCredentialsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidFilterRefused: a filter MQTT forbids is refused before seat
+// connects, with the rule quoted, also when it comes from --set; it used
+// to pass seat check and loop through reconnections. (The full messages
+// are in testdata/check/mqtt-topics.golden.)
+func TestInvalidFilterRefused(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "f.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="f">
+  <adaptor name="bus" type="mqtt" broker="tcp://127.0.0.1:1" subscribe="robot/+/asr"/>
+</general><state name="s"/></seatml>`), 0o644)
+	_, stderr, code := runSeat("run", "--set", "bus.subscribe=robot/+x/asr", f)
+	if code == 0 || !strings.Contains(stderr, `"MUST occupy an entire level of the filter" (MQTT 3.1.1 §4.7.1.3)`) || strings.Contains(stderr, "not reachable") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
