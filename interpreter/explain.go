@@ -40,7 +40,7 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
 		return
 	}
-	line := nthLine(ch.src, se.Line-ch.line+1)
+	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
 	if i := strings.Index(line, "--"); i >= 0 {
 		line = line[:i]
 	}
@@ -54,6 +54,17 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 			return
 		}
 	}
+}
+
+// luaSpelling is the Lua for functions of Python and JavaScript that
+// scripts ported by hand reach for.
+var luaSpelling = map[string]string{
+	"round":      "write math.floor(x + 0.5)",
+	"math.round": "write math.floor(x + 0.5)",
+	"len":        "write #x (a table's length, or a string's in bytes)",
+	"str":        "write tostring(x)",
+	"int":        "write math.floor(tonumber(x))",
+	"float":      "write tonumber(x)",
 }
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
@@ -82,10 +93,14 @@ func (m *Machine) nilReason(path []string, called bool) string {
 			return fmt.Sprintf("attempt to %s %s, which is nil: seat has no %q%s", what, name, p, schema.DidYouMean(p, m.seatNames(), "seat.%s"))
 		case i == 0:
 			hint := "check its spelling"
-			if s := schema.Suggest(p, m.globalNames()); s != "" {
+			if lua, ok := luaSpelling[name]; ok {
+				hint = "Lua has no " + name + ": " + lua
+			} else if s := schema.Suggest(p, m.globalNames()); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			return fmt.Sprintf("attempt to %s %s, which is nil (a global not defined when this ran; %s)", what, name, hint)
+		case luaSpelling[name] != "":
+			return fmt.Sprintf("attempt to %s %s, which is nil (Lua has no %s: %s)", what, name, name, luaSpelling[name])
 		default:
 			return fmt.Sprintf("attempt to %s %s, which is nil", what, name)
 		}

@@ -244,8 +244,11 @@ func TestNilCallsNameTheCulprit(t *testing.T) {
 		rule("", `<key>c</key><script>io.write("x")</script>`)+
 		rule("", `<key>d</key><script>local s = gret("you")</script>`)+
 		rule("", `<key>e</key><script>require("socket")</script>`)+
+		// Issue 20: a name inside a string ("chat") was taken for the call.
+		rule("", `<key>f</key><script>seat.send("chat", tostring(round(2.5)))</script>`)+
+		rule("", `<key>g</key><script>seat.send("chat", "x" .. math.round(2.5))</script>`)+
 		`</state>`))
-	for _, k := range []string{"a", "b", "c", "d", "e"} {
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
 		h.event("chat", k)
 	}
 	want := []string{
@@ -254,6 +257,8 @@ func TestNilCallsNameTheCulprit(t *testing.T) {
 		`script failed: t.seatml:9: attempt to index io, which the sandbox removes (scripts have no io, require, package, debug or coroutine; os keeps time, clock and date)`,
 		`script failed: t.seatml:10: attempt to call gret, which is nil (a global not defined when this ran; did you mean greet?)`,
 		`script failed: t.seatml:11: attempt to call require, which the sandbox removes (scripts have no io, require, package, debug or coroutine; os keeps time, clock and date)`,
+		`script failed: t.seatml:12: attempt to call round, which is nil (a global not defined when this ran; Lua has no round: write math.floor(x + 0.5))`,
+		`script failed: t.seatml:13: attempt to call math.round, which is nil (Lua has no math.round: write math.floor(x + 0.5))`,
 	}
 	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
