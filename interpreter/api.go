@@ -149,6 +149,12 @@ func (m *Machine) installGlobals() {
 				L.Push(m.eventGlobalValue(i))
 				return 1
 			}
+			if k == "py" { // built on first use: most behaviors never port Python
+				t := pyLib(L)
+				L.G.Global.RawSetString("py", t)
+				L.Push(t)
+				return 1
+			}
 		}
 		L.Push(lua.LNil)
 		return 1

@@ -177,8 +177,8 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 		if strings.IndexByte(blank, '(') >= 0 && containsAnyWord(blank, "str", "unicode", "int", "float", "len", "range", "repr") { // pythonCalls
 			for _, m := range pyCallRE.FindAllStringSubmatchIndex(blank, -1) {
 				name := blank[m[2]:m[3]]
-				if defined[name] {
-					continue
+				if defined[name] || m[0] > 0 && (blank[m[0]-1] == '.' || blank[m[0]-1] == ':') {
+					continue // py.str(x), t:len(): a field, not Python's built-in
 				}
 				l.Warnf(at(m[0]), "%s() is Python; Lua has no %s: write %s", name, name, pythonCalls[name])
 			}

@@ -143,6 +143,11 @@ func TestSimpleIOExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	page.expect("state main", "panel main label,input,button,button,brk,text", `gui main:say set ""`, `gui main:incoming set ""`)
+	// The peer speaks first: once its line is shown, its connection is
+	// surely among those a message goes to (it is counted open a little
+	// before, at accept).
+	peer.Write([]byte("hi page\n"))
+	page.expect(`gui main:incoming append "< hi page\n"`)
 	// What a page does for "type, then click Send": report the field, then click.
 	page.sendJSON(`{"type":"gui","id":"main:say","op":"set","value":"hello peer"}`)
 	page.sendJSON(`{"type":"event","source":"gui","id":"Send","text":"Send"}`)
@@ -151,8 +156,6 @@ func TestSimpleIOExample(t *testing.T) {
 		t.Fatalf("peer got %q, %v", line, err)
 	}
 	page.expect(`gui main:say set "hello peer"`, `gui main:incoming append "> hello peer\n"`, `gui main:say set ""`)
-	peer.Write([]byte("hi page\n"))
-	page.expect(`gui main:incoming append "< hi page\n"`)
 	// An update for a widget of another state is refused.
 	page.sendJSON(`{"type":"gui","id":"other:say","op":"set","value":"x"}`)
 	page.sendJSON(`{"type":"event","source":"gui","id":"Clear"}`)

@@ -191,7 +191,9 @@ func TestBrokerCredentialsRedacted(t *testing.T) {
 </general><state name="s"/></seatml>`), 0o644)
 	ctl := freePort(t)
 	_, log := startSeat(t, "run", "--control", ctl, f)
-	waitFor(t, func() bool { return strings.Count(log.String(), "subscribed") == 2 })
+	waitFor(t, func() bool {
+		return strings.Count(log.String(), "subscribed") == 2 && strings.Contains(log.String(), "control API")
+	})
 	get := func(path string) string {
 		resp, err := http.Get("http://" + ctl + path)
 		if err != nil {

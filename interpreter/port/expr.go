@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seatml/seat/interpreter"
 )
+
+// Python expressions are parsed into a tree and written back as Lua that
+// computes the same value. Where Lua's meaning differs (truth of 0 and "",
+// strings counted in bytes, int() rounding down, "+" on two strings) the
+// Lua goes through the py table (interpreter/pylib.go); what has no
+// equivalent is an error that leaves the statement for hand work.
 
 // token is one lexical unit of a Python expression.
 type token struct {
@@ -41,7 +48,7 @@ func tokenize(s string) ([]token, error) {
 			i = j + 1
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+			for j < len(s) && (isWordByte(s[j]) || s[j] == '.' || (s[j] == '+' || s[j] == '-') && (s[j-1] == 'e' || s[j-1] == 'E') && !strings.HasPrefix(s[i:], "0x")) {
 				j++
 			}
 			out = append(out, token{'n', s[i:j], i})
@@ -51,15 +58,27 @@ func tokenize(s string) ([]token, error) {
 			for j < len(s) && isWordByte(s[j]) {
 				j++
 			}
-			if (c == 'u' || c == 'r' || c == 'b') && j == i+1 && j < len(s) && (s[j] == '"' || s[j] == '\'') {
-				i = j // u"..." and the like: the string follows
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') && j-i <= 2 && strings.Trim(strings.ToLower(s[i:j]), "urbf") == "" {
+				// A prefixed string (u"…", r"…"): the prefix goes with it.
+				k := j + 1
+				for k < len(s) && s[k] != s[j] {
+					if s[k] == '\\' {
+						k++
+					}
+					k++
+				}
+				if k >= len(s) {
+					return nil, hand("a string that does not end on its line")
+				}
+				out = append(out, token{'s', s[i : k+1], i})
+				i = k + 1
 				continue
 			}
 			out = append(out, token{'i', s[i:j], i})
 			i = j
 		default:
 			op := string(c)
-			for _, two := range []string{"==", "!=", "<=", ">=", "**", "//", "<>"} {
+			for _, two := range []string{"==", "!=", "<=", ">=", "**", "//", "<>", "<<", ">>"} {
 				if strings.HasPrefix(s[i:], two) {
 					op = two
 				}
@@ -75,311 +94,1055 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-// expr translates a one-line Python expression into Lua.
-func expr(s string) (string, error) {
+// node is a parsed Python expression.
+type node struct {
+	op   string  // "name", "num", "str", "list", "tuple", "attr", "call", "index", "slice", "bin", "unary", "not", "and", "or", "cmp"
+	text string  // a name, a number, a string's value, an operator, an attribute
+	kids []*node // operands, arguments (call: kids[0] is the function)
+	ops  []string
+}
+
+type parser struct {
+	toks []token
+	i    int
+}
+
+func (p *parser) peek() token {
+	if p.i < len(p.toks) {
+		return p.toks[p.i]
+	}
+	return token{}
+}
+
+func (p *parser) next() token { t := p.peek(); p.i++; return t }
+
+func (p *parser) accept(text string) bool {
+	if t := p.peek(); t.text == text && t.kind != 's' {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(text string) error {
+	if !p.accept(text) {
+		return hand("an expression seat port cannot read (want %q at %q)", text, p.peek().text)
+	}
+	return nil
+}
+
+// parse reads a whole expression (a tuple if there are top-level commas).
+func parse(s string) (*node, error) {
 	toks, err := tokenize(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	n, err := p.testlist()
+	if err != nil {
+		return nil, err
+	}
+	if p.i < len(p.toks) {
+		return nil, hand("an expression seat port cannot read (at %q)", p.peek().text)
+	}
+	return n, nil
+}
+
+func (p *parser) testlist() (*node, error) {
+	first, err := p.test()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().text != "," {
+		return first, nil
+	}
+	t := &node{op: "tuple", kids: []*node{first}}
+	for p.accept(",") {
+		if p.i >= len(p.toks) || p.peek().text == ")" {
+			break
+		}
+		n, err := p.test()
+		if err != nil {
+			return nil, err
+		}
+		t.kids = append(t.kids, n)
+	}
+	return t, nil
+}
+
+func (p *parser) test() (*node, error) {
+	if p.peek().text == "lambda" {
+		return nil, hand("lambda")
+	}
+	n, err := p.orTest()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().text == "if" {
+		return nil, hand("a conditional expression (x if c else y)")
+	}
+	return n, nil
+}
+
+func (p *parser) orTest() (*node, error) {
+	return p.boolChain("or", p.andTest)
+}
+
+func (p *parser) andTest() (*node, error) {
+	return p.boolChain("and", p.notTest)
+}
+
+func (p *parser) boolChain(op string, sub func() (*node, error)) (*node, error) {
+	n, err := sub()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().text != op {
+		return n, nil
+	}
+	b := &node{op: op, kids: []*node{n}}
+	for p.accept(op) {
+		k, err := sub()
+		if err != nil {
+			return nil, err
+		}
+		b.kids = append(b.kids, k)
+	}
+	return b, nil
+}
+
+func (p *parser) notTest() (*node, error) {
+	if p.accept("not") {
+		n, err := p.notTest()
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: "not", kids: []*node{n}}, nil
+	}
+	return p.comparison()
+}
+
+func (p *parser) comparison() (*node, error) {
+	n, err := p.arith()
+	if err != nil {
+		return nil, err
+	}
+	c := &node{op: "cmp", kids: []*node{n}}
+	for {
+		t := p.peek()
+		op := ""
+		switch {
+		case t.kind == 'o' && (t.text == "<" || t.text == ">" || t.text == "==" || t.text == ">=" || t.text == "<=" || t.text == "!=" || t.text == "<>"):
+			p.i++
+			op = t.text
+		case t.text == "in" && t.kind == 'i':
+			p.i++
+			op = "in"
+		case t.text == "not" && p.i+1 < len(p.toks) && p.toks[p.i+1].text == "in":
+			p.i += 2
+			op = "not in"
+		case t.text == "is" && t.kind == 'i':
+			p.i++
+			op = "is"
+			if p.accept("not") {
+				op = "is not"
+			}
+		}
+		if op == "" {
+			break
+		}
+		k, err := p.arith()
+		if err != nil {
+			return nil, err
+		}
+		c.ops = append(c.ops, op)
+		c.kids = append(c.kids, k)
+	}
+	if len(c.ops) == 0 {
+		return n, nil
+	}
+	return c, nil
+}
+
+func (p *parser) arith() (*node, error) {
+	return p.binary([]string{"+", "-"}, p.term)
+}
+
+func (p *parser) term() (*node, error) {
+	return p.binary([]string{"*", "/", "//", "%"}, p.factor)
+}
+
+func (p *parser) binary(ops []string, sub func() (*node, error)) (*node, error) {
+	n, err := sub()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.kind != 'o' {
+			return n, nil
+		}
+		switch t.text {
+		case "|", "&", "^", "<<", ">>", "~":
+			return nil, hand("bitwise operators")
+		}
+		found := false
+		for _, op := range ops {
+			if t.text == op {
+				found = true
+			}
+		}
+		if !found {
+			return n, nil
+		}
+		p.i++
+		r, err := sub()
+		if err != nil {
+			return nil, err
+		}
+		n = &node{op: "bin", text: t.text, kids: []*node{n, r}}
+	}
+}
+
+func (p *parser) factor() (*node, error) {
+	if t := p.peek(); t.kind == 'o' && (t.text == "-" || t.text == "+") {
+		p.i++
+		n, err := p.factor()
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: "unary", text: t.text, kids: []*node{n}}, nil
+	}
+	return p.power()
+}
+
+func (p *parser) power() (*node, error) {
+	n, err := p.atomExpr()
+	if err != nil {
+		return nil, err
+	}
+	if p.accept("**") {
+		r, err := p.factor()
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: "bin", text: "**", kids: []*node{n, r}}, nil
+	}
+	return n, nil
+}
+
+func (p *parser) atomExpr() (*node, error) {
+	n, err := p.atom()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.accept("("):
+			c := &node{op: "call", kids: []*node{n}}
+			for !p.accept(")") {
+				if p.i >= len(p.toks) {
+					return nil, hand("unbalanced brackets")
+				}
+				if t := p.peek(); t.text == "*" || t.text == "**" || t.kind == 'i' && p.i+1 < len(p.toks) && p.toks[p.i+1].text == "=" {
+					return nil, hand("keyword or starred arguments")
+				}
+				a, err := p.test()
+				if err != nil {
+					return nil, err
+				}
+				c.kids = append(c.kids, a)
+				if !p.accept(",") {
+					if err := p.expect(")"); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+			n = c
+		case p.accept("["):
+			var lo, hi *node
+			slice := false
+			if !p.accept(":") {
+				if lo, err = p.test(); err != nil {
+					return nil, err
+				}
+				slice = p.accept(":")
+			} else {
+				slice = true
+			}
+			if slice && p.peek().text != "]" {
+				if p.peek().text == ":" {
+					return nil, hand("a slice with a step")
+				}
+				if hi, err = p.test(); err != nil {
+					return nil, err
+				}
+			}
+			if p.peek().text == ":" {
+				return nil, hand("a slice with a step")
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			if slice {
+				n = &node{op: "slice", kids: []*node{n, lo, hi}}
+			} else {
+				n = &node{op: "index", kids: []*node{n, lo}}
+			}
+		case p.accept("."):
+			t := p.next()
+			if t.kind != 'i' {
+				return nil, hand("an attribute seat port cannot read")
+			}
+			n = &node{op: "attr", text: t.text, kids: []*node{n}}
+		default:
+			return n, nil
+		}
+	}
+}
+
+func (p *parser) atom() (*node, error) {
+	t := p.next()
+	switch t.kind {
+	case 'n':
+		return &node{op: "num", text: t.text}, nil
+	case 's':
+		v, err := pyStringValue(t.text)
+		if err != nil {
+			return nil, err
+		}
+		for p.peek().kind == 's' { // "a" "b" is one string
+			w, err := pyStringValue(p.next().text)
+			if err != nil {
+				return nil, err
+			}
+			v += w
+		}
+		return &node{op: "str", text: v}, nil
+	case 'i':
+		switch t.text {
+		case "lambda", "yield", "await", "if", "else", "for":
+			return nil, hand("%q in an expression", t.text)
+		}
+		return &node{op: "name", text: t.text}, nil
+	}
+	switch t.text {
+	case "(":
+		if p.accept(")") {
+			return nil, hand("an empty tuple")
+		}
+		n, err := p.testlist()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek().text == "for" {
+			return nil, hand("a generator expression")
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		if n.op != "tuple" {
+			return &node{op: "paren", kids: []*node{n}}, nil
+		}
+		return n, nil
+	case "[":
+		l := &node{op: "list"}
+		for !p.accept("]") {
+			if p.i >= len(p.toks) {
+				return nil, hand("unbalanced brackets")
+			}
+			a, err := p.test()
+			if err != nil {
+				return nil, err
+			}
+			if p.peek().text == "for" {
+				return nil, hand("a list comprehension")
+			}
+			l.kids = append(l.kids, a)
+			if !p.accept(",") {
+				if err := p.expect("]"); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+		return l, nil
+	case "{":
+		return nil, hand("Python dictionaries and sets")
+	case "`", "@":
+		return nil, hand("%q", t.text)
+	case ";":
+		return nil, hand("several statements on one line")
+	}
+	return nil, hand("an expression seat port cannot read (at %q)", t.text)
+}
+
+// kind is what seat port knows of a value's Python type.
+type kind int
+
+const (
+	kAny   kind = iota
+	kNum        // an int (or a float whose printing does not matter)
+	kFloat      // a Python float: str() writes 3.0, not 3
+	kStr
+	kText // the event text: rtc_in_data, which eSEAT's TimedLong made a number
+	kBool
+	kList
+	kNil
+)
+
+func (k kind) numeric() bool { return k == kNum || k == kFloat }
+
+// Lua precedences, for parentheses.
+const (
+	precOr = iota + 1
+	precAnd
+	precCmp
+	precConcat
+	precAdd
+	precMul
+	precUnary
+	precPow
+	precAtom
+)
+
+// lua is translated Lua: its code, what is known of its value, and its
+// precedence.
+type lua struct {
+	code string
+	kind kind
+	prec int
+}
+
+func atomic(code string, k kind) lua { return lua{code, k, precAtom} }
+
+// wrap parenthesizes e when it binds less tightly than prec.
+func (e lua) wrap(prec int) string {
+	if e.prec < prec {
+		return "(" + e.code + ")"
+	}
+	return e.code
+}
+
+// luaKeywords are names Lua reserves that Python does not.
+var luaKeywords = map[string]bool{"end": true, "local": true, "then": true, "repeat": true, "until": true, "function": true, "nil": true, "elseif": true, "do": true, "goto": true, "true": true, "false": true}
+
+// value translates an expression whose value is used.
+func value(n *node) (lua, error) {
+	switch n.op {
+	case "num":
+		t := strings.ToLower(n.text)
+		switch {
+		case strings.HasSuffix(t, "l") || strings.HasSuffix(t, "j"):
+			return lua{}, hand("a Python numeric literal (%s)", n.text)
+		case strings.HasPrefix(t, "0x"):
+			v, err := strconv.ParseInt(t[2:], 16, 64)
+			if err != nil {
+				return lua{}, hand("a number seat port cannot read (%s)", n.text)
+			}
+			return atomic(strconv.FormatInt(v, 10), kNum), nil
+		case strings.HasPrefix(t, "0o") || strings.HasPrefix(t, "0b") || len(t) > 1 && t[0] == '0' && !strings.ContainsAny(t, ".e"):
+			base := map[byte]int{'o': 8, 'b': 2}[t[1]]
+			digits := t[2:]
+			if base == 0 {
+				base, digits = 8, t[1:] // Python 2's 017
+			}
+			v, err := strconv.ParseInt(digits, base, 64)
+			if err != nil {
+				return lua{}, hand("a number seat port cannot read (%s)", n.text)
+			}
+			return atomic(strconv.FormatInt(v, 10), kNum), nil
+		case strings.ContainsAny(t, ".e"):
+			return atomic(n.text, kFloat), nil
+		}
+		return atomic(strings.ReplaceAll(n.text, "_", ""), kNum), nil
+	case "str":
+		return atomic(luaQuote(n.text), kStr), nil
+	case "name":
+		switch n.text {
+		case "True":
+			return atomic("true", kBool), nil
+		case "False":
+			return atomic("false", kBool), nil
+		case "None":
+			return atomic("nil", kNil), nil
+		case "rtc_in_data", "web_in_data":
+			return atomic(n.text, kText), nil
+		case "self":
+			return lua{}, hand("self (eSEAT's adaptor object)")
+		}
+		if luaKeywords[n.text] {
+			return lua{}, hand("the name %q, which Lua reserves", n.text)
+		}
+		return atomic(n.text, kAny), nil
+	case "paren":
+		v, err := value(n.kids[0])
+		v.prec = precAtom
+		v.code = "(" + v.code + ")"
+		return v, err
+	case "list":
+		var parts []string
+		for _, k := range n.kids {
+			v, err := value(k)
+			if err != nil {
+				return lua{}, err
+			}
+			if v.kind == kNil {
+				return lua{}, hand("a list holding None (a Lua table cannot hold nil)")
+			}
+			parts = append(parts, v.code)
+		}
+		return atomic("{"+strings.Join(parts, ", ")+"}", kList), nil
+	case "tuple":
+		return lua{}, hand("a tuple")
+	case "attr":
+		return attr(n)
+	case "call":
+		return call(n)
+	case "index":
+		x, err := value(n.kids[0])
+		if err != nil {
+			return lua{}, err
+		}
+		k, err := value(n.kids[1])
+		if err != nil {
+			return lua{}, err
+		}
+		out := kAny
+		if x.kind == kStr || x.kind == kText {
+			out = kStr
+		}
+		return atomic("py.index("+x.code+", "+k.code+")", out), nil
+	case "slice":
+		x, err := value(n.kids[0])
+		if err != nil {
+			return lua{}, err
+		}
+		bounds := []string{x.code}
+		for _, b := range n.kids[1:] {
+			if b == nil {
+				bounds = append(bounds, "nil")
+				continue
+			}
+			v, err := value(b)
+			if err != nil {
+				return lua{}, err
+			}
+			bounds = append(bounds, v.code)
+		}
+		out := kAny
+		switch x.kind {
+		case kStr, kText:
+			out = kStr
+		case kList:
+			out = kList
+		}
+		return atomic("py.slice("+strings.Join(bounds, ", ")+")", out), nil
+	case "unary":
+		v, err := value(n.kids[0])
+		if err != nil {
+			return lua{}, err
+		}
+		if n.text == "+" {
+			return v, nil
+		}
+		return lua{"-" + v.wrap(precUnary), v.kind, precUnary}, nil
+	case "not":
+		c, err := cond(n.kids[0])
+		if err != nil {
+			return lua{}, err
+		}
+		return lua{"not " + c.wrap(precUnary), kBool, precUnary}, nil
+	case "and", "or":
+		// As a value, Python's "x or y" is x itself when x is true: only
+		// booleans mean the same in Lua.
+		var parts []string
+		for _, k := range n.kids {
+			v, err := value(k)
+			if err != nil {
+				return lua{}, err
+			}
+			if v.kind != kBool {
+				return lua{}, hand("%q on values that are not True or False (Python's 0 and \"\" are false, Lua's are true): write an if", n.op)
+			}
+			parts = append(parts, v.wrap(map[string]int{"and": precAnd, "or": precOr}[n.op]+1))
+		}
+		return lua{strings.Join(parts, " "+n.op+" "), kBool, map[string]int{"and": precAnd, "or": precOr}[n.op]}, nil
+	case "cmp":
+		return compare(n)
+	case "bin":
+		return binary(n)
+	}
+	return lua{}, hand("an expression seat port cannot read")
+}
+
+func values(ns []*node) ([]string, error) {
+	out := make([]string, len(ns))
+	for i, k := range ns {
+		v, err := value(k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v.code
+	}
+	return out, nil
+}
+
+// cond translates an expression whose truth is tested (if, while, a cond,
+// not): Python's falsy 0, "" and empty lists are tested with py.truthy.
+func cond(n *node) (lua, error) {
+	switch n.op {
+	case "and", "or":
+		prec := map[string]int{"and": precAnd, "or": precOr}[n.op]
+		var parts []string
+		for _, k := range n.kids {
+			c, err := cond(k)
+			if err != nil {
+				return lua{}, err
+			}
+			parts = append(parts, c.wrap(prec+1))
+		}
+		return lua{strings.Join(parts, " "+n.op+" "), kBool, prec}, nil
+	case "paren":
+		c, err := cond(n.kids[0])
+		return lua{"(" + c.code + ")", kBool, precAtom}, err
+	}
+	v, err := value(n)
+	if err != nil {
+		return lua{}, err
+	}
+	if v.kind == kBool {
+		return v, nil
+	}
+	return atomic("py.truthy("+v.code+")", kBool), nil
+}
+
+func compare(n *node) (lua, error) {
+	var parts []string
+	for i, op := range n.ops {
+		if i > 0 && !simple(n.kids[i]) {
+			return lua{}, hand("a chained comparison around an expression (%s … %s …): write it with and", n.ops[i-1], op)
+		}
+		a, err := value(n.kids[i])
+		if err != nil {
+			return lua{}, err
+		}
+		b, err := value(n.kids[i+1])
+		if err != nil {
+			return lua{}, err
+		}
+		var part string
+		switch op {
+		case "in", "not in":
+			part = "py.contains(" + b.code + ", " + a.code + ")"
+			if op == "not in" {
+				part = "not " + part
+			}
+		case "==", "!=", "<>":
+			if (a.kind == kAny || a.kind == kList) && (b.kind == kAny || b.kind == kList) {
+				// Lua compares tables by identity, Python lists by value.
+				part = "py.eq(" + a.code + ", " + b.code + ")"
+				if op != "==" {
+					part = "not " + part
+				}
+				break
+			}
+			fallthrough
+		default:
+			lop := map[string]string{"!=": "~=", "<>": "~=", "is": "==", "is not": "~="}[op]
+			if lop == "" {
+				lop = op
+			}
+			part = a.wrap(precConcat) + " " + lop + " " + b.wrap(precConcat)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 1 {
+		return lua{parts[0], kBool, precCmp}, nil
+	}
+	return lua{strings.Join(parts, " and "), kBool, precAnd}, nil
+}
+
+// simple reports whether evaluating n twice is harmless (a name or a
+// literal), so that a < b < c may become a < b and b < c.
+func simple(n *node) bool { return n.op == "name" || n.op == "num" || n.op == "str" }
+
+func binary(n *node) (lua, error) {
+	a, err := value(n.kids[0])
+	if err != nil {
+		return lua{}, err
+	}
+	if n.text == "%" && n.kids[1].op == "tuple" { // "fmt" % (a, b)
+		if a.kind != kStr && a.kind != kText {
+			return lua{}, hand("%% of a tuple on what may not be a format string")
+		}
+		vs, err := values(n.kids[1].kids)
+		if err != nil {
+			return lua{}, err
+		}
+		return atomic("py.format("+strings.Join(append([]string{a.code}, vs...), ", ")+")", kStr), nil
+	}
+	b, err := value(n.kids[1])
+	if err != nil {
+		return lua{}, err
+	}
+	num := func(op string, prec int, k kind) lua {
+		right := prec + 1
+		if op == "^" {
+			right = prec // right-associative
+		}
+		left := prec
+		if op == "^" {
+			left = prec + 1
+		}
+		return lua{a.wrap(left) + " " + op + " " + b.wrap(right), k, prec}
+	}
+	numKind := func() kind {
+		if a.kind == kFloat || b.kind == kFloat {
+			return kFloat
+		}
+		return kNum
+	}
+	call := func(fn string, k kind) lua { return atomic(fn+"("+a.code+", "+b.code+")", k) }
+	switch n.text {
+	case "+":
+		// Python adds numbers only to numbers and strings only to
+		// strings: one operand known tells what the other is.
+		switch {
+		case a.kind.numeric() || b.kind.numeric():
+			return num("+", precAdd, numKind()), nil
+		case a.kind == kStr || b.kind == kStr || a.kind == kText || b.kind == kText:
+			// Python adds strings only to strings: this is a join.
+			// (Joining is associative: a .. b .. c needs no parentheses.)
+			return lua{a.wrap(precConcat) + " .. " + b.wrap(precConcat), kStr, precConcat}, nil
+		case a.kind == kList || b.kind == kList:
+			return call("py.add", kList), nil
+		}
+		return call("py.add", kAny), nil
+	case "-":
+		return num("-", precAdd, numKind()), nil
+	case "*":
+		switch {
+		case a.kind.numeric() && b.kind.numeric():
+			return num("*", precMul, numKind()), nil
+		case (a.kind == kStr || a.kind == kText) && b.kind.numeric():
+			return atomic("string.rep("+a.code+", "+b.code+")", kStr), nil
+		}
+		return call("py.mul", kAny), nil
+	case "/":
+		return num("/", precMul, kFloat), nil
+	case "//":
+		return atomic("math.floor("+a.wrap(precMul)+" / "+b.wrap(precMul+1)+")", numKind()), nil
+	case "%":
+		if a.kind == kStr || a.kind == kText {
+			if b.kind == kList || b.kind == kAny {
+				return atomic("py.mod("+a.code+", "+b.code+")", kStr), nil // a tuple in a variable, or one value
+			}
+			return atomic("py.format("+a.code+", "+b.code+")", kStr), nil
+		}
+		if a.kind.numeric() && b.kind.numeric() {
+			return num("%", precMul, numKind()), nil
+		}
+		return call("py.mod", kAny), nil
+	case "**":
+		return num("^", precPow, numKind()), nil
+	}
+	return lua{}, hand("the operator %s", n.text)
+}
+
+func attr(n *node) (lua, error) {
+	obj := n.kids[0]
+	if obj.op == "name" {
+		switch obj.text {
+		case "rtc_in_data", "web_in_data":
+			if n.text == "data" {
+				return atomic(obj.text, kText), nil // the event text itself
+			}
+		case "math":
+			switch n.text {
+			case "pi", "e":
+				return atomic("math."+n.text, kFloat), nil
+			}
+		case "seat":
+			if to, ok := interpreter.ESEATRenames[n.text]; ok {
+				return atomic("seat."+to, kAny), nil
+			}
+			return atomic("seat."+n.text, kAny), nil
+		}
+	}
+	o, err := value(obj)
+	if err != nil {
+		return lua{}, err
+	}
+	return atomic(o.wrap(precAtom)+"."+n.text, kAny), nil
+}
+
+func call(n *node) (lua, error) {
+	fn, args := n.kids[0], n.kids[1:]
+	one := func(name string, k kind) (lua, error) {
+		vs, err := values(args)
+		if err != nil {
+			return lua{}, err
+		}
+		return atomic(name+"("+strings.Join(vs, ", ")+")", k), nil
+	}
+	if fn.op == "name" {
+		switch fn.text {
+		case "str", "unicode":
+			if len(args) != 1 {
+				return lua{}, hand("%s() with %d arguments", fn.text, len(args))
+			}
+			v, err := value(args[0])
+			if err != nil {
+				return lua{}, err
+			}
+			switch v.kind {
+			case kStr, kText:
+				return v, nil
+			case kFloat:
+				return atomic("py.strf("+v.code+")", kStr), nil
+			}
+			return atomic("py.str("+v.code+")", kStr), nil
+		case "int", "long":
+			return one("py.int", kNum)
+		case "float":
+			return one("py.float", kFloat)
+		case "len":
+			return one("py.len", kNum)
+		case "round":
+			k := kNum
+			if len(args) > 1 {
+				k = kFloat
+			}
+			return one("py.round", k)
+		case "bool":
+			if len(args) != 1 {
+				return lua{}, hand("bool() with %d arguments", len(args))
+			}
+			return cond(args[0])
+		case "abs":
+			v, err := value(args[0])
+			if err != nil {
+				return lua{}, err
+			}
+			return atomic("math.abs("+v.code+")", v.kind), nil
+		case "min", "max":
+			vs := make([]lua, len(args))
+			codes := make([]string, len(args))
+			for i, a := range args {
+				v, err := value(a)
+				if err != nil {
+					return lua{}, err
+				}
+				if !v.kind.numeric() || len(args) < 2 {
+					return lua{}, hand("%s() of what may not be numbers", fn.text)
+				}
+				vs[i], codes[i] = v, v.code
+			}
+			return atomic("math."+fn.text+"("+strings.Join(codes, ", ")+")", vs[0].kind), nil
+		case "print":
+			return printCall(args)
+		case "range", "type", "isinstance", "sorted", "sum", "map", "filter", "zip", "enumerate", "dict", "set", "list", "tuple", "input", "raw_input", "eval", "exec", "open", "ord", "chr", "repr", "hasattr", "getattr", "setattr":
+			return lua{}, hand("the Python function %s()", fn.text)
+		}
+	}
+	if fn.op == "attr" {
+		obj := fn.kids[0]
+		if obj.op == "name" && obj.text == "random" {
+			switch fn.text {
+			case "randint":
+				return one("math.random", kNum)
+			case "random":
+				return one("math.random", kFloat)
+			case "uniform":
+				vs, err := values(args)
+				if err != nil || len(vs) != 2 {
+					return lua{}, hand("random.uniform with %d arguments", len(args))
+				}
+				return atomic(fmt.Sprintf("(%s + math.random() * ((%s) - (%s)))", vs[0], vs[1], vs[0]), kFloat), nil
+			}
+			return lua{}, hand("random.%s", fn.text)
+		}
+		if obj.op == "name" && obj.text == "math" {
+			switch fn.text {
+			case "floor", "ceil":
+				return one("math."+fn.text, kNum)
+			case "sqrt", "sin", "cos", "tan", "exp", "log", "pow", "fabs", "atan", "asin", "acos":
+				name := map[string]string{"fabs": "abs"}[fn.text]
+				if name == "" {
+					name = fn.text
+				}
+				return one("math."+name, kFloat)
+			}
+			return lua{}, hand("math.%s", fn.text)
+		}
+		if obj.op != "name" || obj.text != "seat" {
+			switch fn.text {
+			case "upper", "lower":
+				if len(args) == 0 {
+					o, err := value(obj)
+					if err != nil {
+						return lua{}, err
+					}
+					return atomic("string."+fn.text+"("+o.code+")", kStr), nil
+				}
+			case "strip", "lstrip", "rstrip":
+				o, err := value(obj)
+				if err != nil {
+					return lua{}, err
+				}
+				vs, err := values(args)
+				if err != nil || len(vs) > 1 {
+					return lua{}, hand(".%s() with %d arguments", fn.text, len(args))
+				}
+				return atomic("py."+fn.text+"("+strings.Join(append([]string{o.code}, vs...), ", ")+")", kStr), nil
+			case "split", "join", "append", "keys", "values", "items", "format", "startswith", "endswith", "replace", "find", "count", "get", "pop", "insert", "remove", "index", "encode", "decode", "sort", "reverse", "extend", "update", "isdigit", "isalpha", "splitlines", "title", "capitalize":
+				return lua{}, hand("the Python method .%s()", fn.text)
+			}
+		}
+	}
+	f, err := value(fn)
+	if err != nil {
+		return lua{}, err
+	}
+	vs, err := values(args)
+	if err != nil {
+		return lua{}, err
+	}
+	return atomic(f.wrap(precAtom)+"("+strings.Join(vs, ", ")+")", kAny), nil
+}
+
+// printCall is print(a, b): py.print writes each as Python's str() does;
+// a value known to be a Python float goes through py.strf (3.0, not 3).
+func printCall(args []*node) (lua, error) {
+	codes := make([]string, len(args))
+	for i, a := range args {
+		v, err := value(a)
+		if err != nil {
+			return lua{}, err
+		}
+		codes[i] = v.code
+		if v.kind == kFloat {
+			codes[i] = "py.strf(" + v.code + ")"
+		}
+	}
+	return atomic("py.print("+strings.Join(codes, ", ")+")", kNil), nil
+}
+
+// expr translates a one-line Python expression whose value is used.
+func expr(s string) (string, error) {
+	n, err := parse(s)
 	if err != nil {
 		return "", err
 	}
+	v, err := value(n)
+	return v.code, err
+}
+
+// condExpr translates a one-line Python expression tested for truth.
+func condExpr(s string) (string, error) {
+	n, err := parse(s)
+	if err != nil {
+		return "", err
+	}
+	c, err := cond(n)
+	return c.code, err
+}
+
+// pyStringValue is the value of a Python string literal, prefix included
+// (u"…", r"…"): escapes decoded as Python 3 does.
+func pyStringValue(lit string) (string, error) {
+	prefix := strings.ToLower(lit[:strings.IndexAny(lit, `"'`)])
+	body := lit[len(prefix)+1 : len(lit)-1]
+	switch {
+	case strings.Contains(prefix, "f"):
+		return "", hand("an f-string")
+	case strings.Contains(prefix, "b"):
+		return "", hand("a bytes literal")
+	case strings.Contains(prefix, "r"):
+		return body, nil
+	}
 	var b strings.Builder
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		prev := func() token {
-			if i > 0 {
-				return toks[i-1]
-			}
-			return token{}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' || i+1 >= len(body) {
+			b.WriteByte(c)
+			continue
 		}
-		next := func(k int) token {
-			if i+k < len(toks) {
-				return toks[i+k]
-			}
-			return token{}
-		}
-		write := func(s string) {
-			if b.Len() > 0 && needsSpace(b.String(), s) {
-				b.WriteByte(' ')
-			}
-			b.WriteString(s)
-		}
-		switch t.kind {
-		case 's':
-			if next(1).text == "%" { // "fmt" % args
-				args, n, err := formatArgs(toks[i+2:])
-				if err != nil {
-					return "", err
-				}
-				write("string.format(" + luaString(t.text) + ", " + args + ")")
-				i += n // "%" and the arguments
-				continue
-			}
-			write(luaString(t.text))
+		i++
+		switch e := body[i]; e {
 		case 'n':
-			if strings.HasSuffix(t.text, "L") || strings.HasSuffix(t.text, "l") || strings.HasSuffix(t.text, "j") {
-				return "", hand("a Python numeric literal (%s)", t.text)
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"':
+			b.WriteByte(e)
+		case '\n':
+		case 'x', 'u', 'U':
+			size := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			if i+1+size > len(body) {
+				return "", hand("a string escape seat port cannot read (\\%c)", e)
 			}
-			write(t.text)
-		case 'i':
-			switch t.text {
-			case "True":
-				write("true")
-			case "False":
-				write("false")
-			case "None":
-				write("nil")
-			case "and", "or", "not":
-				write(t.text)
-			case "is":
-				if next(1).text == "not" {
-					write("~=")
-					i++
-				} else {
-					write("==")
-				}
-			case "in", "lambda", "if", "else", "for", "yield", "self":
-				return "", hand("%q in an expression", t.text)
-			case "str", "unicode", "int", "float", "len", "long":
-				if next(1).text != "(" || prev().text == "." {
-					write(t.text)
-					continue
-				}
-				inner, n, err := callArgs(toks[i+1:])
-				if err != nil {
-					return "", err
-				}
-				switch t.text {
-				case "str", "unicode":
-					write("tostring(" + inner + ")")
-				case "int", "long":
-					write("math.floor(tonumber(" + inner + "))")
-				case "float":
-					write("tonumber(" + inner + ")")
-				case "len":
-					write("#(" + inner + ")")
-				}
-				i += n
-			case "rtc_in_data", "web_in_data":
-				write(t.text)
-				if next(1).text == "." && next(2).text == "data" {
-					i += 2 // the event text itself
-				}
-			case "random":
-				if next(1).text == "." {
-					switch next(2).text {
-					case "randint":
-						write("math.random")
-						i += 2
-						continue
-					case "random":
-						write("math.random")
-						i += 2
-						continue
-					case "uniform":
-						inner, n, err := callArgs(toks[i+3:])
-						if err != nil {
-							return "", err
-						}
-						args, err := splitArgs(inner)
-						if err != nil || len(args) != 2 {
-							return "", hand("random.uniform with %d arguments", len(args))
-						}
-						write(fmt.Sprintf("(%s + math.random() * ((%s) - (%s)))", args[0], args[1], args[0]))
-						i += 2 + n
-						continue
-					}
-					return "", hand("random.%s", next(2).text)
-				}
-				write(t.text)
-			case "seat":
-				write("seat")
-				if next(1).text == "." {
-					if to, ok := interpreter.ESEATRenames[next(2).text]; ok {
-						write("." + to)
-						i += 2
-					}
-				}
-			default:
-				if prev().text == "." && next(1).text == "(" {
-					switch t.text {
-					case "upper", "lower":
-						if next(2).text == ")" { // s.upper() is string.upper(s): s:upper() in Lua
-							trimDot(&b)
-							b.WriteString(":" + t.text + "()")
-							i += 2
-							continue
-						}
-					case "strip":
-						if next(2).text == ")" {
-							trimDot(&b)
-							b.WriteString(`:match("^%s*(.-)%s*$")`)
-							i += 2
-							continue
-						}
-					}
-					switch t.text {
-					case "upper", "lower", "strip", "split", "join", "append", "keys", "values", "items", "format", "startswith", "endswith", "replace", "find", "count", "get":
-						return "", hand("the Python method .%s()", t.text)
-					}
-				}
-				write(t.text)
+			r, err := strconv.ParseUint(body[i+1:i+1+size], 16, 32)
+			if err != nil {
+				return "", hand("a string escape seat port cannot read (\\%c)", e)
 			}
-		case 'o':
-			switch t.text {
-			case "!=", "<>":
-				write("~=")
-			case "**":
-				write("^")
-			case "//":
-				return "", hand("integer division //")
-			case "[":
-				inner, n, err := bracket(toks[i:], "[", "]")
-				if err != nil {
-					return "", err
-				}
-				if p := prev(); p.kind == 'i' && !isKeyword(p.text) || p.text == ")" || p.text == "]" {
-					// Indexing: a literal index moves from 0-based to 1-based.
-					if strings.Contains(inner, ":") {
-						return "", hand("a slice (Lua has string.sub and table.move)")
-					}
-					k, isInt := strconv.Atoi(strings.TrimSpace(inner))
-					if isInt != nil || k < 0 {
-						return "", hand("indexing with %q (Python counts from 0, Lua from 1)", strings.TrimSpace(inner))
-					}
-					b.WriteString("[" + strconv.Itoa(k+1) + "]")
-				} else {
-					if strings.Contains(inner, ":") {
-						return "", hand("a slice or a dictionary")
-					}
-					write("{" + inner + "}") // a list literal is a table
-				}
-				i += n - 1
-			case "{":
-				return "", hand("Python dictionaries")
-			case "+":
-				// Join when an operand is a string, unless the other is a
-				// number: rtc_in_data.data + 1 was arithmetic on TimedLong,
-				// and Lua's + turns the event text into a number.
-				if (stringOperand(toks, i-1, true) || stringOperand(toks, i+1, false)) && next(1).kind != 'n' && prev().kind != 'n' {
-					write("..")
-				} else {
-					write("+")
-				}
-			case ".":
-				b.WriteString(".")
-			case ",", ")":
-				b.WriteString(t.text)
-			case "(":
-				if prev().kind == 'i' || prev().text == ")" {
-					b.WriteString("(")
-				} else {
-					write("(")
-				}
-			case ";":
-				return "", hand("several statements on one line")
-			case "`", "@":
-				return "", hand("%q", t.text)
-			default:
-				write(t.text)
+			b.WriteRune(rune(r))
+			i += size
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(body) && j < i+3 && body[j] >= '0' && body[j] <= '7' {
+				j++
 			}
+			r, _ := strconv.ParseUint(body[i:j], 8, 32)
+			b.WriteRune(rune(r))
+			i = j - 1
+		case 'N':
+			return "", hand(`a \N{…} escape`)
+		default: // Python keeps an unknown escape as it is
+			b.WriteByte('\\')
+			b.WriteByte(e)
 		}
 	}
 	return b.String(), nil
 }
 
-// needsSpace decides whether a space goes between the output so far and
-// the next piece.
-func needsSpace(sofar, next string) bool {
-	last := sofar[len(sofar)-1]
-	if next == ".." || strings.HasSuffix(sofar, "..") {
-		return true
-	}
-	if last == '(' || last == '.' || last == ' ' || last == '#' || strings.HasPrefix(next, ".") {
-		return false
-	}
-	if next == "," || next == ")" {
-		return false
-	}
-	return true
-}
-
-// stringOperand reports whether the operand of "+" at toks[i] (the one
-// before when back) is a string: a literal, str(...), or the event text.
-func stringOperand(toks []token, i int, back bool) bool {
-	if i < 0 || i >= len(toks) {
-		return false
-	}
-	t := toks[i]
-	switch {
-	case t.kind == 's':
-		return true
-	case t.kind == 'i' && (t.text == "rtc_in_data" || t.text == "web_in_data"):
-		// The event text, or rtc_in_data.data; another field (.tm) is not.
-		return back || i+2 >= len(toks) || toks[i+1].text != "." || toks[i+2].text == "data"
-	case back && t.text == "data" && i >= 2 && toks[i-1].text == "." && (toks[i-2].text == "rtc_in_data" || toks[i-2].text == "web_in_data"):
-		return true // the event text: rtc_in_data.data
-	case !back && t.kind == 'i' && (t.text == "str" || t.text == "unicode") && i+1 < len(toks) && toks[i+1].text == "(":
-		return true
-	case back && t.text == ")":
-		// the call that ends here: str(...)?
-		depth := 0
-		for k := i; k >= 0; k-- {
-			switch toks[k].text {
-			case ")":
-				depth++
-			case "(":
-				depth--
-				if depth == 0 {
-					return k > 0 && (toks[k-1].text == "str" || toks[k-1].text == "unicode")
-				}
-			}
-		}
-	}
-	return false
-}
-
-// callArgs translates the parenthesised arguments starting at toks[0] ("(")
-// and returns them and how many tokens they took (parentheses included).
-func callArgs(toks []token) (string, int, error) { return bracket(toks, "(", ")") }
-
-// formatArgs translates what follows "%": a parenthesised tuple or one
-// operand. It returns the arguments and the tokens taken, "%" included.
-func formatArgs(toks []token) (string, int, error) {
-	if len(toks) == 0 {
-		return "", 0, hand("%% without arguments")
-	}
-	if toks[0].text == "(" {
-		inner, n, err := callArgs(toks)
-		return inner, n + 1, err
-	}
-	if toks[0].kind == 'o' {
-		return "", 0, hand("%% formatting of %q", toks[0].text)
-	}
-	// One operand: a name with attributes, or a literal.
-	n := 1
-	for n+1 < len(toks) && toks[n].text == "." && toks[n+1].kind == 'i' {
-		n += 2
-	}
-	inner, err := exprTokens(toks[:n])
-	return inner, n + 1, err
-}
-
-// exprTokens translates a token run by rebuilding its text.
-func exprTokens(toks []token) (string, error) {
+// luaQuote writes a string value as a Lua literal: printable text as it
+// is (UTF-8 included), everything else as decimal escapes, which are the
+// same in every Lua.
+func luaQuote(s string) string {
 	var b strings.Builder
-	for _, t := range toks {
-		b.WriteString(t.text)
-		b.WriteByte(' ')
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError && size == 1, r < 0x20, r == 0x7f:
+			fmt.Fprintf(&b, "\\%d", s[i])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
 	}
-	return expr(b.String())
-}
-
-// luaString turns a Python string literal into a Lua one; the escapes the
-// two share are the same.
-func luaString(s string) string {
-	if strings.Contains(s, `\x`) || strings.Contains(s, `\u`) {
-		return fmt.Sprintf("%s --[[ seat port: check the escapes ]]", s)
-	}
-	return s
+	b.WriteByte('"')
+	return b.String()
 }
 
 // splitArgs splits "a, b, c" at its top-level commas.
@@ -428,36 +1191,13 @@ func indexCode(s string, stop func(c byte) bool) int {
 	return -1
 }
 
-// bracket returns the translated inside of the bracket that opens at
-// toks[0] and how many tokens it spans, brackets included.
-func bracket(toks []token, open, close string) (string, int, error) {
-	depth := 0
-	for k, t := range toks {
-		switch t.text {
-		case open:
-			depth++
-		case close:
-			depth--
-			if depth == 0 {
-				inner, err := exprTokens(toks[1:k])
-				return inner, k + 1, err
-			}
-		}
+// stringish reports whether a Python expression is a string: a literal,
+// str(...), or the event text.
+func stringish(e string) bool {
+	n, err := parse(e)
+	if err != nil {
+		return false
 	}
-	return "", 0, hand("unbalanced brackets")
-}
-
-// trimDot removes the "." just written before a method name.
-func trimDot(b *strings.Builder) {
-	s := strings.TrimSuffix(b.String(), ".")
-	b.Reset()
-	b.WriteString(s)
-}
-
-func isKeyword(s string) bool {
-	switch s {
-	case "and", "or", "not", "in", "return", "if", "elif", "while", "is":
-		return true
-	}
-	return false
+	v, err := value(n)
+	return err == nil && (v.kind == kStr || v.kind == kText)
 }

@@ -3,6 +3,7 @@ package port
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,17 @@ var (
 // Python, and is returned as a Problem. The body's indentation is kept.
 func TranslateScript(body string) (string, []Problem) {
 	lines := strings.Split(body, "\n")
+	if mixedIndent(lines) > 0 {
+		// Python 2 reads a tab as up to 8 spaces, Python 3 refuses the
+		// mix: what nests in what is not certain.
+		const why = "indentation mixes tabs and spaces (Python 2 and 3 nest it differently)"
+		for i, l := range lines {
+			if t := strings.TrimSpace(l); t != "" {
+				lines[i] = l[:len(l)-len(strings.TrimLeft(l, " \t"))] + "-- seat port: " + why + ": " + t
+			}
+		}
+		return strings.Join(lines, "\n"), []Problem{{Line: 1, Reason: why}} // the whole body
+	}
 	prefix := commonIndent(lines)
 	var out []string
 	var problems []Problem
@@ -97,6 +109,13 @@ func TranslateScript(body string) (string, []Problem) {
 		out = append(out, pad+lua)
 		if opens != "" {
 			stack = append(stack, block{indent: indent, kind: opens})
+		}
+		if opens == "def" {
+			// Python's names assigned in a function are its own: declared
+			// local at its top, so that every block of it sees them.
+			if names, inner := funcLocals(stmt, lines[i+1:], prefix, indent); len(names) > 0 {
+				out = append(out, inner+"local "+strings.Join(names, ", "))
+			}
 		}
 	}
 	// The last blocks end before the body's trailing blank lines.
@@ -198,7 +217,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		return fmt.Sprintf("for _, %s in ipairs(%s) do", m[1], e), "for", nil
 	}
 	if m := ifRE.FindStringSubmatch(s); m != nil {
-		e, err := expr(m[2])
+		e, err := condExpr(m[2])
 		if err != nil {
 			return "", "", err
 		}
@@ -238,22 +257,41 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		return "rtc_result = " + e, "", nil
 	}
 	if m := print2RE.FindStringSubmatch(s); m != nil {
-		e, err := expr(m[1])
+		if strings.HasPrefix(m[1], ">>") || strings.HasSuffix(m[1], ",") {
+			return "", "", hand("print >> or a trailing comma")
+		}
+		n, err := parse(m[1])
 		if err != nil {
 			return "", "", err
 		}
-		return "print(" + e + ")", "", nil
+		args := []*node{n}
+		if n.op == "tuple" {
+			args = n.kids
+		}
+		v, err := printCall(args)
+		if err != nil {
+			return "", "", err
+		}
+		return v.code, "", nil
 	}
 	if m := augRE.FindStringSubmatch(s); m != nil {
-		e, err := expr(m[3])
+		target, err := parse(m[1])
 		if err != nil {
 			return "", "", err
 		}
-		op := m[2]
-		if op == "+" && stringish(m[3]) {
-			op = ".."
+		operand, err := parse(m[3])
+		if err != nil {
+			return "", "", err
 		}
-		return fmt.Sprintf("%s = %s %s (%s)", m[1], m[1], op, e), "", nil
+		lhs, err := assignTarget(target)
+		if err != nil {
+			return "", "", err
+		}
+		v, err := value(&node{op: "bin", text: m[2], kids: []*node{target, operand}})
+		if err != nil {
+			return "", "", err
+		}
+		return lhs + " = " + v.code, "", nil
 	}
 	if strings.HasPrefix(s, "return ") {
 		e, err := expr(strings.TrimPrefix(s, "return "))
@@ -271,7 +309,11 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		if strings.Contains(lhs, ",") {
 			return "", "", hand("unpacking assignment")
 		}
-		l, err := expr(lhs)
+		target, err := parse(lhs)
+		if err != nil {
+			return "", "", err
+		}
+		l, err := assignTarget(target)
 		if err != nil {
 			return "", "", err
 		}
@@ -290,7 +332,41 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 // TranslateCond translates a Python condition into a Lua expression.
 func TranslateCond(body string) (string, error) {
 	stmt, _ := splitComment(strings.TrimSpace(body))
-	return expr(stmt)
+	return condExpr(stmt)
+}
+
+// assignTarget translates what is assigned to: a name, a field, or an
+// item at a literal index (l[0] is Lua's l[1]; d["k"] stays).
+func assignTarget(n *node) (string, error) {
+	switch n.op {
+	case "name", "attr":
+		v, err := value(n)
+		if err != nil {
+			return "", err
+		}
+		if v.kind == kText || v.kind == kBool || v.kind == kNil {
+			return "", hand("assigning to %s", v.code)
+		}
+		return v.code, nil
+	case "index":
+		x, err := value(n.kids[0])
+		if err != nil {
+			return "", err
+		}
+		k := n.kids[1]
+		switch {
+		case k.op == "num":
+			i, err := strconv.Atoi(k.text)
+			if err != nil || i < 0 {
+				return "", hand("assigning at index %s (Python counts from 0, Lua from 1, and from the end below 0)", k.text)
+			}
+			return x.wrap(precAtom) + "[" + strconv.Itoa(i+1) + "]", nil
+		case k.op == "str":
+			return x.wrap(precAtom) + "[" + luaQuote(k.text) + "]", nil
+		}
+		return "", hand("assigning at an index that is not a literal (Python counts from 0, Lua from 1)")
+	}
+	return "", hand("assigning to this")
 }
 
 // assignment splits "a = b" (not ==, <=, >=, !=).
@@ -313,6 +389,69 @@ func assignment(s string) (lhs, rhs string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// mixedIndent returns the 1-based line where a body's indentation first
+// mixes tabs and spaces (across its lines or within one), or 0.
+func mixedIndent(lines []string) int {
+	var tabs, spaces bool
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		tabs = tabs || strings.Contains(lead, "\t")
+		spaces = spaces || strings.Contains(lead, " ")
+		if tabs && spaces {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+var (
+	assignedRE = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(=[^=]|\+=|-=|\*=|/=|%=)`)
+	globalRE   = regexp.MustCompile(`^global\s+(.+)$`)
+)
+
+// funcLocals lists the names a def's body assigns that are not its
+// parameters or declared global, and the indentation of its body.
+func funcLocals(header string, body []string, prefix string, indent int) ([]string, string) {
+	m := defRE.FindStringSubmatch(header)
+	skip := map[string]bool{}
+	for _, p := range strings.Split(m[2], ",") {
+		skip[strings.TrimSpace(p)] = true
+	}
+	var names []string
+	inner := ""
+	var stmts []string
+	for _, raw := range body {
+		if strings.TrimSpace(raw) == "" {
+			continue
+		}
+		line := strings.TrimPrefix(raw, prefix)
+		in := len(line) - len(strings.TrimLeft(line, " \t"))
+		if in <= indent {
+			break
+		}
+		if inner == "" {
+			inner = prefix + line[:in]
+		}
+		stmt, _ := splitComment(strings.TrimSpace(line))
+		stmts = append(stmts, stmt)
+		if g := globalRE.FindStringSubmatch(stmt); g != nil {
+			for _, n := range strings.Split(g[1], ",") {
+				skip[strings.TrimSpace(n)] = true
+			}
+		}
+	}
+	for _, stmt := range stmts {
+		if a := assignedRE.FindStringSubmatch(stmt + " "); a != nil && !skip[a[1]] && !luaKeywords[a[1]] {
+			skip[a[1]] = true
+			names = append(names, a[1])
+		}
+	}
+	return names, inner
 }
 
 func commonIndent(lines []string) string {
@@ -339,11 +478,4 @@ func splitComment(s string) (stmt, comment string) {
 		return strings.TrimSpace(s[:i]), s[i+1:]
 	}
 	return s, ""
-}
-
-// stringish reports whether a Python expression is likely a string: a
-// literal, str(...), or the event text.
-func stringish(e string) bool {
-	toks, err := tokenize(e)
-	return err == nil && stringOperand(toks, 0, false)
 }

@@ -1,0 +1,3 @@
+# hand: "or" on values that are not True or False
+name = ""
+print(name or "guest")

@@ -1,0 +1,4 @@
+# hand: indentation mixes tabs and spaces
+if True:
+	x = 1
+        print(x)
