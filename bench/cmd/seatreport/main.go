@@ -343,6 +343,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.2f", v)
 	case "/s":
 		return fmt.Sprintf("%.2f M/s", v/1e6)
+	case "s":
+		return fmt.Sprintf("%.2f s", v)
 	case "ns", "µs", "ms", "%", "allocs", "KB":
 		if v >= 100 || unit == "allocs" {
 			return fmt.Sprintf("%.0f %s", v, unit)
