@@ -43,6 +43,9 @@ type Stats struct {
 	// RetainedAgain counts retained MQTT messages not handled again: the
 	// broker sent them after a reconnection, unchanged (retained="once").
 	RetainedAgain int64 `json:"retained_again,omitempty"`
+	// Dropped counts MQTT QoS 0 publications dropped because the behavior
+	// was too far behind (its inbox full).
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // StatsReporter is implemented by adaptors that count their connections
@@ -53,7 +56,7 @@ type StatsReporter interface {
 
 // Counters are the live counts behind Stats, safe for concurrent use.
 type Counters struct {
-	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain atomic.Int64
+	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain, Dropped atomic.Int64
 }
 
 // Snapshot reads the counters.
@@ -62,7 +65,7 @@ func (c *Counters) Snapshot() Stats {
 		Open: c.Open.Load(), Accepted: c.Accepted.Load(), Refused: c.Refused.Load(),
 		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
 		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(), EmptyLevel: c.EmptyLevel.Load(),
-		RetainedAgain: c.RetainedAgain.Load(),
+		RetainedAgain: c.RetainedAgain.Load(), Dropped: c.Dropped.Load(),
 	}
 }
 

@@ -262,6 +262,25 @@ func (m *Machine) PumpDevices() int {
 	}
 }
 
+// devicePending reports whether a device event waits for PumpDevices
+// (cheaper than pumping when none does: RunTimers asks after every tick).
+func (m *Machine) devicePending() bool {
+	if m.dev == nil {
+		return false
+	}
+	if len(m.dev.events) > 0 {
+		return true
+	}
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	for _, s := range m.dev.subs {
+		if len(s.C()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // notifyMotion is the player's callback: it must not block.
 func (m *Machine) notifyMotion(e motion.Event) {
 	select {

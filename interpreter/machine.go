@@ -544,8 +544,9 @@ func (m *Machine) NextTimer() (time.Time, bool) {
 // until, moving clock (the machine's clock) to each as it comes: seat
 // test's "+1h" in one call instead of one round trip per tick. It must run
 // on the machine's goroutine (inside Sync). It stops early, with the time
-// reached, when stop reports true (asked every 4,096 timers) or the run
-// ends (seat.exit); ran counts the timers run.
+// reached, when stop reports true (asked every 16 timers: an onexec that
+// takes milliseconds must not run far past a limit) or the run ends
+// (seat.exit); ran counts the timers run.
 func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool) (reached time.Time, ran int) {
 	for !m.over() {
 		due, ok := m.nextWake()
@@ -557,12 +558,12 @@ func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool)
 		}
 		m.runTimer(due)
 		for range 1000 { // device events its actions caused, as seat test's sync does
-			if m.dev == nil || m.PumpDevices() == 0 {
+			if !m.devicePending() || m.PumpDevices() == 0 {
 				break
 			}
 		}
 		m.flushAdaptors()
-		if ran++; ran%4096 == 0 && stop() {
+		if ran++; ran%16 == 0 && stop() {
 			return clock.Now(), ran
 		}
 	}

@@ -37,6 +37,7 @@ var pyFuncs = map[string]lua.LGFunction{
 	"contains": pyContains,
 	"eq":       func(L *lua.LState) int { L.Push(lua.LBool(pyEq(L.Get(1), L.Get(2)))); return 1 },
 	"print":    pyPrint,
+	"iter":     pyIter,
 }
 
 // pyLib builds the py table.
@@ -156,14 +157,15 @@ func pyRepr(v lua.LValue, float, quote bool) string {
 			}
 			return strconv.FormatFloat(f, 'f', 0, 64)
 		}
-		s := strconv.FormatFloat(f, 'g', -1, 64)
-		if e := strings.IndexByte(s, 'e'); e >= 0 && len(s) > e+2 && s[e+2] == '0' {
-			s = s[:e+2] + s[e+3:] // 1e-07 as Python writes it
+		// Python's repr: the shortest digits, positional unless the
+		// exponent is below -4 or 16 and over (1e-05, 1e+16).
+		if exp := math.Floor(math.Log10(math.Abs(f))); exp < -4 || exp >= 16 {
+			return strconv.FormatFloat(f, 'e', -1, 64)
 		}
-		return s
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	case lua.LString:
 		if quote {
-			return "'" + strings.ReplaceAll(strings.ReplaceAll(string(v), `\`, `\\`), "'", `\'`) + "'"
+			return pyStrRepr(string(v))
 		}
 		return string(v)
 	case *lua.LTable:
@@ -177,14 +179,60 @@ func pyRepr(v lua.LValue, float, quote bool) string {
 	return v.String()
 }
 
+// pyStrRepr is Python 3's repr of a string: single quotes unless it holds
+// one and no double quote; backslash escapes for control characters.
+func pyStrRepr(s string) string {
+	q := byte('\'')
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(q):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case !unicode.IsPrint(r) && r > 0x7f:
+			if r <= 0xff {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else if r <= 0xffff {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
 func pyRound(L *lua.LState) int {
 	x := float64(L.CheckNumber(1))
 	if L.GetTop() < 2 || L.Get(2) == lua.LNil {
 		L.Push(lua.LNumber(math.RoundToEven(x))) // Python 3: halves to even
 		return 1
 	}
-	p := math.Pow(10, float64(L.CheckInt(2)))
-	L.Push(lua.LNumber(math.RoundToEven(x*p) / p))
+	// The decimal digits of the float's exact value, as Python does:
+	// round(2.675, 2) is 2.67 (2.675 is 2.67499999… in binary).
+	n := L.CheckInt(2)
+	if n < 0 {
+		p := math.Pow(10, float64(-n))
+		L.Push(lua.LNumber(math.RoundToEven(x/p) * p))
+		return 1
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
+	L.Push(lua.LNumber(r))
 	return 1
 }
 
@@ -325,14 +373,9 @@ func pyMul(L *lua.LState) int {
 func pyMod(L *lua.LState) int {
 	a, b := L.Get(1), L.Get(2)
 	if s, ok := a.(lua.LString); ok {
-		args := []lua.LValue{b}
-		if t, ok := b.(*lua.LTable); ok {
-			args = nil
-			for i := 1; i <= t.Len(); i++ {
-				args = append(args, t.RawGetInt(i))
-			}
-		}
-		L.Push(lua.LString(pyPercent(L, string(s), args)))
+		// One value: ported code makes no tuples (a tuple literal is
+		// translated as the arguments of py.format), so a table is a list.
+		L.Push(lua.LString(pyPercent(L, string(s), []lua.LValue{b})))
 		return 1
 	}
 	x, y := float64(L.CheckNumber(1)), float64(L.CheckNumber(2))
@@ -372,10 +415,14 @@ func pyPercent(L *lua.LState, f string, args []lua.LValue) string {
 		for j < len(f) && strings.IndexByte("-+ #0123456789.", f[j]) >= 0 {
 			j++
 		}
+		spec0 := f[i+1 : j]
+		for j < len(f) && strings.IndexByte("hlL", f[j]) >= 0 { // length modifiers, ignored as Python does
+			j++
+		}
 		if j >= len(f) {
 			L.RaiseError("incomplete format")
 		}
-		spec, verb := f[i+1:j], f[j]
+		spec, verb := spec0, f[j]
 		i = j
 		flags := spec[:len(spec)-len(strings.TrimLeft(spec, "-+ #0"))]
 		switch verb {
@@ -401,6 +448,16 @@ func pyPercent(L *lua.LState, f string, args []lua.LValue) string {
 			n, ok := arg().(lua.LNumber)
 			if !ok {
 				L.RaiseError("%%%c format: a number is required", verb)
+			}
+			if verb == 'o' && strings.Contains(flags, "#") {
+				// Python's alternate octal is 0o10, Go's 010.
+				digits := strconv.FormatInt(int64(math.Trunc(float64(n))), 8)
+				sign := ""
+				if strings.HasPrefix(digits, "-") {
+					sign, digits = "-", digits[1:]
+				}
+				b.WriteString(fmt.Sprintf("%"+strings.ReplaceAll(flags, "#", "")+spec[len(flags):]+"s", sign+"0o"+digits))
+				break
 			}
 			b.WriteString(fmt.Sprintf("%"+spec+string(verb), int64(math.Trunc(float64(n)))))
 		case 'c':
@@ -433,7 +490,7 @@ func pyContains(L *lua.LState) int {
 		found := false
 		if c.Len() > 0 {
 			for i := 1; i <= c.Len() && !found; i++ {
-				found = c.RawGetInt(i) == item
+				found = pyEq(c.RawGetInt(i), item)
 			}
 		} else {
 			found = c.RawGet(item) != lua.LNil
@@ -465,6 +522,33 @@ func pyEq(a, b lua.LValue) bool {
 		}
 	})
 	return equal
+}
+
+// pyIter is "for x in v": a list's items, or a string's characters.
+func pyIter(L *lua.LState) int {
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		runes := []rune(string(v))
+		i := 0
+		L.Push(L.NewFunction(func(L *lua.LState) int {
+			if i >= len(runes) {
+				L.Push(lua.LNil)
+				return 1
+			}
+			i++
+			L.Push(lua.LNumber(i))
+			L.Push(lua.LString(string(runes[i-1])))
+			return 2
+		}))
+		return 1
+	case *lua.LTable:
+		L.Push(L.GetGlobal("ipairs"))
+		L.Push(v)
+		L.Call(1, 3)
+		return 3
+	}
+	L.RaiseError("%s object is not iterable", L.Get(1).Type())
+	return 0
 }
 
 func pyPrint(L *lua.LState) int {

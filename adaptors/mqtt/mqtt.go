@@ -79,6 +79,7 @@ type Adaptor struct {
 	// and its value) is a session of the behavior.
 	topicSessions bool
 	emptyWarned   atomic.Bool
+	fullWarned    atomic.Bool
 	log           *zap.Logger
 	stats         adaptors.Counters
 	opts          *paho.ClientOptions
@@ -109,10 +110,10 @@ type Adaptor struct {
 	unacked   map[uint64]paho.Message
 
 	// retained says what is done with retained messages; last is, by
-	// topic, a hash of the last payload handled (retained="once"; the
-	// deliverer's alone).
+	// topic, hashes of the last retained and the last live payload
+	// handled (retained="once"; the deliverer's alone).
 	retained string
-	last     map[string]uint64
+	last     map[string][2]uint64
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -139,7 +140,7 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		return nil, fmt.Errorf("retained %q: want once, every or ignore", a.retained)
 	}
 	if a.retained == retainedOnce {
-		a.last = map[string]uint64{}
+		a.last = map[string][2]uint64{}
 	}
 	broker := cfg.Attrs["broker"]
 	if broker == "" {
@@ -443,7 +444,21 @@ func (a *Adaptor) receive(_ paho.Client, m paho.Message) {
 		a.ack(m)
 		return
 	}
-	select {
+	if m.Qos() == 0 {
+		// At most once: a behavior that is behind loses QoS 0 messages
+		// rather than stop Paho reading (its pings would go unanswered,
+		// and the connection drop).
+		select {
+		case a.inbox <- m:
+		default:
+			a.stats.Dropped.Add(1)
+			if !a.fullWarned.Swap(true) {
+				a.log.Warn("the behavior is behind: QoS 0 publications dropped while 1,024 wait (counted as dropped; logged once)", zap.String("topic", m.Topic()))
+			}
+		}
+		return
+	}
+	select { // QoS 1 and 2: wait; the broker keeps what is not acknowledged
 	case a.inbox <- m:
 	case <-a.ctx.Done():
 	}
@@ -516,17 +531,27 @@ func (a *Adaptor) fresh(m paho.Message) bool {
 	case retainedEvery:
 		return true
 	}
+	// A retained message is the topic's value: seen already if it is the
+	// last retained one handled (a live message since, "off" after "on",
+	// does not make the broker's "on" new), or the last live one (a
+	// value published live with retain, sent again as retained).
 	h := fnv.New64a()
 	h.Write(m.Payload())
-	sum := h.Sum64()
-	old, known := a.last[m.Topic()]
-	if m.Retained() && known && old == sum {
+	sum := h.Sum64() | 1 // never 0: 0 is "none yet"
+	seen, known := a.last[m.Topic()]
+	again := m.Retained() && known && (seen[0] == sum || seen[1] == sum)
+	if known || len(a.last) < maxRemembered {
+		if m.Retained() {
+			seen[0] = sum // the broker's value now, handled or not
+		} else {
+			seen[1] = sum
+		}
+		a.last[m.Topic()] = seen
+	}
+	if again {
 		a.stats.RetainedAgain.Add(1)
 		a.log.Debug("retained message sent again by the broker; already handled", zap.String("topic", m.Topic()))
 		return false
-	}
-	if known || len(a.last) < maxRemembered {
-		a.last[m.Topic()] = sum
 	}
 	return true
 }

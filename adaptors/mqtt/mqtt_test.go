@@ -356,3 +356,29 @@ func TestRetainedModes(t *testing.T) {
 		return slices.Contains(in.of("robot/1/say"), "hi 1 #3 on robot/1/asr")
 	})
 }
+
+// TestQoS0BehindDrops: a behavior far behind a QoS 0 flood loses
+// publications (counted as dropped) instead of stopping Paho's reader,
+// whose unanswered pings would drop the connection.
+func TestQoS0BehindDrops(t *testing.T) {
+	b := mqtttest.Start(t, mqtttest.Options{})
+	src := strings.NewReplacer("{url}", b.URL).Replace(`<seatml><general name="slow">
+<adaptor name="bus" type="mqtt" broker="{url}" subscribe="flood" keepalive="2"/>
+</general><state name="s"><rule source="bus"><script>local t = os.clock(); while os.clock() - t &lt; 0.005 do end</script></rule></state></seatml>`)
+	r, err := runBehavior(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client(t, b, "flooder", "")
+	for i := range 3000 {
+		c.Publish("flood", 0, false, fmt.Sprint(i))
+	}
+	waitFor(t, "publications dropped", func() bool { return r.m.Adaptors()[0].Dropped > 0 })
+	deadline := time.Now().Add(5 * time.Second) // longer than twice the keep-alive
+	for time.Now().Before(deadline) {
+		if a := r.m.Adaptors()[0]; a.Accepted != 1 || a.Open != 1 {
+			t.Fatalf("the connection was lost while the behavior was behind: %+v", a)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -131,6 +131,9 @@ func mqttCounts(s adaptors.Stats) string {
 	if s.RetainedAgain > 0 {
 		parts = append(parts, fmt.Sprintf("retained_again=%d", s.RetainedAgain))
 	}
+	if s.Dropped > 0 {
+		parts = append(parts, fmt.Sprintf("dropped=%d", s.Dropped))
+	}
 	return orDash(strings.Join(parts, " "))
 }
 

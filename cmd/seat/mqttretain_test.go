@@ -102,6 +102,12 @@ func TestRetainedOncePerProcess(t *testing.T) {
 	what("dispense two coffees")
 	restart(log)
 	what()
+	// A live message that is not retained leaves the broker's value as it
+	// was: that value, sent again, is still not new.
+	publish("cmd/coffee", "pause", false)
+	what("pause")
+	restart(log)
+	what()
 	if !strings.Contains(log.String(), "connection to the broker lost") {
 		t.Fatalf("the broker restarts were not noticed:\n%s", log.String())
 	}

@@ -194,11 +194,13 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 				return "", "", err
 			}
 		}
+		// Lua's loop variable is the loop's own; Python's stays after
+		// the loop with its last value: the loop sets it.
 		switch len(args) {
 		case 1:
-			return fmt.Sprintf("for %s = 0, (%s) - 1 do", m[1], args[0]), "for", nil
+			return fmt.Sprintf("for %s_ = 0, (%s) - 1 do %s = %s_", m[1], args[0], m[1], m[1]), "for", nil
 		case 2:
-			return fmt.Sprintf("for %s = %s, (%s) - 1 do", m[1], args[0], args[1]), "for", nil
+			return fmt.Sprintf("for %s_ = %s, (%s) - 1 do %s = %s_", m[1], args[0], args[1], m[1], m[1]), "for", nil
 		}
 		return "", "", hand("range with a step")
 	}
@@ -214,7 +216,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		if err != nil {
 			return "", "", err
 		}
-		return fmt.Sprintf("for _, %s in ipairs(%s) do", m[1], e), "for", nil
+		return fmt.Sprintf("for _, %s_ in py.iter(%s) do %s = %s_", m[1], e, m[1], m[1]), "for", nil
 	}
 	if m := ifRE.FindStringSubmatch(s); m != nil {
 		e, err := condExpr(m[2])
@@ -410,7 +412,7 @@ func mixedIndent(lines []string) int {
 }
 
 var (
-	assignedRE = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(=[^=]|\+=|-=|\*=|/=|%=)`)
+	assignedRE = regexp.MustCompile(`^(?:for\s+)?([A-Za-z_]\w*)\s*(=[^=]|\+=|-=|\*=|/=|%=|\s+in\s)`)
 	globalRE   = regexp.MustCompile(`^global\s+(.+)$`)
 )
 

@@ -61,9 +61,9 @@ func TestTranslateRules(t *testing.T) {
 		{`x = 1 # one`, `x = 1 -- one`},
 		{"if a:\n  x = 1\nelif b:\n  x = 2\nelse:\n  x = 3", "if py.truthy(a) then\n  x = 1\nelseif py.truthy(b) then\n  x = 2\nelse\n  x = 3\nend"},
 		{"if n > 0 and not done:\n  f()", "if n > 0 and not py.truthy(done) then\n  f()\nend"},
-		{"for i in range(3):\n  f(i)", "for i = 0, (3) - 1 do\n  f(i)\nend"},
-		{"for i in range(1, n):\n  f(i)", "for i = 1, (n) - 1 do\n  f(i)\nend"},
-		{"for x in items:\n  f(x)", "for _, x in ipairs(items) do\n  f(x)\nend"},
+		{"for i in range(3):\n  f(i)", "for i_ = 0, (3) - 1 do i = i_\n  f(i)\nend"}, // i keeps its last value after the loop, as in Python
+		{"for i in range(1, n):\n  f(i)", "for i_ = 1, (n) - 1 do i = i_\n  f(i)\nend"},
+		{"for x in items:\n  f(x)", "for _, x_ in py.iter(items) do x = x_\n  f(x)\nend"}, // a list's items or a string's characters
 		{"for k, v in d.items():\n  f(k, v)", "for k, v in pairs(d) do\n  f(k, v)\nend"},
 		{"while n > 0:\n  n -= 1", "while n > 0 do\n  n = n - 1\nend"},
 		{"def greet(who):\n  return \"hi \" + who", "function greet(who)\n  return \"hi \" .. who\nend"},

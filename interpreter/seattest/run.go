@@ -662,21 +662,22 @@ func (r *runner) advance(d time.Duration) error {
 	if !r.stepping.Load() && !r.m.IsHost() {
 		// No device loop to step and no sessions: the machine runs every
 		// timer up to the target itself, in one call.
-		ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout+10*time.Second)
-		defer cancel()
+		// No deadline on the call itself: RunTimers stops at the step's
+		// limit or an interrupt (a script that loops is stopped by its
+		// own limit), and the runner must not go on while it runs.
 		var ran int
-		err := r.m.Sync(ctx, func() {
+		err := r.m.Sync(context.Background(), func() {
 			_, ran = r.m.RunTimers(r.clock, target, func() bool { return over() != nil })
 		})
 		r.ticks += ran
+		if e := over(); e != nil && r.clock.Now().Before(target) {
+			return e
+		}
 		if err != nil {
 			r.sync(nil) // tells why the behavior stopped
 			return nil
 		}
 		r.settle()
-		if err := over(); err != nil && r.clock.Now().Before(target) {
-			return err
-		}
 		if r.stepping.Load() && r.clock.Now().Before(target) {
 			return r.advance(target.Sub(r.clock.Now())) // a timer started the device loop
 		}

@@ -229,6 +229,22 @@ func TestLongSteps(t *testing.T) {
 		t.Errorf("the step limit of 1 s ended the step after %v", d)
 	}
 
+	// An onexec that takes 8 ms: the limit still ends the + step itself,
+	// not the step after it.
+	slow := `<seatml><general name="t" rate="10"><adaptor name="io" type="stdio"/></general>
+<state name="s"><onexec><script>local t = os.clock(); while os.clock() - t &lt; 0.008 do end</script></onexec></state></seatml>`
+	os.WriteFile(filepath.Join(dir, "b.seatml"), []byte(slow), 0o644)
+	os.WriteFile(file, []byte("+20m\n> x\n"), 0o644)
+	res, err = RunFile(file, Options{StepTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil || res.Failure.Step.Line != "+20m" || !strings.Contains(res.Failure.What, "did not end within 1s") {
+		t.Fatalf("failure %+v", res.Failure)
+	}
+	os.WriteFile(filepath.Join(dir, "b.seatml"), []byte(b), 0o644)
+	os.WriteFile(file, []byte("+1000000h\n> count\n< 1\n"), 0o644)
+
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	res, err = RunFile(file, Options{Context: ctx})
