@@ -35,6 +35,7 @@ type Outbox struct {
 	overSince time.Time // when the queue went above max; zero while below
 	wake      chan struct{}
 	closed    bool
+	added     uint64 // everything ever queued, for Quiet
 }
 
 // NewOutbox returns an outbox bounded by t.QueueBytes (DefaultQueueBytes
@@ -80,6 +81,7 @@ func (o *Outbox) Add(s string) (ok, first bool) {
 		}
 	}
 	first = len(o.items) == 0
+	o.added++
 	o.items = append(o.items, s)
 	o.bytes += len(s)
 	if o.bytes > o.max/2 {
@@ -109,6 +111,15 @@ func (o *Outbox) Take(dst []string) []string {
 	o.overSince = time.Time{}
 	o.mu.Unlock()
 	return dst
+}
+
+// Quiet returns how many items were ever queued and whether none waits:
+// the same count twice, apart, with none waiting, means nothing was sent
+// in between.
+func (o *Outbox) Quiet() (added uint64, empty bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.added, len(o.items) == 0
 }
 
 // Close makes later Puts fail.

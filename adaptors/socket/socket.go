@@ -236,10 +236,13 @@ type conn struct {
 	done chan struct{} // closed when the connection is closed
 	// drain is closed when the adaptor closes: the writer sends what is
 	// queued, then closes the connection.
-	drain  chan struct{}
-	dOnce  sync.Once
-	once   sync.Once
-	warned bool // a repaired line was logged (reader goroutine)
+	drain chan struct{}
+	dOnce sync.Once
+	// inputEnded is set once the peer finished sending: a failed write
+	// then means it is gone, not a fault.
+	inputEnded atomic.Bool
+	once       sync.Once
+	warned     bool // a repaired line was logged (reader goroutine)
 
 	// wmu is held by whoever writes: Flush, which writes what fits
 	// without blocking on the machine's side, or the writer goroutine,
@@ -297,6 +300,45 @@ func (cn *conn) Send(text string) error {
 	cn.a.stats.SlowPeer.Add(1)
 	cn.close()
 	return adaptors.ErrQueueFull
+}
+
+// lingerQuiet is how long a connection whose peer finished sending stays
+// open with nothing sent to it before it is closed. A peer that closed
+// both ways looks the same until something is written to it, so this is
+// also how late ondisconnect comes for it.
+const lingerQuiet = time.Second
+
+// linger keeps a connection whose peer ended its input open while replies
+// go to it: it closes it once nothing was queued or waited to be written
+// for lingerQuiet, and returns when the connection is closed (by it, a
+// failed write, a hang-up or the adaptor's end).
+func (cn *conn) linger() {
+	t := time.NewTicker(lingerQuiet / 4)
+	defer t.Stop()
+	last, _ := cn.out.Quiet()
+	since := time.Now()
+	for {
+		select {
+		case <-cn.done:
+			return
+		case <-cn.drain:
+			<-cn.done // the writer sends what is queued, then closes
+			return
+		case now := <-t.C:
+			added, empty := cn.out.Quiet()
+			cn.wmu.Lock()
+			written := len(cn.pending) == 0
+			cn.wmu.Unlock()
+			if added != last || !empty || !written {
+				last, since = added, now
+				continue
+			}
+			if now.Sub(since) >= lingerQuiet {
+				cn.close()
+				return
+			}
+		}
+	}
 }
 
 // Hangup sends what is queued for the peer, then closes the connection
@@ -373,7 +415,16 @@ func (cn *conn) read() {
 		case errors.Is(err, adaptors.ErrPartialLine):
 			cn.a.log.Warn("peer closed inside a line; partial line dropped", zap.String("peer", cn.peer), zap.Int("bytes", len(line)))
 			cn.a.stats.PartialLine.Add(1)
-		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		case errors.Is(err, io.EOF):
+			// The peer finished sending (printf 'hi\n' | nc): its input
+			// ends, not its connection. Replies still go to it until it
+			// is quiet, or gone (a write fails).
+			cn.inputEnded.Store(true)
+			cn.linger()
+			if cn.a.server {
+				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
+			}
+		case errors.Is(err, net.ErrClosed):
 			if cn.a.server {
 				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
 			}
@@ -402,7 +453,10 @@ func (cn *conn) write() {
 		_, err := cn.c.Write(cn.pending)
 		cn.pending = trim(cn.pending)
 		if err != nil {
-			if !cn.closed() { // else the reason was logged where it was closed
+			// A peer that ended its input and then closed is simply gone
+			// (the reader logs it); else the reason was logged where the
+			// connection was closed.
+			if !cn.closed() && !(cn.inputEnded.Load() && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))) {
 				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
 			}
 			return false

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -237,4 +238,40 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestOneShotClient: a client that sends its line and half-closes (printf
+// 'hi\n' | nc -q1) gets its reply, from a plain behavior and from a
+// session, and seat closes the connection once it has been quiet for a
+// second; ondisconnect runs then, after the reply. (Issue 21: the end of
+// input was taken for the peer gone, and the reply was dropped as "not
+// connected".)
+func TestOneShotClient(t *testing.T) {
+	for _, session := range []string{"", ` session="peer"`} {
+		dir := t.TempDir()
+		port := freePortNumber(t)
+		f := filepath.Join(dir, "oneshot.seatml")
+		os.WriteFile(f, []byte(`<seatml><general name="oneshot">
+  <adaptor name="v" type="socket" role="server" port="`+port+`"`+session+`/>
+  <ondisconnect source="v"><script>seat.log("info", "gone " .. event.peer)</script></ondisconnect>
+</general>
+<state name="s"><rule><key>こんにちは</key><script>seat.reply("はい、" .. event.peer)</script></rule></state></seatml>`), 0o644)
+		_, log := startSeat(t, "run", f)
+		var c net.Conn
+		var err error
+		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c.Write([]byte("こんにちは\n"))
+		c.(*net.TCPConn).CloseWrite() // end of input; still reading
+		start := time.Now()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, err := io.ReadAll(c)
+		if want := "はい、" + c.LocalAddr().String() + "\n"; string(got) != want || err != nil {
+			t.Fatalf("session %q: got %q (%v), want %q\n%s", session, got, err, want, log.String())
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the connection stayed open %v after the reply", d)
+		}
+		waitFor(t, func() bool { return strings.Contains(log.String(), "gone "+c.LocalAddr().String()) })
+		c.Close()
+	}
 }
