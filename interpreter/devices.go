@@ -313,6 +313,16 @@ func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 		return nil, err
 	}
 	m.dev.mu.Lock()
+	// Finished motions are forgotten: a behavior that plays one per tick
+	// for days keeps only those still playing (the stop waits for them).
+	m.dev.motions = slices.DeleteFunc(m.dev.motions, func(mo *motion.Motion) bool {
+		select {
+		case <-mo.Done():
+			return true
+		default:
+			return false
+		}
+	})
 	m.dev.motions = append(m.dev.motions, mo)
 	m.dev.mu.Unlock()
 	m.log.Info("motion", zap.String("name", mo.Name()), zap.Int("priority", req.Priority))

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"bufio"
+	"context"
 	"math"
 	"net"
 	"os"
@@ -338,5 +339,31 @@ func TestDeviceLoopStartsOnlyWhenUsed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFinishedMotionsAreForgotten: a behavior that starts a motion again
+// and again keeps only those still playing: after 200 nods, one after the
+// other, the stop has one motion or none to wait for. (Issue 21: every
+// motion was kept until the behavior stopped; 8,029 after 72 s.)
+func TestFinishedMotionsAreForgotten(t *testing.T) {
+	prog, d, tweak := loadWithDevices(t, doc("", `<state name="s">`+
+		rule("", `<key>nod</key><script>seat.motion{name = "nod", priority = 1, scripts = {{
+  {duration = 20, targets = {{id = "HEAD_PITCH", position = 0.3, gain = 10}}}}}}</script>`)+
+		`</state>`), LoadOptions{})
+	h := startProgram(t, prog, tweak)
+	for i := range 200 {
+		h.event("chat", "nod")
+		stepUntil(t, d.Engine, time.Duration(i+1)*50*msec)
+	}
+	h.sync()
+	var n int
+	h.m.Sync(context.Background(), func() {
+		h.m.dev.mu.Lock()
+		n = len(h.m.dev.motions)
+		h.m.dev.mu.Unlock()
+	})
+	if n > 1 {
+		t.Errorf("%d motions kept after 200 played one after the other", n)
 	}
 }
