@@ -313,9 +313,7 @@ func pySlice(L *lua.LState) int {
 	case *lua.LTable:
 		i, j := pyBounds(L, x.Len())
 		t := L.CreateTable(j-i, 0)
-		for k := i; k < j; k++ {
-			t.Append(x.RawGetInt(k + 1))
-		}
+		pyExtend(t, x, i+1, j)
 		L.Push(t)
 	default:
 		L.RaiseError("%s is not subscriptable", L.Get(1).Type())
@@ -333,16 +331,20 @@ func pyAdd(L *lua.LState) int {
 	case a.Type() == lua.LTTable && b.Type() == lua.LTTable:
 		ta, tb := a.(*lua.LTable), b.(*lua.LTable)
 		t := L.CreateTable(ta.Len()+tb.Len(), 0)
-		for _, src := range []*lua.LTable{ta, tb} {
-			for i := 1; i <= src.Len(); i++ {
-				t.Append(src.RawGetInt(i))
-			}
-		}
+		pyExtend(t, ta, 1, ta.Len())
+		pyExtend(t, tb, 1, tb.Len())
 		L.Push(t)
 	default:
 		L.RaiseError("unsupported operand types for +: %s and %s", a.Type(), b.Type())
 	}
 	return 1
+}
+
+// pyExtend appends src's items from..to (1-based, inclusive) to dst.
+func pyExtend(dst, src *lua.LTable, from, to int) {
+	for i := from; i <= to; i++ {
+		dst.Append(src.RawGetInt(i))
+	}
 }
 
 func pyMul(L *lua.LState) int {
@@ -359,9 +361,7 @@ func pyMul(L *lua.LState) int {
 		src := a.(*lua.LTable)
 		t := L.CreateTable(0, 0)
 		for range max(int(b.(lua.LNumber)), 0) {
-			for i := 1; i <= src.Len(); i++ {
-				t.Append(src.RawGetInt(i))
-			}
+			pyExtend(t, src, 1, src.Len())
 		}
 		L.Push(t)
 	default:
@@ -406,6 +406,13 @@ func pyPercent(L *lua.LState, f string, args []lua.LValue) string {
 		next++
 		return args[next-1]
 	}
+	number := func(verb byte) float64 {
+		n, ok := arg().(lua.LNumber)
+		if !ok {
+			L.RaiseError("%%%c format: a number is required", verb)
+		}
+		return float64(n)
+	}
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			b.WriteByte(f[i])
@@ -433,25 +440,14 @@ func pyPercent(L *lua.LState, f string, args []lua.LValue) string {
 			// Python pads strings with spaces even with the 0 flag.
 			b.WriteString(fmt.Sprintf("%"+strings.ReplaceAll(flags, "0", "")+spec[len(flags):]+"s", s))
 		case 'd', 'i', 'u':
-			n, ok := arg().(lua.LNumber)
-			if !ok {
-				L.RaiseError("%%%c format: a number is required", verb)
-			}
-			b.WriteString(fmt.Sprintf("%"+spec+"d", int64(math.Trunc(float64(n)))))
+			b.WriteString(fmt.Sprintf("%"+spec+"d", int64(math.Trunc(number(verb)))))
 		case 'f', 'F', 'e', 'E', 'g', 'G':
-			n, ok := arg().(lua.LNumber)
-			if !ok {
-				L.RaiseError("%%%c format: a number is required", verb)
-			}
-			b.WriteString(fmt.Sprintf("%"+spec+string(verb), float64(n)))
+			b.WriteString(fmt.Sprintf("%"+spec+string(verb), number(verb)))
 		case 'x', 'X', 'o':
-			n, ok := arg().(lua.LNumber)
-			if !ok {
-				L.RaiseError("%%%c format: a number is required", verb)
-			}
+			n := math.Trunc(number(verb))
 			if verb == 'o' && strings.Contains(flags, "#") {
 				// Python's alternate octal is 0o10, Go's 010.
-				digits := strconv.FormatInt(int64(math.Trunc(float64(n))), 8)
+				digits := strconv.FormatInt(int64(n), 8)
 				sign := ""
 				if strings.HasPrefix(digits, "-") {
 					sign, digits = "-", digits[1:]
@@ -459,7 +455,7 @@ func pyPercent(L *lua.LState, f string, args []lua.LValue) string {
 				b.WriteString(fmt.Sprintf("%"+strings.ReplaceAll(flags, "#", "")+spec[len(flags):]+"s", sign+"0o"+digits))
 				break
 			}
-			b.WriteString(fmt.Sprintf("%"+spec+string(verb), int64(math.Trunc(float64(n)))))
+			b.WriteString(fmt.Sprintf("%"+spec+string(verb), int64(n)))
 		case 'c':
 			switch v := arg().(type) {
 			case lua.LNumber:

@@ -804,7 +804,7 @@ func binary(n *node) (lua, error) {
 		}
 		return kNum
 	}
-	call := func(fn string, k kind) lua { return atomic(fn+"("+a.code+", "+b.code+")", k) }
+	pyCall := func(fn string, k kind) lua { return atomic(fn+"("+a.code+", "+b.code+")", k) }
 	switch n.text {
 	case "+":
 		// Python adds numbers only to numbers and strings only to
@@ -817,9 +817,9 @@ func binary(n *node) (lua, error) {
 			// (Joining is associative: a .. b .. c needs no parentheses.)
 			return lua{a.wrap(precConcat) + " .. " + b.wrap(precConcat), kStr, precConcat}, nil
 		case a.kind == kList || b.kind == kList:
-			return call("py.add", kList), nil
+			return pyCall("py.add", kList), nil
 		}
-		return call("py.add", kAny), nil
+		return pyCall("py.add", kAny), nil
 	case "-":
 		return num("-", precAdd, numKind()), nil
 	case "*":
@@ -829,7 +829,7 @@ func binary(n *node) (lua, error) {
 		case (a.kind == kStr || a.kind == kText) && b.kind.numeric():
 			return atomic("string.rep("+a.code+", "+b.code+")", kStr), nil
 		}
-		return call("py.mul", kAny), nil
+		return pyCall("py.mul", kAny), nil
 	case "/":
 		return num("/", precMul, kFloat), nil
 	case "//":
@@ -844,7 +844,7 @@ func binary(n *node) (lua, error) {
 		if a.kind.numeric() && b.kind.numeric() {
 			return num("%", precMul, numKind()), nil
 		}
-		return call("py.mod", kAny), nil
+		return pyCall("py.mod", kAny), nil
 	case "**":
 		return num("^", precPow, numKind()), nil
 	}
@@ -1189,15 +1189,4 @@ func indexCode(s string, stop func(c byte) bool) int {
 		}
 	}
 	return -1
-}
-
-// stringish reports whether a Python expression is a string: a literal,
-// str(...), or the event text.
-func stringish(e string) bool {
-	n, err := parse(e)
-	if err != nil {
-		return false
-	}
-	v, err := value(n)
-	return err == nil && (v.kind == kStr || v.kind == kText)
 }

@@ -8,3 +8,4 @@ for v in l:
 print(t)
 for i in range(2, 5):
     print(i * 2)
+print([1] + [2, 3], [0] * 3, l[1:] + l[:1])
