@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -61,10 +60,7 @@ func TestStalledBroker(t *testing.T) {
 
 	ctl := freePort(t)
 	cmd, log := startSeat(t, "run", "--control", ctl, f)
-	var conn net.Conn
-	var err error
-	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
-	defer conn.Close()
+	conn := dialSeat(t, port)
 	in := bufio.NewReader(conn)
 	ask := func(line, want string, within time.Duration) time.Duration {
 		t.Helper()
@@ -102,7 +98,8 @@ func TestStalledBroker(t *testing.T) {
 		ask("ping", "pong", 5*time.Second)
 		time.Sleep(100 * time.Millisecond)
 	}
-	waitFor(t, func() bool { return strings.Contains(log.String(), "connection to the broker lost") })
+	// Keep-alive 2 s: a ping unanswered for 2 s more, checked every 0.5 s.
+	waitForWithin(t, 20*time.Second, func() bool { return strings.Contains(log.String(), "connection to the broker lost") })
 	if strings.Contains(log.String(), "failed") && strings.Contains(log.String(), "time limit") {
 		t.Errorf("a script ran out of time:\n%s", log.String())
 	}

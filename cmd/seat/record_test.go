@@ -193,9 +193,7 @@ func TestReplayTwoClients(t *testing.T) {
 <state name="s"><rule source="v"><script>seat.reply(event.text .. " from " .. event.peer)</script></rule></state></seatml>`), 0o644)
 	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
 	dial := func() (net.Conn, *bufio.Reader) {
-		var c net.Conn
-		var err error
-		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c := dialSeat(t, port)
 		return c, bufio.NewReader(c)
 	}
 	ask := func(c net.Conn, r *bufio.Reader, line string) {
@@ -241,9 +239,7 @@ func TestReplayCutRecording(t *testing.T) {
 </general>
 <state name="s"><rule source="v"><script>seat.reply("got " .. event.text)</script></rule></state></seatml>`), 0o644)
 	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
-	var c net.Conn
-	var err error
-	waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+	c := dialSeat(t, port)
 	r := bufio.NewReader(c)
 	for i := range 200 {
 		fmt.Fprintf(c, "line %d\n", i)
@@ -286,9 +282,7 @@ func TestReplaySessions(t *testing.T) {
 </seatml>`), 0o644)
 	cmd, stderr := startSeat(t, "run", "--record", rec, beh)
 	dial := func() (net.Conn, *bufio.Reader) {
-		var c net.Conn
-		var err error
-		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c := dialSeat(t, port)
 		return c, bufio.NewReader(c)
 	}
 	ask := func(c net.Conn, r *bufio.Reader, line, want string) {

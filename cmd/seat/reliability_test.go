@@ -257,9 +257,7 @@ func TestOneShotClient(t *testing.T) {
 </general>
 <state name="s"><rule><key>こんにちは</key><script>seat.reply("はい、" .. event.peer)</script></rule></state></seatml>`), 0o644)
 		_, log := startSeat(t, "run", f)
-		var c net.Conn
-		var err error
-		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c := dialSeat(t, port)
 		c.Write([]byte("こんにちは\n"))
 		c.(*net.TCPConn).CloseWrite() // end of input; still reading
 		start := time.Now()
@@ -272,6 +270,5 @@ func TestOneShotClient(t *testing.T) {
 			t.Errorf("the connection stayed open %v after the reply", d)
 		}
 		waitFor(t, func() bool { return strings.Contains(log.String(), "gone "+c.LocalAddr().String()) })
-		c.Close()
 	}
 }

@@ -84,9 +84,7 @@ func TestSessionExit(t *testing.T) {
 	ctl := freePort(t)
 	_, log := startSeat(t, "run", "--control", ctl, f)
 	dial := func() (net.Conn, *bufio.Reader) {
-		var c net.Conn
-		var err error
-		waitFor(t, func() bool { c, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
+		c := dialSeat(t, port)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		return c, bufio.NewReader(c)
 	}

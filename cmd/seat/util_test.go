@@ -69,6 +69,20 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
+// dialSeat connects to a seat socket adaptor on 127.0.0.1:port once it
+// listens; the connection is closed when the test ends.
+func dialSeat(t *testing.T, port string) net.Conn {
+	t.Helper()
+	var c net.Conn
+	waitFor(t, func() bool {
+		var err error
+		c, err = net.Dial("tcp", "127.0.0.1:"+port)
+		return err == nil
+	})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // freePortNumber is freePort's port alone, for --set ADAPTOR.port=N.
 func freePortNumber(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(freePort(t))
