@@ -19,7 +19,7 @@ import (
 	"github.com/seatml/seat/interpreter"
 )
 
-var soak = flag.Bool("soak", false, "TestSoak at full size: 1,000 clients x 1,000 events (else 50 x 200)")
+var soak = flag.Bool("soak", false, "soak tests at full size: TestSoak 1,000 clients x 1,000 events (else 50 x 200), TestDaysOnARobot 2 minutes (else 15 s)")
 
 // soakBehavior answers "ping N" with "pong N" to the sender only, through
 // Lua, so every reply can be checked against its request.

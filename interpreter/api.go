@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap"
@@ -520,15 +521,47 @@ func (m *Machine) widgetSet(kind, op string) lua.LGFunction {
 		if op != "clear" {
 			v = luaText(L, 2)
 		}
+		shown := op
 		switch op {
 		case "set":
 			m.values[w.Ref] = v
 		case "append":
-			m.values[w.Ref] += v
+			nv := m.values[w.Ref] + v
+			if len(nv) > maxWidgetText {
+				// The pages get the kept text whole, so that theirs and a
+				// new page's are the same.
+				nv = keepTail(nv, keptWidgetText)
+				shown, v = "set", nv
+			}
+			m.values[w.Ref] = nv
 		case "clear":
 			m.values[w.Ref] = ""
 		}
-		m.notifyGUI(w.Ref, op, v)
+		m.notifyGUI(w.Ref, shown, v)
 		return 0
 	}
+}
+
+// A text widget appended to for days keeps its last part: past
+// maxWidgetText bytes it is cut to at most keptWidgetText, from a line's
+// start where one is near (docs/seatml.md §11).
+const (
+	maxWidgetText  = 64 << 10
+	keptWidgetText = 48 << 10
+)
+
+// keepTail returns the end of s, at most n bytes, starting after a newline
+// in its first quarter if there is one, else at a character's start.
+func keepTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	t := s[len(s)-n:]
+	if i := strings.IndexByte(t[:n/4], '\n'); i >= 0 {
+		return t[i+1:]
+	}
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	return t
 }

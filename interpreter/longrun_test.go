@@ -1,0 +1,112 @@
+package interpreter
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gorilla/websocket"
+
+	_ "github.com/seatml/seat/adaptors/web"
+)
+
+// TestAppendedTextIsBounded appends a Japanese line per event to a text
+// widget, well past its 64 KiB, with a page open through the real web
+// adaptor: the kept text is bounded, starts at a line, ends with the last
+// line, and the open page and a page opened afterwards show the same.
+func TestAppendedTextIsBounded(t *testing.T) {
+	h := start(t, doc(`<adaptor name="panel" type="web" port="0"/>`, `<state name="s">
+<text id="log"></text>
+<rule source="chat"><key>add \d+</key><script>seat.append_text("s:log", "受付の記録 " .. event.text:sub(5) .. "\n")</script></rule>
+<rule source="chat"><key>size</key><script sendto="chat">local t = seat.get_text("s:log"); return #t .. "|" .. t:sub(1, 60) .. "|" .. t:sub(-30)</script></rule>
+</state>`))
+	h.take()
+	url := "ws://" + addrOf(t, h, "panel") + "/ws"
+	open := func() *websocket.Conn {
+		c, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	// page reads frames until the text's value is want, applying them as
+	// the page's script does.
+	page := func(c *websocket.Conn, want string) string {
+		t.Helper()
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		var value string
+		for value != want {
+			var f struct {
+				Type, ID, Op string
+				Value        string
+			}
+			if err := c.ReadJSON(&f); err != nil {
+				t.Fatalf("page: %v (value has %d bytes, want %d)", err, len(value), len(want))
+			}
+			if f.Type != "gui" || f.ID != "s:log" {
+				continue
+			}
+			switch f.Op {
+			case "set":
+				value = f.Value
+			case "append":
+				value += f.Value
+			case "clear":
+				value = ""
+			}
+		}
+		return value
+	}
+	first := open()
+	page(first, "")    // the snapshot
+	const lines = 5000 // about 105 KiB of lines
+	for i := range lines {
+		h.event("chat", fmt.Sprintf("add %d", i))
+	}
+	h.sync()
+	h.take()
+	h.event("chat", "size")
+	h.sync()
+	got := h.sends()
+	if len(got) != 1 {
+		t.Fatalf("sends %q", got)
+	}
+	parts := strings.SplitN(strings.TrimPrefix(got[0], "chat:"), "|", 3)
+	var n int
+	fmt.Sscan(parts[0], &n)
+	last := fmt.Sprintf("受付の記録 %d\n", lines-1)
+	if n > maxWidgetText || n < keptWidgetText/2 || !strings.HasPrefix(parts[1], "受付の記録 ") || !strings.HasSuffix(parts[2], last) {
+		t.Errorf("kept text: %d bytes, starting %q, ending %q", n, parts[1], parts[2])
+	}
+	var kept string
+	h.m.Sync(t.Context(), func() { kept = h.m.values["s:log"] })
+	if !utf8.ValidString(kept) || len(kept) != n {
+		t.Errorf("kept text: valid UTF-8 %v, %d bytes (Lua saw %d)", utf8.ValidString(kept), len(kept), n)
+	}
+	if v := page(first, kept); v != kept {
+		t.Errorf("the open page shows %d bytes, the behavior keeps %d", len(v), len(kept))
+	}
+	if v := page(open(), kept); v != kept {
+		t.Errorf("a new page shows %d bytes, the behavior keeps %d", len(v), len(kept))
+	}
+}
+
+func TestKeepTail(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"aaaa\nbbbbbbbbbbbbbbbb", 17, "bbbbbbbbbbbbbbbb"}, // a line start in the first quarter
+		{"aaaaaaaaaa\nbbbbbbbb", 12, "aaa\nbbbbbbbb"},      // no line start in the first quarter
+		{"日本語テキスト", 8, "スト"},                               // never inside a character
+	} {
+		if got := keepTail(tc.s, tc.n); got != tc.want {
+			t.Errorf("keepTail(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
