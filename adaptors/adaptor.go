@@ -110,8 +110,8 @@ type Sink interface {
 	// to this adaptor) take.
 	Deliver(ctx context.Context, ev Event) error
 	// EndOfInput tells the sink that the named adaptor's input has ended
-	// and that the run should end once the events queued before are handled
-	// (standard input at EOF).
+	// (standard input at EOF); a behavior with no other adaptor ends its
+	// run once the events queued before are handled.
 	EndOfInput(source string)
 }
 

@@ -339,6 +339,12 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 	case it.fn != nil:
 		it.fn()
 	case it.eof:
+		if len(m.prog.Adaptors) > 1 || m.prog.UsesDevices {
+			// Standard input is one peer among others: its end ends its
+			// input only (§10.2).
+			m.log.Info("standard input ended; the behavior goes on", zap.String("adaptor", it.ev.Source))
+			return true
+		}
 		m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
 		return false
 	case it.batch != nil:

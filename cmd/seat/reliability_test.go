@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -270,5 +271,93 @@ func TestOneShotClient(t *testing.T) {
 			t.Errorf("the connection stayed open %v after the reply", d)
 		}
 		waitFor(t, func() bool { return strings.Contains(log.String(), "gone "+c.LocalAddr().String()) })
+	}
+}
+
+// TestStdinEndsOnlyItsInput: in a behavior with other adaptors, the end of
+// standard input (a service started with </dev/null, Ctrl-D at a console)
+// ends that input only: the socket peers are still answered, and lines
+// sent to stdio later, from a rule or a timeout, still reach standard
+// output.
+func TestStdinEndsOnlyItsInput(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	f := filepath.Join(dir, "console.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="console">
+  <adaptor name="term" type="stdio"/>
+  <adaptor name="v" type="socket" role="server" port="`+port+`"/>
+</general>
+<state name="待機">
+  <rule source="term"><key>起動</key><message sendto="term">起動しました</message></rule>
+  <rule source="v"><key>こんにちは</key><message sendto="v">はい</message><message sendto="term">来客あり</message><statetransition>応対</statetransition></rule>
+</state>
+<state name="応対">
+  <ontimeout timeout="0.3"><message sendto="term">応対終了</message><statetransition>待機</statetransition></ontimeout>
+</state></seatml>`), 0o644)
+	cmd := exec.Command(os.Args[0], "run", f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	stdin.Write([]byte("起動\n"))
+	stdin.Close()
+	waitFor(t, func() bool {
+		return strings.Contains(stdout.String(), "起動しました\n") && strings.Contains(stderr.String(), "standard input ended")
+	})
+	c := dialSeat(t, port)
+	c.Write([]byte("こんにちは\n"))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := bufio.NewReader(c).ReadString('\n'); line != "はい\n" {
+		t.Fatalf("socket peer got %q (%v) after standard input ended\n%s", line, err, stderr.String())
+	}
+	waitFor(t, func() bool { return strings.Contains(stdout.String(), "来客あり\n応対終了\n") })
+	select {
+	case err := <-exited:
+		t.Fatalf("seat ended: %v\n%s", err, stderr.String())
+	default:
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-exited; err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestClientRoleServerHalfCloses: a server that sends its line and
+// half-closes gets the reply of a socket adaptor in client role, though the
+// reply comes later, from a timeout.
+func TestClientRoleServerHalfCloses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	f := filepath.Join(t.TempDir(), "client.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="client">
+  <adaptor name="asr" type="socket" role="client" port="`+port+`"/>
+</general>
+<state name="s"><rule><key>こんにちは</key><statetransition>考え中</statetransition></rule></state>
+<state name="考え中"><ontimeout timeout="0.3"><message sendto="asr">はい</message><statetransition>s</statetransition></ontimeout></state></seatml>`), 0o644)
+	_, log := startSeat(t, "run", f)
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("こんにちは\n"))
+	c.(*net.TCPConn).CloseWrite()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := bufio.NewReader(c).ReadString('\n'); line != "はい\n" {
+		t.Fatalf("the server got %q (%v)\n%s", line, err, log.String())
 	}
 }
