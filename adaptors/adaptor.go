@@ -345,3 +345,12 @@ func Arrive(ctx context.Context, sink Sink, on bool, source string, from Conn) (
 	}
 	return func() { _ = sink.Deliver(ctx, Event{Source: source, Kind: Disconnected, From: from}) }, true
 }
+
+// Keeper is implemented by adaptors that a reload may hand, open and with
+// their connections, to the new version of their behavior when the new
+// file declares them as the old one did. Keep gives the adaptor the new
+// version's configuration: its attributes are the same, its GUI model may
+// differ (widget values start again from the new file's).
+type Keeper interface {
+	Keep(cfg Config)
+}

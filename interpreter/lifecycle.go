@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/schema"
 )
 
 // The lifecycle (DEVICES.md §9) in trace steps: New is [lua:open, general,
@@ -319,16 +320,24 @@ func (m *Machine) shutdown() {
 	m.stopDevices()
 	m.unload()
 	m.log.Info("stopped", zap.String("state", m.State()))
-	// Events queued but never handled still answer their senders; the
+	// Events queued but never handled go to the version a reload replaced
+	// this one with, ahead of what reached it directly (each connection's
+	// events reached this one first), or else answer their senders; the
 	// queue refuses new ones since unload closed done.
 	for {
 		it, ok := m.q.pop()
 		if !ok {
-			return
+			break
 		}
-		m.answer([]adaptors.Event{it.ev})
-		m.answer(it.batch)
+		if it.fn == nil && !it.eof && it.batch == nil {
+			m.leftOver([]adaptors.Event{it.ev})
+		}
+		m.leftOver(it.batch)
 		adaptors.ReleaseBatch(it.batch)
+	}
+	if n := m.next.Load(); n != nil && len(m.left) > 0 {
+		n.q.prepend(m.left)
+		m.left = nil
 	}
 }
 
@@ -350,7 +359,7 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 	case it.batch != nil:
 		for i, ev := range it.batch {
 			if ctx.Err() != nil || m.exitCode != nil {
-				m.answer(it.batch[i:])
+				m.leftOver(it.batch[i:])
 				break
 			}
 			m.handleEvent(ev)
@@ -363,6 +372,16 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 }
 
 // answer releases the senders waiting on events that will not be handled.
+// leftOver is for events this version will not handle: they go to the
+// version a reload replaced it with, if any, else they are answered.
+func (m *Machine) leftOver(evs []adaptors.Event) {
+	if m.next.Load() == nil || len(evs) == 0 {
+		m.answer(evs)
+		return
+	}
+	m.left = append(m.left, item{batch: append(adaptors.NewBatch(), evs...), at: m.clock.Now()})
+}
+
 func (m *Machine) answer(evs []adaptors.Event) {
 	for _, ev := range evs {
 		if ev.Done != nil {
@@ -372,61 +391,13 @@ func (m *Machine) answer(evs []adaptors.Event) {
 }
 
 func (m *Machine) openAdaptors(ctx context.Context) error {
-	dir := filepath.Dir(m.prog.File)
 	for _, d := range m.prog.Adaptors {
-		if d.Ignored {
-			continue
-		}
-		f, ok := adaptors.Lookup(d.Type)
-		if m.opts.OpenAdaptor != nil {
-			f, ok = m.opts.OpenAdaptor, true
-		}
-		if !ok {
-			m.log.Warn("adaptor type is not available in this build; adaptor not opened",
-				zap.String("adaptor", d.Name), zap.String("type", d.Type))
-			continue
-		}
-		cfg := adaptors.Config{
-			Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: dir, Log: m.log,
-			Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
-			Connections: m.prog.wantsConnections(d.Name),
-		}
-		if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
-			cfg.GUI = m.guiModel()
-			cfg.Log = m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name))
-		}
-		a, err := f(cfg)
-		if err == nil {
-			err = a.Open(ctx, m)
-		}
-		if errors.Is(err, syscall.EADDRINUSE) {
-			addr, _, _ := adaptors.Config{Attrs: d.Attrs}.Address() // as the adaptor read it
-			return fmt.Errorf("%s: adaptor %q: %s is already in use (another seat, or another program, listens there); "+
-				"free it, or choose another port with --set %s.port=PORT (0 picks a free one): %w",
-				d.Pos, d.Name, addr, d.Name, err)
-		}
+		a, err := m.openAdaptor(ctx, d)
 		if err != nil {
-			return fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
+			return err
 		}
-		m.adMu.Lock()
-		m.adaptors[d.Name] = a
-		m.adMu.Unlock()
-		if m.slots == nil {
-			m.slots = make([]adaptors.Adaptor, len(m.prog.Adaptors))
-		}
-		for i := range m.prog.Adaptors {
-			if m.prog.Adaptors[i].Name == d.Name {
-				m.slots[i] = a
-			}
-		}
-		if f, ok := a.(adaptors.Flusher); ok {
-			m.flushers = append(m.flushers, f)
-		}
-		if o, ok := a.(adaptors.StateObserver); ok {
-			m.stateObs = append(m.stateObs, o)
-		}
-		if o, ok := a.(adaptors.GUIObserver); ok {
-			m.guiObs = append(m.guiObs, o)
+		if a != nil {
+			m.adopt(d, a, nil)
 		}
 	}
 	m.adMu.Lock()
@@ -435,11 +406,118 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 	return nil
 }
 
+// openAdaptor builds and opens the adaptor d declares, delivering to m
+// through a relay (a reload may hand it to another machine); nil for one
+// that is ignored or not in this build.
+func (m *Machine) openAdaptor(ctx context.Context, d AdaptorDecl) (adaptors.Adaptor, error) {
+	if d.Ignored {
+		return nil, nil
+	}
+	f, ok := adaptors.Lookup(d.Type)
+	if m.opts.OpenAdaptor != nil {
+		f, ok = m.opts.OpenAdaptor, true
+	}
+	if !ok {
+		m.log.Warn("adaptor type is not available in this build; adaptor not opened",
+			zap.String("adaptor", d.Name), zap.String("type", d.Type))
+		return nil, nil
+	}
+	a, err := f(m.adaptorConfig(d))
+	r := newRelay(m)
+	if err == nil {
+		err = a.Open(ctx, r)
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		addr, _, _ := adaptors.Config{Attrs: d.Attrs}.Address() // as the adaptor read it
+		return nil, &AddrInUseError{Pos: d.Pos, Adaptor: d.Name, Addr: addr, Err: err}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
+	}
+	m.adMu.Lock()
+	if m.relays == nil {
+		m.relays = map[string]*relay{}
+	}
+	m.relays[d.Name] = r
+	m.adMu.Unlock()
+	return a, nil
+}
+
+// adaptorConfig is what d's factory gets.
+func (m *Machine) adaptorConfig(d AdaptorDecl) adaptors.Config {
+	cfg := adaptors.Config{
+		Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: filepath.Dir(m.prog.File), Log: m.log,
+		Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
+		Connections: m.prog.wantsConnections(d.Name),
+	}
+	if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
+		cfg.GUI = m.guiModel()
+		cfg.Log = m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name))
+	}
+	return cfg
+}
+
+// adopt makes a the open adaptor of d: m sends through it and tells it of
+// states and widgets; r, if set, is the relay it delivers through (an
+// adaptor handed over by a reload).
+func (m *Machine) adopt(d AdaptorDecl, a adaptors.Adaptor, r *relay) {
+	m.adMu.Lock()
+	m.adaptors[d.Name] = a
+	if r != nil {
+		if m.relays == nil {
+			m.relays = map[string]*relay{}
+		}
+		m.relays[d.Name] = r
+	}
+	m.adMu.Unlock()
+	if m.slots == nil {
+		m.slots = make([]adaptors.Adaptor, len(m.prog.Adaptors))
+	}
+	for i := range m.prog.Adaptors {
+		if m.prog.Adaptors[i].Name == d.Name {
+			m.slots[i] = a
+		}
+	}
+	if f, ok := a.(adaptors.Flusher); ok {
+		m.flushers = append(m.flushers, f)
+	}
+	if o, ok := a.(adaptors.StateObserver); ok {
+		m.stateObs = append(m.stateObs, o)
+	}
+	if o, ok := a.(adaptors.GUIObserver); ok {
+		m.guiObs = append(m.guiObs, o)
+	}
+}
+
+// AddrInUseError is an adaptor that cannot listen because its address is
+// taken. Its message ends with how to choose another port; Hint, if set,
+// is the command that does it (seat run's --set by default).
+type AddrInUseError struct {
+	Pos     schema.Pos
+	Adaptor string
+	Addr    string
+	Hint    string
+	Err     error
+}
+
+func (e *AddrInUseError) Error() string {
+	hint := e.Hint
+	if hint == "" {
+		hint = "--set " + e.Adaptor + ".port=PORT"
+	}
+	return fmt.Sprintf("%s: adaptor %q: %s is already in use (another seat, or another program, listens there); "+
+		"free it, or choose another port with %s (0 picks a free one)", e.Pos, e.Adaptor, e.Addr, hint)
+}
+
+func (e *AddrInUseError) Unwrap() error { return e.Err }
+
 func (m *Machine) closeAdaptors() {
 	m.adMu.Lock()
 	list := m.adaptors
 	was := m.opened || len(list) > 0
+	kept := m.handed
 	m.adaptors = map[string]adaptors.Adaptor{}
+	m.relays = nil
 	m.opened = false
 	m.adMu.Unlock()
 	m.slots, m.flushers, m.stateObs, m.guiObs = nil, nil, nil, nil
@@ -448,7 +526,7 @@ func (m *Machine) closeAdaptors() {
 	}
 	m.trace("adaptors:close")
 	for _, d := range m.prog.Adaptors {
-		if a := list[d.Name]; a != nil {
+		if a := list[d.Name]; a != nil && !kept[d.Name] {
 			if err := a.Close(); err != nil {
 				m.log.Warn("closing adaptor", zap.String("adaptor", d.Name), zap.Error(err))
 			}

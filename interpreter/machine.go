@@ -106,6 +106,12 @@ type Machine struct {
 	adMu     sync.RWMutex
 	adaptors map[string]adaptors.Adaptor
 	opened   bool
+	relays   map[string]*relay // what each open adaptor delivers through
+	handed   map[string]bool   // adaptors handed to the next version: not closed here
+	// next is the version a reload replaces this one with: events that
+	// reach this one once it has stopped go there.
+	next atomic.Pointer[Machine]
+	left []item // events left for next (machine goroutine)
 
 	// runMu is held by whoever runs the machine: its own goroutine, or a
 	// producer that found it idle (handOver). Everything below it is
@@ -253,6 +259,9 @@ func (m *Machine) deliver(ctx context.Context, ev adaptors.Event, inline bool) e
 		return m.host.deliver(ctx, ev)
 	}
 	if !m.running.Load() {
+		if n := m.next.Load(); n != nil { // replaced by a reload
+			return n.deliver(ctx, ev, inline)
+		}
 		m.dropped.Add(1)
 		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
 		if ev.Done != nil {

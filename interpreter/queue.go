@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -108,6 +109,20 @@ func (q *eventQueue) add(ctx context.Context, it item) error {
 	q.events += n
 	q.mu.Unlock()
 	return nil
+}
+
+// prepend puts items ahead of everything queued, past the bound (the
+// events a replaced version left, at most its own queue's worth), and
+// wakes the machine's goroutine.
+func (q *eventQueue) prepend(items []item) {
+	q.mu.Lock()
+	q.items = append(slices.Clone(items), q.items[q.head:]...)
+	q.head = 0
+	for i := range items {
+		q.events += items[i].events()
+	}
+	q.mu.Unlock()
+	q.signal()
 }
 
 // peek returns when the head item arrived, if there is one.

@@ -946,3 +946,7 @@ func (c *topicConn) Peer() string {
 	}
 	return c.topic
 }
+
+// Keep serves the next version of the behavior after a reload, with its
+// broker connection and subscriptions (adaptors.Keeper).
+func (a *Adaptor) Keep(adaptors.Config) {}

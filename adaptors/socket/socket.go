@@ -614,3 +614,7 @@ var (
 	_ adaptors.Addresser = (*Adaptor)(nil)
 	_ adaptors.Conn      = (*conn)(nil)
 )
+
+// Keep serves the next version of the behavior after a reload, with its
+// connections (adaptors.Keeper); nothing of it depends on the behavior.
+func (a *Adaptor) Keep(adaptors.Config) {}

@@ -145,3 +145,7 @@ func (a *Adaptor) Close() error {
 	a.wg.Wait()
 	return nil
 }
+
+// Keep serves the next version of the behavior after a reload
+// (adaptors.Keeper): standard input has one reader, whichever the version.
+func (a *Adaptor) Keep(adaptors.Config) {}

@@ -86,24 +86,14 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		return nil, err
 	}
 	a := &Adaptor{name: cfg.Name, addr: addr, log: cfg.Log,
-		tune: cfg.Tuning, connEvents: cfg.Connections, gui: cfg.GUI, clients: map[*client]struct{}{}, values: map[string]string{}}
+		tune: cfg.Tuning, connEvents: cfg.Connections, clients: map[*client]struct{}{}}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
 	if a.maxconns, err = cfg.PositiveInt("maxconns", adaptors.DefaultMaxConns); err != nil {
 		return nil, err
 	}
-	if a.gui == nil {
-		a.gui = &adaptors.GUI{}
-	}
-	for _, st := range a.gui.States {
-		for _, w := range st.Widgets {
-			if w.Ref != "" {
-				a.values[w.Ref] = w.Value
-			}
-		}
-	}
-	a.initial = maps.Clone(a.values)
+	a.setGUI(cfg.GUI)
 	if d := cfg.Attrs["dir"]; d != "" {
 		a.dir = d
 		if !filepath.IsAbs(d) {
@@ -132,6 +122,37 @@ func (a *Adaptor) Addr() string {
 		return a.ln.Addr().String()
 	}
 	return a.addr
+}
+
+// setGUI takes a behavior's widgets, with their first values; the caller
+// holds a.mu or is New.
+func (a *Adaptor) setGUI(gui *adaptors.GUI) {
+	if gui == nil {
+		gui = &adaptors.GUI{}
+	}
+	a.gui = gui
+	a.values = map[string]string{}
+	for _, st := range gui.States {
+		for _, w := range st.Widgets {
+			if w.Ref != "" {
+				a.values[w.Ref] = w.Value
+			}
+		}
+	}
+	a.initial = maps.Clone(a.values)
+}
+
+// Keep serves the next version of the behavior after a reload, with the
+// pages open (adaptors.Keeper): its widgets, from their first values. The
+// pages get the new state and panel when it enters its initial state; a
+// session page starts again from the first values.
+func (a *Adaptor) Keep(cfg adaptors.Config) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.setGUI(cfg.GUI)
+	for c := range a.clients {
+		c.values = nil
+	}
 }
 
 // Open starts the HTTP server.

@@ -26,7 +26,10 @@ const ctlCommands = `Commands:
   start NAME              start a loaded or unloaded behavior
   stop NAME               stop a running behavior
   unload NAME             unload a behavior
-  reload NAME             check the file again, then stop, load and restart
+  reload [--set A.X=V] NAME
+                          load the file again, all or nothing: the new version is
+                          checked and its adaptors opened (or kept, with their
+                          connections) before the old one stops
 --control defaults to ` + DefaultControl + `; start seat with: seat run --control 7070 FILE...
 `
 
@@ -34,6 +37,14 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ctl", stderr)
 	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
 	start := fs.Bool("start", false, "With load: start the behavior too.")
+	var set []string
+	fs.Func("set", "With reload: override an adaptor attribute, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100), kept for later reloads; repeatable.", func(v string) error {
+		if _, err := interpreter.ParseOverride(v); err != nil {
+			return err
+		}
+		set = append(set, v)
+		return nil
+	})
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
@@ -47,7 +58,11 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		return usageErr()
 	}
 	fail := func(err error) error {
-		fmt.Fprintln(stderr, "seat ctl:", err)
+		msg := err.Error()
+		if *addr != DefaultControl { // the hints name commands to run: with this endpoint
+			msg = strings.ReplaceAll(msg, "seat ctl ", "seat ctl --control "+*addr+" ")
+		}
+		fmt.Fprintln(stderr, "seat ctl:", msg)
 		return exitStatus(1)
 	}
 	var info manager.Info
@@ -86,7 +101,15 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		if err := c.Do(http.MethodPost, "/behaviors", map[string]any{"file": file, "start": *start}, &info); err != nil {
 			return fail(err)
 		}
-	case (cmd == "start" || cmd == "stop" || cmd == "unload" || cmd == "reload") && len(rest) == 2:
+	case cmd == "reload" && len(rest) == 2:
+		var body any
+		if len(set) > 0 {
+			body = map[string]any{"set": set}
+		}
+		if err := c.Do(http.MethodPost, "/behaviors/"+rest[1]+"/reload", body, &info); err != nil {
+			return fail(err)
+		}
+	case (cmd == "start" || cmd == "stop" || cmd == "unload") && len(rest) == 2:
 		if err := c.Do(http.MethodPost, "/behaviors/"+rest[1]+"/"+cmd, nil, &info); err != nil {
 			return fail(err)
 		}

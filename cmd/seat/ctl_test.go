@@ -179,7 +179,7 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 	if !strings.Contains(alpha, "running") {
 		t.Errorf("alpha is not running:\n%s", out)
 	}
-	if !strings.Contains(beta, "unloaded") || !strings.Contains(beta, "address already in use") {
+	if !strings.Contains(beta, "unloaded") || !strings.Contains(beta, "is already in use") {
 		t.Errorf("beta is not listed as failed with its reason:\n%s", out)
 	}
 	// alpha answers on its socket.
@@ -206,4 +206,80 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 	default:
 	}
 	r.stop(t)
+}
+
+// TestCtlReloadIsAllOrNothing, on the real binary: seat ctl reload of a
+// kiosk edited onto a port in use fails, says so once with a command that
+// works, and leaves the kiosk running with its peer connected; that command,
+// with a free port, moves it, and a plain reload afterwards keeps the port.
+func TestCtlReloadIsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, busyPort := splitPort(busy.Addr().String())
+	port, control := freePortNumber(t), freePort(t)
+	f := filepath.Join(dir, "kiosk.seatml")
+	write := func(version, port string) {
+		os.WriteFile(f, []byte(`<seatml><general name="受付"><adaptor name="kiosk" type="socket" role="server" port="`+port+`"/></general>
+<state name="待機"><rule><key>こんにちは</key><script>seat.reply("`+version+`")</script></rule></state></seatml>`), 0o644)
+	}
+	write("v1", port)
+	_, log := startSeat(t, "run", "--control", control, f)
+	ctl := func(args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"ctl", "--control", control}, args...), nil, &out, &errb)
+		return out.String() + errb.String(), exitCode(err, &errb)
+	}
+	peer := dialSeat(t, port)
+	r := bufio.NewReader(peer)
+	ask := func() string {
+		peer.SetDeadline(time.Now().Add(10 * time.Second))
+		peer.Write([]byte("こんにちは\n"))
+		s, _ := r.ReadString('\n')
+		return s
+	}
+	if got := ask(); got != "v1\n" {
+		t.Fatalf("before: %q\n%s", got, log.String())
+	}
+
+	write("v2", busyPort)
+	out, code := ctl("reload", "受付")
+	hint := "seat ctl --control " + control + " reload 受付 --set kiosk.port=PORT"
+	if code != 1 || strings.Count(out, "is already in use") != 1 || !strings.Contains(out, hint) || !strings.Contains(out, "unchanged") {
+		t.Errorf("reload onto a port in use: exit %d, want 1, once, with %q:\n%s", code, hint, out)
+	}
+	if out, _ := ctl("status", "受付"); !strings.Contains(out, "running") {
+		t.Errorf("after the failed reload:\n%s", out)
+	}
+	if got := ask(); got != "v1\n" {
+		t.Errorf("the old version's peer after the failed reload: %q", got)
+	}
+
+	newPort := freePortNumber(t)
+	if out, code := ctl("reload", "受付", "--set", "kiosk.port="+newPort); code != 0 {
+		t.Fatalf("reload --set: exit %d\n%s", code, out)
+	}
+	c := dialSeat(t, newPort)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.Write([]byte("こんにちは\n"))
+	if s, _ := bufio.NewReader(c).ReadString('\n'); s != "v2\n" {
+		t.Errorf("at the new port: %q", s)
+	}
+	if out, code := ctl("reload", "受付"); code != 0 || !strings.Contains(out, "running") {
+		t.Fatalf("a later plain reload: exit %d\n%s", code, out)
+	}
+	c2 := dialSeat(t, newPort)
+	c2.SetDeadline(time.Now().Add(10 * time.Second))
+	c2.Write([]byte("こんにちは\n"))
+	if s, _ := bufio.NewReader(c2).ReadString('\n'); s != "v2\n" {
+		t.Errorf("the port after a later plain reload: %q", s)
+	}
+}
+
+func splitPort(addr string) (string, string) {
+	h, p, _ := net.SplitHostPort(addr)
+	return h, p
 }

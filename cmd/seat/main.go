@@ -299,11 +299,11 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	for _, prog := range progs {
 		log.Info("starting", zap.String("behavior", prog.Name), zap.String("file", prog.File))
 		if _, err := mg.StartProgram(prog); err != nil {
-			log.Error("start-up failed", zap.String("behavior", prog.Name), zap.String("error", err.Error()))
 			if *control == "" {
-				fmt.Fprintln(stderr, "seat run:", err) // plain, without the log's quoting
+				fmt.Fprintln(stderr, "seat run:", err) // once, plain, without the log's quoting
 				return exitStatus(1)
 			}
+			log.Error("start-up failed", zap.String("behavior", prog.Name), zap.String("error", err.Error()))
 			// Under --control the others keep running; this one is listed
 			// as unloaded with its reason, to be fixed and started again.
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -359,5 +360,29 @@ func TestClientRoleServerHalfCloses(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if line, err := bufio.NewReader(c).ReadString('\n'); line != "はい\n" {
 		t.Fatalf("the server got %q (%v)\n%s", line, err, log.String())
+	}
+}
+
+// TestPortInUseSaidOnce: seat run on a port in use says so once, whole,
+// with the file's position and the --set that moves it, and exits 1.
+func TestPortInUseSaidOnce(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	f := filepath.Join(t.TempDir(), "chat.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="chat">
+  <adaptor name="chat" type="socket" role="server" port="`+port+`"/>
+</general><state name="s"/></seatml>`), 0o644)
+	cmd := exec.Command(os.Args[0], "run", f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	want := f + `:2:3: adaptor "chat": 127.0.0.1:` + port + ` is already in use (another seat, or another program, listens there); free it, or choose another port with --set chat.port=PORT (0 picks a free one)`
+	if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(stderr.String(), "already in use") != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d (%v), want 1 and once:\n%s\nstderr:\n%s", code, err, want, stderr.String())
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/seatml/seat/interpreter"
 )
 
 // APIError is the body of every error answer of the control endpoint.
@@ -45,6 +47,7 @@ type EngineStats struct {
 //	GET  /behaviors/{name}/sessions  its sessions (session="peer")
 //	POST /behaviors {"file":F,"start":true}   load (and start)
 //	POST /behaviors/{name}/{op}      op: start, stop, unload, reload
+//	POST /behaviors/{name}/reload {"set":["chat.port=5100"]}  reload with overrides
 //
 // Answers are JSON: Info or a list of Info on success, APIError otherwise
 // (404 unknown behavior, 409 wrong state or duplicate, 422 a file with
@@ -96,6 +99,30 @@ func Handler(mg *Manager) http.Handler {
 			info, err = mg.Start(info.Name)
 		}
 		answer(w, info, err, http.StatusCreated)
+	})
+	mux.HandleFunc("POST /behaviors/{name}/reload", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Set []string `json:"set"`
+		}
+		if r.ContentLength != 0 {
+			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+				writeJSON(w, http.StatusBadRequest, APIError{Message: `want {"set": ["ADAPTOR.ATTRIBUTE=VALUE", ...]} or no body`})
+				return
+			}
+		}
+		var set []interpreter.Override
+		for _, v := range req.Set {
+			o, err := interpreter.ParseOverride(v)
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, APIError{Message: "--set " + err.Error()})
+				return
+			}
+			set = append(set, o)
+		}
+		info, err := mg.ReloadWith(r.PathValue("name"), set)
+		answer(w, info, err, http.StatusOK)
 	})
 	mux.HandleFunc("POST /behaviors/{name}/{op}", func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("name")

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,6 +109,9 @@ type Manager struct {
 
 type entry struct {
 	name, file string
+	prog       *interpreter.Program   // the version loaded or running
+	overrides  []interpreter.Override // --set of seat ctl reload, kept for later reloads
+	replacing  bool                   // a reload is stopping the old version
 	state      State
 	since      time.Time
 	reason     string
@@ -284,6 +289,26 @@ func (mg *Manager) load(prog *interpreter.Program, open bool) (*entry, error) {
 	defer release()
 	mg.mu.Unlock()
 
+	name := prog.Name
+	m, err := interpreter.New(prog, mg.machineOptions(e, prog))
+	if err == nil && open {
+		err = m.Open(context.Background()) // a failed Open unloads m
+	}
+
+	mg.mu.Lock()
+	if err != nil {
+		e.set(Unloaded, "load failed: "+err.Error())
+		return e, fmt.Errorf("load %s: %w", prog.File, err)
+	}
+	e.m, e.prog = m, prog
+	e.set(Loaded, "")
+	e.reason = ""
+	mg.log.Info("behavior loaded", zap.String("behavior", name), zap.String("file", prog.File))
+	return e, nil
+}
+
+// machineOptions are the options of e's machine for prog.
+func (mg *Manager) machineOptions(e *entry, prog *interpreter.Program) interpreter.Options {
 	opts := mg.opts.Machine
 	name := prog.Name
 	if mg.opts.Trace != nil { // a trace costs formatting on every rule fired
@@ -297,21 +322,7 @@ func (mg *Manager) load(prog *interpreter.Program, open bool) (*entry, error) {
 		e.reason = key + ": " + text
 		mg.mu.Unlock()
 	}
-	m, err := interpreter.New(prog, opts)
-	if err == nil && open {
-		err = m.Open(context.Background()) // a failed Open unloads m
-	}
-
-	mg.mu.Lock()
-	if err != nil {
-		e.set(Unloaded, "load failed: "+err.Error())
-		return e, fmt.Errorf("load %s: %w", prog.File, err)
-	}
-	e.m = m
-	e.set(Loaded, "")
-	e.reason = ""
-	mg.log.Info("behavior loaded", zap.String("behavior", name), zap.String("file", prog.File))
-	return e, nil
+	return opts
 }
 
 // Start runs a behavior: it is loaded again from its file if unloaded, then
@@ -358,6 +369,12 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 	ready := m.Ready()
 	go func() {
 		err := m.Run(ctx)
+		started := false
+		select {
+		case <-ready:
+			started = true
+		default:
+		}
 		mg.mu.Lock()
 		e.runErr = err
 		reason := "stopped"
@@ -370,10 +387,19 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 		case e.state == Running:
 			reason = "ended"
 		}
+		replacing := e.replacing
 		e.m = nil
 		e.set(Unloaded, reason)
 		mg.mu.Unlock()
-		mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", reason))
+		switch {
+		case replacing:
+			mg.log.Info("old version stopped", zap.String("behavior", e.name))
+		case err != nil && !started:
+			// The start's caller reports the error: said once.
+			mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", "start failed"))
+		default:
+			mg.log.Info("behavior unloaded", zap.String("behavior", e.name), zap.String("reason", reason))
+		}
 		close(done) // last: nothing of this goroutine outlives a waiter
 	}()
 	e.set(Running, "")
@@ -438,10 +464,18 @@ func (mg *Manager) Unload(name string) (Info, error) {
 	return e.info(), fmt.Errorf("unload %q: %w", name, ErrNotLoaded)
 }
 
-// Reload compiles the behavior's file again; only if it passes is the old
-// one stopped or unloaded and the new one loaded, and started if the old
-// one was running.
-func (mg *Manager) Reload(name string) (Info, error) {
+// Reload loads the behavior's file again: see ReloadWith.
+func (mg *Manager) Reload(name string) (Info, error) { return mg.ReloadWith(name, nil) }
+
+// ReloadWith replaces a behavior with its file as it is now, all or
+// nothing (docs/lifecycle.md, "Reload"): the file is checked, the new
+// version created and its adaptors opened or taken over while the old one
+// runs; only then does the old one stop, and the new one start if the old
+// one was running. Any failure before that leaves the old version running,
+// untouched. set overrides adaptor attributes as seat run's --set does,
+// after those of the command line, and is kept for the behavior's later
+// reloads.
+func (mg *Manager) ReloadWith(name string, set []interpreter.Override) (Info, error) {
 	e, err := mg.lockEntry(name)
 	if err != nil {
 		return Info{}, err
@@ -450,39 +484,174 @@ func (mg *Manager) Reload(name string) (Info, error) {
 		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("reload %q: %w", name, ErrBusy)
 	}
-	file, was := e.file, e.state
+	file, was, old, oldProg := e.file, e.state, e.m, e.prog
+	sets := mergeSets(e.overrides, set)
+	release := e.reserve()
 	mg.mu.Unlock()
-	// From here the entry's fields are read under mg.mu only (infoOf).
+	defer func() {
+		mg.mu.Lock()
+		release()
+		mg.mu.Unlock()
+	}()
 	mg.trace(name, "compile")
-	prog, err := mg.compile(file)
-	if err != nil {
-		return mg.infoOf(e), err
+	opts := mg.opts.Load
+	opts.Set = append(slices.Clip(opts.Set), sets...)
+	prog, diags := interpreter.Load(file, opts)
+	if prog == nil {
+		return mg.infoOf(e), &LoadError{File: file, Diagnostics: diags}
+	}
+	for _, d := range diags {
+		mg.log.Warn(d.Error())
 	}
 	if prog.Name != name {
 		return mg.infoOf(e), fmt.Errorf("reload %q: %s now names its behavior %q", name, file, prog.Name)
 	}
-	switch was {
-	case Running:
-		if _, err := mg.Stop(name); err != nil {
-			return mg.infoOf(e), err
-		}
-	case Loaded:
-		if _, err := mg.Unload(name); err != nil {
-			return mg.infoOf(e), err
-		}
+	if err := unknownSet(prog, set); err != nil {
+		return mg.infoOf(e), fmt.Errorf("reload %q: %w", name, err)
 	}
-	le, err := mg.load(prog, was != Running)
-	defer mg.mu.Unlock()
+	if was == Unloaded || old == nil {
+		m, err := interpreter.New(prog, mg.machineOptions(e, prog))
+		if err == nil {
+			err = m.Open(context.Background())
+		}
+		if err != nil {
+			return mg.infoOf(e), reloadError(name, err)
+		}
+		mg.mu.Lock()
+		e.m, e.prog, e.overrides, e.file = m, prog, sets, prog.File
+		e.set(Loaded, "")
+		e.reason = ""
+		mg.mu.Unlock()
+		return mg.infoOf(e), nil
+	}
+
+	// The new version beside the old one.
+	m, err := interpreter.New(prog, mg.machineOptions(e, prog))
 	if err != nil {
-		if le == nil {
-			return e.info(), err
+		return mg.infoOf(e), reloadError(name, err)
+	}
+	rep, err := m.OpenBeside(context.Background(), old)
+	if err != nil {
+		return mg.infoOf(e), reloadError(name, err)
+	}
+	mg.log.Info("new version ready; stopping the old one", zap.String("behavior", name), zap.Strings("kept", rep.Taken()))
+	mg.stopForReload(e, rep, was)
+	if err := rep.Finish(context.Background()); err != nil {
+		// Rare: an address the old version let go was taken meanwhile.
+		// A new copy of the old version takes everything back.
+		mg.log.Error("reload failed after the old version stopped; starting the old version again", zap.String("behavior", name), zap.Error(err))
+		if rerr := mg.rollBack(e, m, oldProg, was); rerr != nil {
+			mg.log.Error("the old version could not start again", zap.String("behavior", name), zap.Error(rerr))
+			mg.mu.Lock()
+			e.set(Unloaded, "reload failed: "+err.Error())
+			mg.mu.Unlock()
 		}
-		return le.info(), err
+		return mg.infoOf(e), reloadError(name, err)
 	}
+	mg.mu.Lock()
+	e.prog, e.overrides = prog, sets
+	mg.mu.Unlock()
+	return mg.install(e, m, was)
+}
+
+// stopForReload hands the taken-over adaptors to the new version and stops
+// (was Running) or unloads the old one.
+func (mg *Manager) stopForReload(e *entry, rep *interpreter.Replacement, was State) {
+	mg.mu.Lock()
+	old := e.m
+	rep.Switch(was == Running)
 	if was == Running {
-		return mg.startLocked(le)
+		e.replacing = true
+		e.set(Stopping, "")
+		cancel, done := e.cancel, e.done
+		mg.mu.Unlock()
+		cancel()
+		<-done
+		mg.mu.Lock()
+		e.replacing = false
+		mg.mu.Unlock()
+		return
 	}
-	return le.info(), nil
+	mg.mu.Unlock()
+	old.Close()
+}
+
+// install makes m the behavior's machine, started if the old one ran.
+func (mg *Manager) install(e *entry, m *interpreter.Machine, was State) (Info, error) {
+	mg.mu.Lock()
+	e.m = m
+	e.set(Loaded, "")
+	e.reason = ""
+	mg.log.Info("behavior loaded", zap.String("behavior", e.name), zap.String("file", e.file))
+	if was != Running {
+		defer mg.mu.Unlock()
+		return e.info(), nil
+	}
+	info, err := mg.startLocked(e)
+	mg.mu.Unlock()
+	return info, err
+}
+
+// rollBack gives what the failed new version m holds to a new copy of the
+// old version, and starts it if the old one ran.
+func (mg *Manager) rollBack(e *entry, m *interpreter.Machine, oldProg *interpreter.Program, was State) error {
+	back, err := interpreter.New(oldProg, mg.machineOptions(e, oldProg))
+	if err != nil {
+		m.Close()
+		return err
+	}
+	rep, err := back.OpenBeside(context.Background(), m)
+	if err != nil {
+		m.Close()
+		return err
+	}
+	rep.Switch(was == Running)
+	m.Close()
+	if err := rep.Finish(context.Background()); err != nil {
+		back.Close()
+		return err
+	}
+	_, err = mg.install(e, back, was)
+	return err
+}
+
+// reloadError is a failed reload's error, with the hint for seat ctl.
+func reloadError(name string, err error) error {
+	var inUse *interpreter.AddrInUseError
+	if errors.As(err, &inUse) {
+		inUse.Hint = "seat ctl reload " + name + " --set " + inUse.Adaptor + ".port=PORT"
+	}
+	return fmt.Errorf("reload %q: %w; the running version is unchanged", name, err)
+}
+
+// mergeSets returns old with each of add replacing the override of the
+// same adaptor attribute.
+func mergeSets(old, add []interpreter.Override) []interpreter.Override {
+	out := slices.Clone(old)
+	for _, o := range add {
+		i := slices.IndexFunc(out, func(x interpreter.Override) bool { return x.Adaptor == o.Adaptor && x.Attr == o.Attr })
+		if i >= 0 {
+			out[i] = o
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// unknownSet reports an override naming an adaptor the program does not
+// declare.
+func unknownSet(prog *interpreter.Program, set []interpreter.Override) error {
+	for _, o := range set {
+		if !slices.ContainsFunc(prog.Adaptors, func(d interpreter.AdaptorDecl) bool { return d.Name == o.Adaptor }) {
+			names := make([]string, len(prog.Adaptors))
+			for i, d := range prog.Adaptors {
+				names[i] = d.Name
+			}
+			return fmt.Errorf("--set %s: %s declares no adaptor %q (its adaptors: %s)", o, prog.File, o.Adaptor, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // infoOf is e.info() for a caller that does not hold mg.mu.

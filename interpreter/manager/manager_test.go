@@ -2,12 +2,14 @@ package manager
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +200,7 @@ error("general fails")</script>`, `<state name="s"/>`)
 	defer busy.Close()
 	_, port, _ := net.SplitHostPort(busy.Addr().String())
 	f = r.file("a", callbacks+`<adaptor name="taken" type="socket" role="server" port="`+port+`"/>`, `<state name="s"/>`)
-	if _, err := r.mg.Load(f); err == nil || !strings.Contains(err.Error(), "address already in use") {
+	if _, err := r.mg.Load(f); err == nil || !strings.Contains(err.Error(), "is already in use") || !errors.Is(err, syscall.EADDRINUSE) {
 		t.Fatalf("busy port: %v", err)
 	}
 	r.expect("L2 adaptor error", []string{"compile", "lua:open", "general", "onLoad", "adaptors:open", "adaptors:close", "onUnload", "lua:close"}, f, "a")

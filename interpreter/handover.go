@@ -1,0 +1,261 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// A reload is all or nothing (docs/lifecycle.md, "Reload"): the new
+// version is created and its adaptors opened, or taken over, while the old
+// one still runs; only then does the old one stop. An adaptor is taken
+// over, with its connections, when the new file declares it as the old one
+// did; one whose address the old version holds is opened once the old one
+// has let it go.
+
+// relay is the sink an adaptor is opened with: the machine it delivers to
+// changes when a reload hands the adaptor to the next version.
+type relay struct{ m atomic.Pointer[Machine] }
+
+func newRelay(m *Machine) *relay {
+	r := &relay{}
+	r.m.Store(m)
+	return r
+}
+
+// Deliver goes to the current machine; an event refused by a machine that
+// stopped as it was handed over goes to its successor.
+func (r *relay) Deliver(ctx context.Context, ev adaptors.Event) error {
+	for {
+		m := r.m.Load()
+		err := m.Deliver(ctx, ev)
+		if !errors.Is(err, errStopped) || r.m.Load() == m {
+			return err
+		}
+	}
+}
+
+// DeliverBatch is Deliver for a batch (adaptors.BatchSink).
+func (r *relay) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	for {
+		m := r.m.Load()
+		err := m.DeliverBatch(ctx, evs)
+		if !errors.Is(err, errStopped) || r.m.Load() == m {
+			return err
+		}
+	}
+}
+
+func (r *relay) EndOfInput(source string) { r.m.Load().EndOfInput(source) }
+func (r *relay) Flushes() bool            { return r.m.Load().Flushes() }
+func (r *relay) Ready() <-chan struct{}   { return r.m.Load().Ready() }
+
+var (
+	_ adaptors.BatchSink     = (*relay)(nil)
+	_ adaptors.FlushingSink  = (*relay)(nil)
+	_ adaptors.Readier       = (*relay)(nil)
+	_ adaptors.Sink          = (*Machine)(nil)
+	_ adaptors.FlushingSink  = (*Machine)(nil)
+	_ adaptors.BatchSink     = (*Machine)(nil)
+	_ adaptors.Readier       = (*Machine)(nil)
+)
+
+// Replacement is a new version of a behavior opened beside the old one.
+// Switch hands the taken-over adaptors to it; once the old version has
+// stopped, Finish opens the adaptors that needed its addresses. Abandon
+// undoes it before Switch, leaving the old version untouched.
+type Replacement struct {
+	old, new *Machine
+	opened   map[string]adaptors.Adaptor // opened beside the old version
+	taken    map[string]bool             // to be handed over by the old version
+	later    []AdaptorDecl               // opened once the old version has stopped
+	handed   map[string]handed           // what Switch took
+	switched bool
+}
+
+// Taken lists the adaptors the new version takes over, with their
+// connections, in declaration order.
+func (r *Replacement) Taken() []string {
+	var out []string
+	for _, d := range r.new.prog.Adaptors {
+		if r.taken[d.Name] {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// OpenBeside opens m's adaptors while old, the version it replaces, still
+// runs: adaptors old declares the same way are taken over (at Switch);
+// those whose address old holds wait for Finish; the rest open now. On an
+// error nothing of old is touched and m is unloaded.
+func (m *Machine) OpenBeside(ctx context.Context, old *Machine) (*Replacement, error) {
+	if m.unloaded {
+		return nil, errors.New("behavior unloaded")
+	}
+	r := &Replacement{old: old, new: m, opened: map[string]adaptors.Adaptor{}, taken: map[string]bool{}}
+	held := old.heldAddresses()
+	m.trace("adaptors:open")
+	for _, d := range m.prog.Adaptors {
+		if d.Ignored {
+			continue
+		}
+		if m.canTake(old, d) {
+			r.taken[d.Name] = true
+			continue
+		}
+		if k := holdKey(d); k != "" && held[k] {
+			r.later = append(r.later, d)
+			continue
+		}
+		a, err := m.openAdaptor(ctx, d)
+		if err != nil {
+			r.closeOpened()
+			m.unload()
+			return nil, err
+		}
+		if a != nil {
+			r.opened[d.Name] = a
+		}
+	}
+	return r, nil
+}
+
+// canTake reports whether m can take over old's open adaptor of d's name:
+// same type, attributes and connection events, an adaptor that can serve
+// a new version (adaptors.Keeper), and neither version opens sessions.
+func (m *Machine) canTake(old *Machine, d AdaptorDecl) bool {
+	if m.host != nil || old.host != nil || m.opts.OpenAdaptor != nil {
+		return false
+	}
+	old.adMu.RLock()
+	a, r := old.adaptors[d.Name], old.relays[d.Name]
+	old.adMu.RUnlock()
+	if a == nil || r == nil {
+		return false
+	}
+	if _, ok := a.(adaptors.Keeper); !ok {
+		return false
+	}
+	for _, od := range old.prog.Adaptors {
+		if od.Name == d.Name {
+			return od.Type == d.Type && maps.Equal(od.Attrs, d.Attrs) &&
+				old.prog.wantsConnections(d.Name) == m.prog.wantsConnections(d.Name)
+		}
+	}
+	return false
+}
+
+// holdKey names what an adaptor holds exclusively: its listening address,
+// or standard input; "" for nothing.
+func holdKey(d AdaptorDecl) string {
+	if d.Type == "stdio" {
+		return "stdio"
+	}
+	if d.Attrs["role"] == "client" || d.Attrs["port"] == "" || d.Attrs["port"] == "0" {
+		return ""
+	}
+	addr, _, err := adaptors.Config{Attrs: d.Attrs}.Address()
+	if err != nil {
+		return ""
+	}
+	return addr
+}
+
+// heldAddresses lists what m's open adaptors hold (holdKey).
+func (m *Machine) heldAddresses() map[string]bool {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	out := map[string]bool{}
+	for _, d := range m.prog.Adaptors {
+		if m.adaptors[d.Name] != nil {
+			if k := holdKey(d); k != "" {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+func (r *Replacement) closeOpened() {
+	for name, a := range r.opened {
+		if err := a.Close(); err != nil {
+			r.new.log.Warn("closing adaptor", zap.String("adaptor", name), zap.Error(err))
+		}
+	}
+	r.opened = map[string]adaptors.Adaptor{}
+}
+
+// Abandon undoes OpenBeside: the adaptors it opened close and the new
+// version is unloaded; the old one was never touched.
+func (r *Replacement) Abandon() {
+	if r.switched {
+		panic("Replacement.Abandon after Switch")
+	}
+	r.closeOpened()
+	r.new.unload()
+}
+
+func (r *Replacement) Switch(start bool) {
+	r.switched = true
+	if start {
+		r.new.running.Store(true)
+	}
+	r.old.next.Store(r.new)
+	old := r.old
+	old.adMu.Lock()
+	if old.handed == nil {
+		old.handed = map[string]bool{}
+	}
+	r.handed = map[string]handed{}
+	for name := range r.taken {
+		old.handed[name] = true
+		r.handed[name] = handed{old.adaptors[name], old.relays[name]}
+	}
+	old.adMu.Unlock()
+	for _, h := range r.handed {
+		h.relay.m.Store(r.new)
+	}
+}
+
+// handed is an adaptor handed over, with the relay it delivers through.
+type handed struct {
+	a     adaptors.Adaptor
+	relay *relay
+}
+
+// Finish completes the new version once the old one has stopped: the
+// adaptors that needed the old version's addresses open, and every adaptor
+// is the new version's, in declaration order. On an error the new version
+// keeps what it has (a caller may hand it back to a new copy of the old
+// version, or Close it).
+func (r *Replacement) Finish(ctx context.Context) error {
+	m := r.new
+	var err error
+	for _, d := range r.later {
+		var a adaptors.Adaptor
+		if a, err = m.openAdaptor(ctx, d); err != nil {
+			break
+		}
+		if a != nil {
+			r.opened[d.Name] = a
+		}
+	}
+	for _, d := range m.prog.Adaptors {
+		if h, ok := r.handed[d.Name]; ok {
+			h.a.(adaptors.Keeper).Keep(m.adaptorConfig(d))
+			m.adopt(d, h.a, h.relay)
+		} else if a := r.opened[d.Name]; a != nil {
+			m.adopt(d, a, nil)
+		}
+	}
+	m.adMu.Lock()
+	m.opened = true
+	m.adMu.Unlock()
+	return err
+}
