@@ -487,6 +487,15 @@ func (c *compiler) widget(s *State, n *schema.Node, ids map[string]*schema.Node)
 	case "input", "text":
 		w.ID = n.AttrValue("id")
 		w.Initial = strings.TrimSpace(n.Text)
+		if v, ok := n.Attr("value"); ok {
+			switch {
+			case w.Initial == "":
+				w.Initial = v.Value
+			case v.Value != "" && v.Value != w.Initial:
+				c.warnf(v.Pos, "<%s> has both a text (%q) and value=%q; the text is its first value, as in eSEAT", n.Name, w.Initial, v.Value)
+			}
+			delete(w.Attrs, "value")
+		}
 	}
 	if w.ID != "" {
 		if prev, dup := ids[w.ID]; dup {

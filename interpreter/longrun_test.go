@@ -110,3 +110,41 @@ func TestKeepTail(t *testing.T) {
 		}
 	}
 }
+
+// TestInputValueAttribute: eSEAT files give an entry's first text as
+// value="…"; the element's text wins when both are given, with a warning.
+func TestInputValueAttribute(t *testing.T) {
+	h := start(t, doc("", `<state name="s">
+<input id="name" width="50" value="山田"/>
+<input id="both" value="other">text</input>`+
+		rule("", `<key>read</key><script sendto="chat">return seat.get_entry("s:name") .. "/" .. seat.get_entry("s:both")</script>`)+
+		`</state>`))
+	h.take()
+	h.event("chat", "read")
+	h.sync()
+	if got := h.sends(); len(got) != 1 || got[0] != "chat:山田/text" {
+		t.Errorf("sends %q", got)
+	}
+	var warned bool
+	for _, d := range h.m.prog.Diagnostics {
+		warned = warned || strings.Contains(d.Error(), `value="other"; the text is its first value`)
+	}
+	if !warned {
+		t.Errorf("no warning for text and value both given: %v", h.m.prog.Diagnostics)
+	}
+}
+
+// TestSelfTable: eSEAT scripts keep their values on self; in seat, self is
+// a table of the behavior's own.
+func TestSelfTable(t *testing.T) {
+	h := start(t, doc(`<script>self._cnt = 0</script>`, `<state name="s">`+
+		rule("", `<key>count</key><script sendto="chat">self._cnt = self._cnt + 1; self.last = event.text; return self._cnt .. " " .. self.last</script>`)+
+		`</state>`))
+	h.take()
+	h.event("chat", "count")
+	h.event("chat", "count")
+	h.sync()
+	if got := h.sends(); len(got) != 2 || got[1] != "chat:2 count" {
+		t.Errorf("sends %q", got)
+	}
+}

@@ -32,6 +32,9 @@ func newSandbox(memory uint64) *lua.LState {
 	for _, name := range []string{"dofile", "loadfile", "require", "module", "_printregs", "getfenv", "setfenv", "newproxy"} {
 		L.SetGlobal(name, lua.LNil)
 	}
+	// self: a table for the behavior's own values, as eSEAT scripts keep
+	// them on their self (self.count = 0); docs/porting.md.
+	L.SetGlobal("self", L.NewTable())
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		s.RawSetString("dump", lua.LNil)
 		// string.rep builds its result in one Go call, which neither

@@ -26,6 +26,20 @@ var ESEATRenames = map[string]string{
 	"setTimeout":    "timeout",    // setTimeout(sec)
 }
 
+// ESEATMethod reports whether name is a method of eSEAT's seat object
+// (self in eSEAT's Python), and the seat function that does its work, if
+// any: self.stateTransfer(s) is seat.transition(s).
+func ESEATMethod(name string) (seatName string, ok bool) {
+	if to, ok := ESEATRenames[name]; ok {
+		return to, true
+	}
+	if slices.Contains(SeatAPI, name) {
+		return name, true
+	}
+	_, ok = eseatOnly[name]
+	return "", ok
+}
+
 // eseatOnly are eSEAT's seat methods with no seat function, and what to
 // write instead.
 var eseatOnly = map[string]string{
@@ -86,7 +100,7 @@ var (
 	strPercentRE = regexp.MustCompile(`("[^"]*"|'[^']*')\s*%\s*[\w(]`)
 	pyCallRE     = regexp.MustCompile(`\b(str|unicode|int|float|len|range|repr)\s*\(`)
 	pyConstRE    = regexp.MustCompile(`\b(True|False|None)\b`)
-	selfRE       = regexp.MustCompile(`\bself\.\w`)
+	selfRE       = regexp.MustCompile(`\bself\.(\w+)`)
 )
 
 // What to write in Lua for Python's built-in calls and constants.
@@ -115,6 +129,7 @@ func looksLikePython(src string) (string, int, bool) {
 func pythonDiagnostic(ch *chunk, d *schema.Diagnostic) {
 	line, n, ok := looksLikePython(ch.src)
 	if !ok {
+		pythonOperator(ch, d)
 		return
 	}
 	start := schema.Pos{File: ch.file, Line: ch.line, Col: ch.col}
@@ -125,6 +140,44 @@ func pythonDiagnostic(ch *chunk, d *schema.Diagnostic) {
 	start = start.Advance(prefix[:len(prefix)-len(strings.TrimLeft(prefix, " \t"))])
 	d.Pos = start
 	d.Msg = fmt.Sprintf("this looks like Python, not Lua: `%s`; seat runs Lua: run seat port on this file (docs/porting.md)", schema.Excerpt(line, 60))
+}
+
+// pythonOps are Python operators that are not Lua, with what Lua writes.
+var pythonOps = []struct {
+	re  *regexp.Regexp
+	say string
+}{
+	{regexp.MustCompile(`!=`), "`!=` is Python; Lua writes `~=`"},
+	{regexp.MustCompile(`("\s*|'\s*)%\s*\(`), "`\"…\" % (a, b)` is Python's formatting; Lua writes string.format(\"…\", a, b)"},
+	{regexp.MustCompile(`\*\*`), "`**` is Python; Lua writes `^`"},
+	{regexp.MustCompile(`//`), "`//` is Python; Lua writes math.floor(a / b)"},
+	{regexp.MustCompile(`\b\w+\s*(\+|-|\*|/)=`), "`x += y` is Python; Lua writes x = x + y"},
+}
+
+// pythonOperator rewords the syntax error of a chunk or cond that uses a
+// Python operator: where it is, and the Lua spelling.
+func pythonOperator(ch *chunk, d *schema.Diagnostic) {
+	for i, raw := range strings.Split(ch.src, "\n") {
+		code := raw
+		if k := strings.Index(code, "--"); k >= 0 {
+			code = code[:k]
+		}
+		blank := blankStrings(code)
+		for _, op := range pythonOps {
+			m := op.re.FindStringIndex(blank)
+			if m == nil {
+				continue
+			}
+			p := schema.Pos{File: ch.file, Line: ch.line + i, Col: 1}
+			if i == 0 {
+				p.Col = ch.col
+			}
+			at := m[0] + strings.IndexAny(blank[m[0]:m[1]], "!%*/+-") // at the operator
+			d.Pos = p.Advance(raw[:at])
+			d.Msg = op.say
+			return
+		}
+	}
 }
 
 // pythonisms finds Python idioms in a chunk that parses as Lua but would
@@ -145,6 +198,14 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 		}
 		code := raw
 		if k := strings.Index(code, "--"); k >= 0 {
+			if j := strings.Index(code[k:], "seat port:"); j >= 0 && strings.Trim(code[k+2:k+j], "[ ") == "" {
+				p := schema.Pos{File: ch.file, Line: ch.line + i, Col: 1}
+				if i == 0 {
+					p.Col = ch.col
+				}
+				reason := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(code[k+j+len("seat port:"):]), "]]"))
+				l.Warnf(p.Advance(raw[:k]), "left for hand work by seat port: %s", schema.Excerpt(reason, 100))
+			}
 			code = code[:k]
 		}
 		if !strings.ContainsAny(code, "+%(TFNs") {
@@ -190,9 +251,18 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 				}
 			}
 		}
-		if strings.Contains(blank, "self.") && !defined["self"] {
-			if m := selfRE.FindStringIndex(blank); m != nil {
-				l.Warnf(at(m[0]), "self. is eSEAT's Python object; seat has none: use the seat table (seat.send, seat.state, …) and globals")
+		if strings.Contains(blank, "self.") {
+			// self is a table for the behavior's own values (docs/porting.md);
+			// eSEAT's methods on it are the seat table's.
+			for _, m := range selfRE.FindAllStringSubmatchIndex(blank, -1) {
+				name := blank[m[2]:m[3]]
+				if to, ok := ESEATMethod(name); ok {
+					use := "seat." + to
+					if to == "" {
+						use = eseatOnly[name]
+					}
+					l.Warnf(at(m[0]), "self.%s is eSEAT's method; in seat write %s (self is a table for your own values)", name, use)
+				}
 			}
 		}
 		for off := 0; ; {
@@ -225,8 +295,11 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 	return l
 }
 
-// blankStrings returns code with the contents of its string literals
-// replaced by spaces, quotes kept, so that patterns see only code.
+// BlankStrings returns code with the contents of its string literals
+// replaced by spaces, quotes kept, so that patterns see only code (byte
+// offsets are kept).
+func BlankStrings(code string) string { return blankStrings(code) }
+
 func blankStrings(code string) string {
 	b := []byte(code)
 	var quote byte

@@ -199,6 +199,7 @@ var Elements = map[string]ElementSpec{
 	})},
 	"input": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
 		"id": {Required: true}, "width": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,
+		"value": {}, // the first value when the element has no text
 	})},
 	"text": {Actions: true, Attrs: with(widgetCommon, map[string]AttrSpec{
 		"id": {Required: true}, "width": {Kind: PosInt}, "height": {Kind: PosInt}, "colspan": colspan, "rowspan": colspan,

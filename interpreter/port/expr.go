@@ -869,6 +869,16 @@ func attr(n *node) (lua, error) {
 				return atomic("seat."+to, kAny), nil
 			}
 			return atomic("seat."+n.text, kAny), nil
+		case "self":
+			// eSEAT's methods are the seat table's; any other field is
+			// the behavior's own value, kept in seat's self table.
+			if to, ok := interpreter.ESEATMethod(n.text); ok {
+				if to == "" {
+					return lua{}, hand("self.%s, which seat has no function for", n.text)
+				}
+				return atomic("seat."+to, kAny), nil
+			}
+			return atomic("self."+n.text, kAny), nil
 		}
 	}
 	o, err := value(obj)

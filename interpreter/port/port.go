@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -150,6 +151,16 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 		return
 	}
 	lua, problems := TranslateScript(body)
+	if (len(problems) > 0 || !interpreter.IsLuaSyntax(lua, false)) && interpreter.IsLuaSyntax(body, false) {
+		// Valid Lua that the Python reading cannot take whole: a Lua body
+		// with an eSEAT name in it. It stays as written, eSEAT's names
+		// renamed; seat check warns about what else looks like Python.
+		r.Lua++
+		if renamed := RenameESEAT(body); renamed != body {
+			setBody(e, renamed)
+		}
+		return
+	}
 	for _, p := range problems {
 		r.Notes = append(r.Notes, Note{n.ContentPos.Line + p.Line - 1, p.Reason})
 	}
@@ -227,3 +238,28 @@ func setBody(e *etree.Element, lua string) {
 
 // Bodies counts the script and cond bodies.
 func (r *Result) Bodies() int { return r.Lua + r.Translated + r.Partial }
+
+// eseatNameRE finds seat.NAME and self.NAME.
+var eseatNameRE = regexp.MustCompile(`\b(seat|self)\.(\w+)`)
+
+// RenameESEAT renames, in Lua source, eSEAT's methods of its seat object
+// (seat.stateTransfer, self.setTimeout, …) to seat's, outside strings.
+func RenameESEAT(src string) string {
+	blank := interpreter.BlankStrings(src)
+	var b strings.Builder
+	last := 0
+	for _, m := range eseatNameRE.FindAllStringSubmatchIndex(blank, -1) {
+		if m[0] > 0 && (blank[m[0]-1] == '.' || blank[m[0]-1] == ':') {
+			continue // t.seat.x: a field
+		}
+		to, ok := interpreter.ESEATMethod(blank[m[4]:m[5]])
+		if !ok || to == "" {
+			continue
+		}
+		b.WriteString(src[last:m[0]])
+		b.WriteString("seat." + to)
+		last = m[1]
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}

@@ -24,6 +24,10 @@ func TestTranslateRules(t *testing.T) {
 		{`raised = 0`, `raised = 0`},                        // not the raise statement
 		{`trying = True`, `trying = true`},                  // nor try
 		{`seat.setTimeout(5)`, `seat.timeout(5)`},
+		{`self.last = msg`, `self.last = msg`}, // eSEAT's self: seat's table for the behavior's own values
+		{`self._cnt = self._cnt + 1`, `self._cnt = self._cnt + 1`},
+		{`self.stateTransfer("start")`, `seat.transition("start")`}, // its methods are seat's
+		{`self.sendto("chat", "x")`, `seat.sendto("chat", "x")`},
 		{`x = "n=%d" % n`, `x = py.mod("n=%d", n)`},
 		{`x = "n=%d" % 3`, `x = py.format("n=%d", 3)`},
 		{`x = "%s/%s" % (a, b)`, `x = py.format("%s/%s", a, b)`},
@@ -140,5 +144,27 @@ func TestDiff(t *testing.T) {
 	want := "--- f.orig\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
 	if d := Diff("f", []byte("a\nb\nc\n"), []byte("a\nB\nc\n")); d != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", d, want)
+	}
+}
+
+// TestValidLuaIsNeverDisabled: a body that is valid Lua but holds an
+// eSEAT name stays as written, the name renamed (issue 21: it became a
+// "-- seat port:" comment).
+func TestValidLuaIsNeverDisabled(t *testing.T) {
+	src := `<seatml><general name="p"><adaptor name="chat" type="socket" role="server" port="0"/></general>
+<state name="start"><rule><key>bye</key><script>print("bye"); seat.stateTransfer("start")</script></rule>
+<rule><key>t</key><script>self.setTimeout(3); x = "seat.stateTransfer"</script></rule></state></seatml>`
+	r, err := File("t.seatml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.Output)
+	for _, want := range []string{`<script>print("bye"); seat.transition("start")</script>`, `<script>seat.timeout(3); x = "seat.stateTransfer"</script>`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "seat port:") || len(r.Notes) != 0 {
+		t.Errorf("a valid Lua body was left for hand work: %v\n%s", r.Notes, out)
 	}
 }
