@@ -35,6 +35,7 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 	case strings.HasPrefix(se.Msg, "attempt to index a non-table object(nil)"):
 		re = indexedRE
 	default:
+		m.explainOperand(se, ch)
 		return
 	}
 	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
@@ -46,8 +47,8 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 	}
 	for _, m2 := range re.FindAllStringSubmatch(line, -1) {
 		path := strings.Split(m2[1], ".")
-		if !schema.IsIdentifier(path[0]) {
-			continue // a keyword: "end(" is no call of end
+		if !schema.IsIdentifier(path[0]) || declaredLocal(ch.src, path[0]) {
+			continue // a keyword ("end(" is no call of end), or a local
 		}
 		if why := m.nilReason(path, re == calledRE); why != "" {
 			se.Msg = why
@@ -126,4 +127,90 @@ func (m *Machine) globalNames() []string {
 		}
 	})
 	return names
+}
+
+// Operands of the operators gopher-lua's errors do not name: the path
+// before or after .., an arithmetic operator, or after #.
+const pathPat = `[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`
+
+var (
+	arithErrRE = regexp.MustCompile(`^cannot perform (concat|add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
+	operandRE  = map[string]*regexp.Regexp{
+		"..": regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*\.\.|\.\.\s*(` + pathPat + `)`),
+		"#":  regexp.MustCompile(`#\s*(` + pathPat + `)`),
+		"+":  regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*[-+*/%^]|[-+*/%^]\s*(` + pathPat + `)`),
+	}
+	opWords = map[string]string{"concat": "..", "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "-"}
+)
+
+// explainOperand rewords gopher-lua's "cannot perform concat operation
+// between string and nil" and "__len undefined", which name nothing, by
+// finding on the failing line the operand that is nil: a global never
+// defined (with a suggestion), a field of one, or else the one operand
+// that is a local or a field.
+func (m *Machine) explainOperand(se *ScriptError, ch *chunk) {
+	var op, kind string
+	switch mm := arithErrRE.FindStringSubmatch(se.Msg); {
+	case strings.HasPrefix(se.Msg, "__len undefined"):
+		op, kind = "#", "#"
+	case mm != nil && (mm[2] == "nil" || mm[3] == "nil"):
+		op, kind = opWords[mm[1]], "+"
+		if mm[1] == "concat" {
+			kind = ".."
+		}
+	default:
+		return
+	}
+	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
+		return
+	}
+	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
+	if i := strings.Index(line, "--"); i >= 0 {
+		line = line[:i]
+	}
+	var unknown []string // operands that are not globals: locals or fields
+	for _, sm := range operandRE[kind].FindAllStringSubmatch(line, -1) {
+		name := sm[1]
+		if name == "" && len(sm) > 2 {
+			name = sm[2]
+		}
+		path := strings.Split(name, ".")
+		if name == "" || luaWords[path[0]] {
+			continue
+		}
+		if declaredLocal(ch.src, path[0]) {
+			if !slices.Contains(unknown, name) {
+				unknown = append(unknown, name)
+			}
+			continue
+		}
+		if why := m.nilReason(path, false); why != "" {
+			se.Msg = strings.Replace(why, "attempt to index ", "", 1)
+			se.Msg = strings.Replace(se.Msg, ", which is nil", " is nil", 1)
+			se.Msg = fmt.Sprintf("%s, in `%s`", se.Msg, op)
+			return
+		}
+		if _, isGlobal := m.L.G.Global.RawGetString(path[0]).(*lua.LNilType); isGlobal && !slices.Contains(unknown, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 1 {
+		se.Msg = fmt.Sprintf("%s is nil, in `%s` (%s)", unknown[0], op, se.Msg)
+	}
+}
+
+// luaWords are Lua's keywords and literals, never an operand's name.
+var luaWords = map[string]bool{"and": true, "or": true, "not": true, "nil": true, "true": true, "false": true,
+	"then": true, "do": true, "end": true, "return": true, "local": true, "if": true, "else": true, "elseif": true,
+	"while": true, "for": true, "in": true, "repeat": true, "until": true, "function": true, "break": true}
+
+// declaredLocal reports whether src declares name as a local: local x,
+// local function x, a for variable or a function parameter.
+func declaredLocal(src, name string) bool {
+	if !strings.Contains(src, name) {
+		return false
+	}
+	q := regexp.QuoteMeta(name)
+	re := regexp.MustCompile(`\blocal\s+(?:function\s+)?(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfor\s+(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfunction\b[^(]*\([^)]*\b` + q + `\b`)
+	return re.MatchString(blankStrings(src))
 }

@@ -56,13 +56,13 @@ func (r *relay) Flushes() bool            { return r.m.Load().Flushes() }
 func (r *relay) Ready() <-chan struct{}   { return r.m.Load().Ready() }
 
 var (
-	_ adaptors.BatchSink     = (*relay)(nil)
-	_ adaptors.FlushingSink  = (*relay)(nil)
-	_ adaptors.Readier       = (*relay)(nil)
-	_ adaptors.Sink          = (*Machine)(nil)
-	_ adaptors.FlushingSink  = (*Machine)(nil)
-	_ adaptors.BatchSink     = (*Machine)(nil)
-	_ adaptors.Readier       = (*Machine)(nil)
+	_ adaptors.BatchSink    = (*relay)(nil)
+	_ adaptors.FlushingSink = (*relay)(nil)
+	_ adaptors.Readier      = (*relay)(nil)
+	_ adaptors.Sink         = (*Machine)(nil)
+	_ adaptors.FlushingSink = (*Machine)(nil)
+	_ adaptors.BatchSink    = (*Machine)(nil)
+	_ adaptors.Readier      = (*Machine)(nil)
 )
 
 // Replacement is a new version of a behavior opened beside the old one.

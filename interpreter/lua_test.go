@@ -265,6 +265,34 @@ func TestNilCallsNameTheCulprit(t *testing.T) {
 	}
 }
 
+// TestNilOperandsNameTheCulprit: gopher-lua's "cannot perform concat
+// operation between string and nil" and "__len undefined" name nothing;
+// the message names the nil variable or field (issue 21).
+func TestNilOperandsNameTheCulprit(t *testing.T) {
+	h := start(t, doc(`<script>visitor = {}; visitorName = "x"</script>`, `<state name="s">`+
+		rule("", `<key>a</key><script>seat.reply("さようなら、" .. visitorname)</script>`)+
+		rule("", `<key>b</key><script>return #words</script>`)+
+		rule("", `<key>c</key><script>count = count + 1</script>`)+
+		rule("", `<key>d</key><script>return visitor.name .. "様"</script>`)+
+		rule("", `<key>e</key><script>local t = {}; return t.count * 2</script>`)+
+		rule("", `<key>f</key><script>return visitor.address.city</script>`)+
+		`</state>`))
+	for _, k := range []string{"a", "b", "c", "d", "e", "f"} {
+		h.event("chat", k)
+	}
+	want := []string{
+		`script failed: t.seatml:7: visitorname is nil (a global not defined when this ran; did you mean visitorName?), in ` + "`..`",
+		`script failed: t.seatml:8: words is nil (a global not defined when this ran; check its spelling), in ` + "`#`",
+		`script failed: t.seatml:9: count is nil (a global not defined when this ran; check its spelling), in ` + "`+`",
+		`script failed: t.seatml:10: visitor.name is nil, in ` + "`..`",
+		`script failed: t.seatml:11: t.count is nil, in ` + "`*`" + ` (cannot perform mul operation between nil and number)`,
+		`script failed: t.seatml:12: attempt to index visitor.address, which is nil`,
+	}
+	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestLuaNamesGetSuggestions(t *testing.T) {
 	h := start(t, doc("", `<state name="talking">`+
 		rule("", `<key>a</key><script>seat.send("caht", "x")</script>`)+

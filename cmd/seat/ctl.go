@@ -5,13 +5,16 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"golang.org/x/text/width"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
+	"github.com/seatml/seat/schema"
 )
 
 // DefaultControl is where seat ctl looks for a seat started with --control.
@@ -65,8 +68,32 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "seat ctl:", msg)
 		return exitStatus(1)
 	}
+	cmd := rest[0]
+	if !slices.Contains(ctlNames, cmd) {
+		fmt.Fprintf(stderr, "seat ctl: unknown command %q%s\n", cmd, schema.DidYouMean(cmd, ctlNames, "%s"))
+		fmt.Fprint(stderr, ctlCommands)
+		return exitStatus(2)
+	}
+	if cmd != "list" && cmd != "load" && len(rest) == 1 {
+		// A command on a behavior, without its name: say so, with the names.
+		msg := fmt.Sprintf("seat ctl %s: which behavior? give its name: seat ctl %s NAME", cmd, cmd)
+		var list []manager.Info
+		if c.Do(http.MethodGet, "/behaviors", nil, &list) == nil {
+			names := make([]string, len(list))
+			for i, b := range list {
+				names[i] = b.Name
+			}
+			if len(names) == 0 {
+				msg += " (no behavior is loaded)"
+			} else {
+				msg += " (the behaviors: " + strings.Join(names, ", ") + ")"
+			}
+		}
+		fmt.Fprintln(stderr, msg)
+		return exitStatus(2)
+	}
 	var info manager.Info
-	switch cmd := rest[0]; {
+	switch {
 	case cmd == "list" && len(rest) == 1:
 		var list []manager.Info
 		if err := c.Do(http.MethodGet, "/behaviors", nil, &list); err != nil {
@@ -89,12 +116,11 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		if err := c.Do(http.MethodGet, "/behaviors/"+rest[1]+"/sessions", nil, &list); err != nil {
 			return fail(err)
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "PEER\tSTATE\tSINCE")
+		rows := [][]string{{"PEER", "STATE", "SINCE"}}
 		for _, s := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Peer, orDash(s.State), s.Since.Local().Format(time.TimeOnly))
+			rows = append(rows, []string{s.Peer, orDash(s.State), s.Since.Local().Format(time.TimeOnly)})
 		}
-		tw.Flush()
+		writeTable(stdout, rows)
 		return nil
 	case cmd == "load" && len(rest) == 2:
 		file, _ := filepath.Abs(rest[1]) // the server may run elsewhere
@@ -120,13 +146,90 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// ctlNames are seat ctl's commands.
+var ctlNames = []string{"list", "status", "sessions", "load", "start", "stop", "unload", "reload"}
+
+// reasonWidth is the widest REASON a list shows; seat ctl status NAME
+// shows the whole of it.
+const reasonWidth = 40
+
+// printList shows behaviors as a table aligned by display width (a
+// Japanese name takes two columns a character). A long reason is cut in
+// the table and given whole below it, on a line of its own, without the
+// behavior's file name (the FILE column has it).
 func printList(w io.Writer, list []manager.Info) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATE\tSEATML STATE\tSINCE\tREASON\tFILE")
+	rows := [][]string{{"NAME", "STATE", "SEATML STATE", "SINCE", "REASON", "FILE"}}
+	var whole []string
 	for _, i := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, i.State, orDash(i.SEATMLState), i.Since.Local().Format(time.TimeOnly), orDash(i.Reason), i.File)
+		reason := orDash(strings.ReplaceAll(i.Reason, i.File+":", ""))
+		if displayWidth(reason) > reasonWidth {
+			whole = append(whole, i.Name+": "+reason)
+			reason = cutWidth(reason, reasonWidth-1) + "…"
+		}
+		rows = append(rows, []string{i.Name, string(i.State), orDash(i.SEATMLState), i.Since.Local().Format(time.TimeOnly), reason, i.File})
 	}
-	tw.Flush()
+	writeTable(w, rows)
+	if len(whole) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range whole {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
+
+// writeTable writes rows in columns two spaces apart, padded by display
+// width; the last column is not padded.
+func writeTable(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for c, cell := range r {
+			if c >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[c] = max(widths[c], displayWidth(cell))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		b.Reset()
+		for c, cell := range r {
+			b.WriteString(cell)
+			if c < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[c]-displayWidth(cell)+2))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// displayWidth is how many terminal columns s takes: East Asian wide and
+// fullwidth characters take two.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// cutWidth returns the longest start of s that fits in n columns.
+func cutWidth(s string, n int) string {
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > n {
+			return s[:i]
+		}
+		w += runeWidth(r)
+	}
+	return s
 }
 
 // printAdaptors shows each open adaptor's connections and what it refused
@@ -136,13 +239,13 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADAPTOR\tTYPE\tADDRESS\tOPEN\tACCEPTED\tREFUSED\tTOO LONG\tPARTIAL\tREPAIRED\tINVALID\tSLOW\tMQTT")
+	rows := [][]string{{"ADAPTOR", "TYPE", "ADDRESS", "OPEN", "ACCEPTED", "REFUSED", "TOO LONG", "PARTIAL", "REPAIRED", "INVALID", "SLOW", "MQTT"}}
 	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", a.Name, a.Type, orDash(a.Addr),
-			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer, mqttCounts(a.Stats))
+		rows = append(rows, append([]string{a.Name, a.Type, orDash(a.Addr)}, strings.Fields(fmt.Sprint(
+			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer))...))
+		rows[len(rows)-1] = append(rows[len(rows)-1], mqttCounts(a.Stats))
 	}
-	tw.Flush()
+	writeTable(w, rows)
 }
 
 // mqttCounts shows the MQTT adaptor's own counts that are not zero.

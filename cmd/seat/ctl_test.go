@@ -179,7 +179,7 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 	if !strings.Contains(alpha, "running") {
 		t.Errorf("alpha is not running:\n%s", out)
 	}
-	if !strings.Contains(beta, "unloaded") || !strings.Contains(beta, "is already in use") {
+	if !strings.Contains(beta, "unloaded") || !strings.Contains(out, "\nbeta: failed: ") || !strings.Contains(out, "is already in use") {
 		t.Errorf("beta is not listed as failed with its reason:\n%s", out)
 	}
 	// alpha answers on its socket.
@@ -282,4 +282,66 @@ func TestCtlReloadIsAllOrNothing(t *testing.T) {
 func splitPort(addr string) (string, string) {
 	h, p, _ := net.SplitHostPort(addr)
 	return h, p
+}
+
+// TestCtlNamesAndLayout, on the real binary: seat ctl names what is wrong
+// with a command and suggests the right one, and lists behaviors with
+// Japanese names in aligned columns with long reasons cut.
+func TestCtlNamesAndLayout(t *testing.T) {
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, busyPort := splitPort(busy.Addr().String())
+	write := func(file, name, port string) string {
+		p := filepath.Join(dir, file)
+		os.WriteFile(p, []byte(`<seatml><general name="`+name+`"><adaptor name="chat" type="socket" role="server" port="`+port+`"/></general><state name="待機"/></seatml>`), 0o644)
+		return p
+	}
+	control := freePort(t)
+	startSeat(t, "run", "--control", control, write("a.seatml", "受付", "0"), write("b.seatml", "kiosk", "0"), write("c.seatml", "broken", busyPort))
+	ctl := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"ctl", "--control", control}, args...), nil, &out, &errb)
+		return out.String(), errb.String(), exitCode(err, &errb)
+	}
+	waitFor(t, func() bool {
+		out, _, _ := ctl("list")
+		return strings.Contains(out, "broken") && strings.Contains(out, "受付")
+	})
+
+	if _, errOut, code := ctl("lst"); code != 2 || !strings.Contains(errOut, `unknown command "lst"; did you mean list?`) {
+		t.Errorf("seat ctl lst: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := ctl("status"); code != 2 || !strings.Contains(errOut, "seat ctl status NAME (the behaviors: 受付, kiosk, broken)") {
+		t.Errorf("seat ctl status: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := ctl("status", "kisok"); code != 1 || !strings.Contains(errOut, `no such behavior: "kisok"; did you mean kiosk?`) {
+		t.Errorf("seat ctl status kisok: exit %d\n%s", code, errOut)
+	}
+
+	out, _, code := ctl("list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	header := lines[0]
+	col := displayWidth(header[:strings.Index(header, "STATE")])
+	for _, l := range lines[1:4] {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			t.Fatalf("row %q", l)
+		}
+		if at := displayWidth(l[:strings.Index(l, f[1])]); at != col {
+			t.Errorf("STATE of %q is at column %d, the header's at %d:\n%s", f[0], at, col, out)
+		}
+		if w := displayWidth(l); w > 160 {
+			t.Errorf("row %d columns wide:\n%s", w, l)
+		}
+	}
+	if !strings.Contains(out, "…") || !strings.Contains(out, "\nbroken: failed: 1:") || !strings.Contains(out, "is already in use") {
+		t.Errorf("the long reason is not cut in the table and given whole below it:\n%s", out)
+	}
 }

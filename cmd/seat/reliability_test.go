@@ -386,3 +386,24 @@ func TestPortInUseSaidOnce(t *testing.T) {
 		t.Errorf("exit %d (%v), want 1 and once:\n%s\nstderr:\n%s", code, err, want, stderr.String())
 	}
 }
+
+// TestRunTimeErrorNamesTheNil: a script's run-time error on the real
+// binary names the variable that is nil, with its line.
+func TestRunTimeErrorNamesTheNil(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bye.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="bye"><adaptor name="term" type="stdio"/></general>
+<state name="s">
+<rule><key>さようなら</key><script sendto="term">return "bye " .. visitorname</script></rule>
+</state></seatml>`), 0o644)
+	cmd := exec.Command(os.Args[0], "run", f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	cmd.Stdin = strings.NewReader("さようなら\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if want := f + ":3: visitorname is nil (a global not defined when this ran; check its spelling), in `..`"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+}

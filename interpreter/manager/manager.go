@@ -138,7 +138,11 @@ func (mg *Manager) lookup(name string) (*entry, error) {
 	if e := mg.find(name); e != nil {
 		return e, nil
 	}
-	return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
+	names := make([]string, len(mg.entries))
+	for i, e := range mg.entries {
+		names[i] = e.name
+	}
+	return nil, fmt.Errorf("%w: %q%s", ErrUnknown, name, schema.DidYouMean(name, names, "%s"))
 }
 
 // lockEntry locks mg.mu and finds a behavior; the lock is held on success
