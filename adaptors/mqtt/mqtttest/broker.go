@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -33,6 +34,7 @@ type Broker struct {
 	TLSURL string
 	CAFile string
 	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
 	log    *os.File
 }
 
@@ -68,8 +70,31 @@ func Path(t testing.TB) string {
 func Start(t testing.TB, opts Options) *Broker {
 	t.Helper()
 	Path(t) // skips or fails the test when mosquitto is missing
-	port := freePort(t)
 	dir := t.TempDir()
+	// A free port can be taken by another process between the probe and
+	// mosquitto's bind (tests run in parallel): then new ports are tried.
+	for attempt := 1; ; attempt++ {
+		b, conf := configure(t, dir, opts)
+		if err := os.WriteFile(filepath.Join(dir, "mosquitto.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := b.start()
+		if err == nil {
+			t.Cleanup(b.Stop)
+			return b
+		}
+		if !errors.Is(err, errInUse) || attempt == 5 {
+			t.Fatal(err)
+		}
+	}
+}
+
+// errInUse is a broker that exited because its port was taken.
+var errInUse = errors.New("address already in use")
+
+// configure picks ports and writes the configuration lines of a broker.
+func configure(t testing.TB, dir string, opts Options) (*Broker, []string) {
+	port := freePort(t)
 	conf := []string{
 		"listener " + port + " 127.0.0.1",
 		"persistence true",
@@ -114,39 +139,56 @@ func Start(t testing.TB, opts Options) *Broker {
 		conf = append(conf, "listener "+tport+" 127.0.0.1", "cafile "+ca, "certfile "+cert, "keyfile "+key)
 		b.TLSURL, b.CAFile = "mqtts://127.0.0.1:"+tport, ca
 	}
-	if err := os.WriteFile(filepath.Join(dir, "mosquitto.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b.Restart()
-	t.Cleanup(b.Stop)
-	return b
+	return b, conf
 }
 
 // Restart starts the broker again (after Stop) with the same port and
 // persistence, and waits until it accepts connections.
 func (b *Broker) Restart() {
 	b.t.Helper()
+	if err := b.start(); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// start runs mosquitto and waits until it accepts connections; errInUse
+// if it exited because its port is taken.
+func (b *Broker) start() error {
 	bin := Path(b.t)
 	log, err := os.OpenFile(filepath.Join(b.dir, "mosquitto.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		b.t.Fatal(err)
+		return err
 	}
 	b.log = log
 	b.cmd = exec.Command(bin, "-c", filepath.Join(b.dir, "mosquitto.conf"))
 	b.cmd.Stdout, b.cmd.Stderr = log, log
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := b.cmd.Start(); err != nil {
-		b.t.Fatalf("start mosquitto: %v", err)
+		return fmt.Errorf("start mosquitto: %w", err)
 	}
+	exited := make(chan struct{})
+	b.exited = exited
+	go func(cmd *exec.Cmd) { cmd.Wait(); close(exited) }(b.cmd)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		select {
+		case <-exited:
+			b.cmd = nil
+			b.log.Close()
+			if strings.Contains(b.Log(), "Address already in use") {
+				os.Remove(filepath.Join(b.dir, "mosquitto.log"))
+				return errInUse
+			}
+			return fmt.Errorf("mosquitto exited at start:\n%s", b.Log())
+		default:
+		}
 		c, err := net.Dial("tcp", "127.0.0.1:"+b.Port)
 		if err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			b.t.Fatalf("mosquitto did not listen on %s within 20s:\n%s", b.Port, b.Log())
+			return fmt.Errorf("mosquitto did not listen on %s within 20s:\n%s", b.Port, b.Log())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -159,13 +201,11 @@ func (b *Broker) Stop() {
 	}
 	b.cmd.Process.Signal(syscall.SIGCONT) // a paused broker would not see SIGTERM
 	b.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { b.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-b.exited:
 	case <-time.After(10 * time.Second):
 		b.cmd.Process.Kill()
-		<-done
+		<-b.exited
 	}
 	b.cmd = nil
 	b.log.Close()
