@@ -72,12 +72,18 @@ func applyOverrides(root *schema.Node, set []Override) {
 				if a.AttrValue("name") != o.Adaptor {
 					continue
 				}
+				// What is wrong with the value is reported against --set,
+				// saying where the file had it.
 				i := slices.IndexFunc(a.Attrs, func(x schema.Attr) bool { return x.Name == o.Attr })
+				var where schema.Pos
 				if i < 0 {
-					a.Attrs = append(a.Attrs, schema.Attr{Name: o.Attr, Pos: a.Pos, ValuePos: a.Pos})
+					where = schema.Pos{File: fmt.Sprintf("--set %s (for the adaptor at %s)", o, a.Pos)}
+					a.Attrs = append(a.Attrs, schema.Attr{Name: o.Attr})
 					i = len(a.Attrs) - 1
+				} else {
+					where = schema.Pos{File: fmt.Sprintf("--set %s (%s has %q)", o, a.Attrs[i].ValuePos, a.Attrs[i].Value)}
 				}
-				a.Attrs[i].Value = o.Value
+				a.Attrs[i].Value, a.Attrs[i].Pos, a.Attrs[i].ValuePos = o.Value, where, where
 			}
 		}
 	}

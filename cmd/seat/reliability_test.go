@@ -407,3 +407,22 @@ func TestRunTimeErrorNamesTheNil(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 }
+
+// TestSetErrorsNameTheFlag: a bad --set value is reported against the
+// flag, saying what the file has, not at the file's line as if the file
+// were wrong (real binary).
+func TestSetErrorsNameTheFlag(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "chat.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="chat">
+  <adaptor name="chat" type="socket" role="server" port="5000"/>
+</general><state name="待機"/></seatml>`), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "--set", "chat.port=abc", f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Run()
+	want := `--set chat.port=abc (` + f + `:2:58 has "5000"): attribute "port" of <adaptor>: "abc" is not a port number (0 to 65535)`
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, want 1 and\n%s\nstderr:\n%s", code, want, stderr.String())
+	}
+}
