@@ -723,7 +723,17 @@ func (c *compiler) include(scope *Scope, s *State, n *schema.Node, f schema.Attr
 		}
 	}
 	if target == nil {
-		c.warnf(f.ValuePos, "rule file %q: no state %q in %s; nothing included", spec, stateName, full)
+		var names []string
+		for _, s := range pf.root.Children {
+			if s.Name == "state" {
+				names = append(names, s.AttrValue("name"))
+			}
+		}
+		hint := schema.DidYouMean(stateName, names, "%q")
+		if hint == "" {
+			hint = " (its states: " + strings.Join(names, ", ") + ")"
+		}
+		c.errorf(f.ValuePos, "rule file %q: %s has no state %q%s", spec, full, stateName, hint)
 		return
 	}
 	// Rules of the included state compile here, in this behavior, with the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,7 +74,11 @@ func checkElement(l *List, parent, n *Node) {
 		if _, known := Elements[n.Name]; known {
 			l.Errorf(n.Pos, "<%s> is not allowed in <%s>", n.Name, parent.Name)
 		} else {
-			l.Errorf(n.Pos, "unknown element <%s> in <%s>%s", n.Name, parent.Name, DidYouMean(n.Name, childNames(pspec), "<%s>"))
+			hint := DidYouMean(n.Name, childNames(pspec), "<%s>")
+			if f, ok := n.Attr("file"); ok && (n.Name == "include" || n.Name == "import") && slices.Contains(childNames(pspec), "rule") {
+				hint = fmt.Sprintf(`; to include rules from another file, write <rule file=%q/>`, f.Value)
+			}
+			l.Errorf(n.Pos, "unknown element <%s> in <%s>%s", n.Name, parent.Name, hint)
 		}
 		return
 	}
