@@ -3,6 +3,7 @@ package interpreter
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -187,15 +188,19 @@ func (m *Machine) result() lua.LValue {
 // is read-only; its fields are read on access through a shared metatable,
 // so an event costs two small allocations whether or not a script looks.
 type eventData struct {
-	source, text string
-	peer         string // the connection the event came from, if any
-	topic        string // the MQTT topic it was published on, if any
-	hasText      bool
-	retained     bool // an MQTT message the broker kept
-	time         float64
-	key          string
-	caps         []string
-	capsTable    *lua.LTable
+	source, text  string
+	peer          string // the connection the event came from, if any
+	topic         string // the MQTT topic it was published on, if any
+	hasText       bool
+	retained      bool // an MQTT message the broker kept
+	time          float64
+	key           string
+	caps          []string
+	capsTable     *lua.LTable
+	lookup        string // the text rules matched: up to the first comma
+	hasLookup     bool
+	confidence    float64 // the number after the first comma
+	hasConfidence bool
 }
 
 const eventType = "seat.event"
@@ -237,6 +242,18 @@ func (m *Machine) installEventType() {
 			} else {
 				L.Push(lua.LString(d.key))
 			}
+		case "lookup":
+			if d.hasLookup {
+				L.Push(lua.LString(d.lookup))
+			} else {
+				L.Push(lua.LNil)
+			}
+		case "confidence":
+			if d.hasConfidence {
+				L.Push(lua.LNumber(d.confidence))
+			} else {
+				L.Push(lua.LNil)
+			}
 		case "captures":
 			if d.capsTable == nil {
 				d.capsTable = L.CreateTable(max(len(d.caps)-1, 0), 0)
@@ -276,6 +293,20 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 			d.peer = cc.ev.From.Peer()
 		}
 		d.topic, d.retained = cc.ev.Topic, cc.ev.Retained
+		d.lookup, d.hasLookup = cc.ev.Text, true
+		switch cc.ev.Source {
+		case "memory", "motion":
+			d.lookup = cc.ev.Key
+		case "gui":
+		default:
+			// A speech result "3,0.91": the lookup text and the confidence.
+			if i := strings.IndexByte(d.lookup, ','); i >= 0 {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(d.lookup[i+1:]), 64); err == nil {
+					d.confidence, d.hasConfidence = f, true
+				}
+				d.lookup = d.lookup[:i]
+			}
+		}
 	case ctxPeriodic:
 		d.hasText = true
 		d.time = float64(m.clock.Now().UnixNano()) / 1e9

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -80,6 +81,13 @@ func (p *keyParser) seq(depth int) ([]string, error) {
 				if sep == ')' {
 					break
 				}
+			}
+			// A group whose every alternative is a pattern stays a group,
+			// and captures (event.captures); one with a plain alternative
+			// expands into words, so that the plain ones keep the exact
+			// pass of §5.
+			if !slices.ContainsFunc(alts, isPlain) {
+				alts = []string{"(" + strings.Join(alts, "|") + ")"}
 			}
 		case '[':
 			open := p.i

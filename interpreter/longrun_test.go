@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,27 @@ func TestSelfTable(t *testing.T) {
 	h.sync()
 	if got := h.sends(); len(got) != 2 || got[1] != "chat:2 count" {
 		t.Errorf("sends %q", got)
+	}
+}
+
+// TestSpeechResults: a recogniser sends "text,confidence"; scripts get the
+// lookup text and the confidence as fields, and a pattern group's match as
+// event.captures, without changing §5's exact-then-pattern order.
+func TestSpeechResults(t *testing.T) {
+	h := start(t, doc("", `<state name="s">`+
+		rule("", `<key>(\d+)個</key><script sendto="chat">return event.captures[1] .. "|" .. event.lookup .. "|" .. tostring(event.confidence)</script>`)+
+		rule("", `<key>\d+$</key><script sendto="chat">return tostring(tonumber(event.lookup) * 2) .. "|" .. tostring(event.confidence)</script>`)+
+		rule("", `<key>(はい|ええ)</key><script sendto="chat">return "yes " .. event.lookup .. " " .. #event.captures</script>`)+
+		rule("", `<key>(\S+)です</key><script sendto="chat">return "desu " .. event.captures[1]</script>`)+
+		rule("", `<key>山田です</key><script sendto="chat">return "exact"</script>`)+
+		`</state>`))
+	h.take()
+	for _, text := range []string{"3個,0.91", "21,0.5", "はい,0.93", "山田です,0.8", "田中です", "42"} {
+		h.event("chat", text)
+	}
+	h.sync()
+	want := []string{"chat:3|3個|0.91", "chat:42|0.5", "chat:yes はい 0", "chat:exact", "chat:desu 田中", "chat:84|nil"}
+	if got := h.sends(); !slices.Equal(got, want) {
+		t.Errorf("sends\n%q\nwant\n%q", got, want)
 	}
 }

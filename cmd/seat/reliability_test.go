@@ -426,3 +426,26 @@ func TestSetErrorsNameTheFlag(t *testing.T) {
 		t.Errorf("exit %d, want 1 and\n%s\nstderr:\n%s", code, want, stderr.String())
 	}
 }
+
+// TestSpeechResultFields: a recogniser's "3,0.91" over a real socket: the
+// script reads the number and the confidence as fields, and a pattern
+// group's match as event.captures.
+func TestSpeechResultFields(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "asr.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="asr"><adaptor name="asr" type="socket" role="server" port="`+port+`"/></general>
+<state name="注文">
+<rule><key>(\d+)個</key><script>seat.reply(event.captures[1] * 100 .. "円 (" .. event.confidence .. ")")</script></rule>
+<rule><key>\d+$</key><script>seat.reply(tonumber(event.lookup) + 1 .. " " .. event.confidence)</script></rule>
+</state></seatml>`), 0o644)
+	_, log := startSeat(t, "run", f)
+	c := dialSeat(t, port)
+	r := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	for _, tc := range [][2]string{{"3個,0.91", "300円 (0.91)"}, {"3,0.5", "4 0.5"}} {
+		c.Write([]byte(tc[0] + "\n"))
+		if line, err := r.ReadString('\n'); line != tc[1]+"\n" {
+			t.Errorf("%q: got %q (%v), want %q\n%s", tc[0], line, err, tc[1], log.String())
+		}
+	}
+}
