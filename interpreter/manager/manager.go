@@ -526,6 +526,7 @@ func (mg *Manager) ReloadWith(name string, set []interpreter.Override) (Info, er
 		e.set(Loaded, "")
 		e.reason = ""
 		mg.mu.Unlock()
+		mg.log.Info("behavior loaded", zap.String("behavior", name), zap.String("file", prog.File))
 		return mg.infoOf(e), nil
 	}
 
