@@ -263,3 +263,33 @@ func TestReloadKeepsPages(t *testing.T) {
 	until("state", "案内")
 	until("gui", "会議室")
 }
+
+// TestReloadSessionBehavior: the sessions of a session="peer" adaptor
+// belong to the old version; a reload reopens the adaptor on its port once
+// the old version has let it go, and new connections get the new version.
+func TestReloadSessionBehavior(t *testing.T) {
+	r := newRig(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	path := filepath.Join(dir, "desk.seatml")
+	write := func(version string) {
+		os.WriteFile(path, []byte(`<seatml><general name="desk"><adaptor name="chat" type="socket" role="server" port="`+port+`" session="peer"/></general>
+<state name="受付"><rule><key>こんにちは</key><script>seat.reply("`+version+`")</script></rule></state></seatml>`), 0o644)
+	}
+	write("v1")
+	r.load(path, true)
+	old := dial(t, "127.0.0.1:"+port)
+	if got := old.ask(t, "こんにちは"); got != "v1" {
+		t.Fatalf("before: %q", got)
+	}
+	write("v2")
+	if info, err := r.mg.Reload("desk"); err != nil || info.State != Running {
+		t.Fatalf("reload: %v %+v", err, info)
+	}
+	if _, err := old.r.ReadString('\n'); err == nil {
+		t.Error("the old session's connection is still open")
+	}
+	if got := dial(t, "127.0.0.1:"+port).ask(t, "こんにちは"); got != "v2" {
+		t.Errorf("a new connection after the reload: %q", got)
+	}
+}
