@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/schema"
@@ -22,7 +25,7 @@ type command struct {
 }
 
 var commands = []command{
-	{name: "check", args: "FILE...", summary: "Check behavior files and print every problem as file:line:col: message; exit 1 if any is an error."},
+	{name: "check", args: "PATH...", summary: "Check behavior files and print every problem as file:line:col: message; exit 1 if any is an error. A directory stands for every " + behaviorExt + " file under it, except in hidden directories and testdata (as seat test finds transcripts); a directory holding none is an error."},
 	{name: "run", args: "FILE...", summary: "Run behaviors on the simulated robot (or the device layer's backend) until they end or seat is stopped.",
 		more: "Flags may come before or after the files. Several files run as several behaviors in one process."},
 	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands},
@@ -32,11 +35,14 @@ var commands = []command{
 	{name: "graph", args: "FILE", summary: "Print a behavior's state machine: states, transitions labelled with their keys and [cond], timeouts with their delay, push and pop, connection handlers and buttons that move; includes resolved. Exit status 1 if the file has errors.",
 		more: "Render it: seat graph FILE | dot -Tsvg > FILE.svg, or paste --format mermaid into a Markdown page."},
 	{name: "port", args: "FILE...", summary: "Carry eSEAT behavior files to seat: older spellings become the modern ones and Python script bodies become Lua where the translation is mechanical; what is left for hand work is listed as file:line: reason. Prints the result, or rewrites the files with -w, or prints a diff with -d. Exit status 0 when everything was translated, 1 when some bodies need hand work, 2 on bad input."},
-	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error."},
-	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. SCRIPT is a file, or a script's name in the scripts directory (Nod)."},
-	{name: "version", summary: "Print seat's version."},
-	{name: "help", args: "[COMMAND]", summary: "Print the usage of seat or of one command."},
+	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error. " + scriptArg},
+	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. " + scriptArg},
+	{name: "version", summary: "Print seat's version (seat --version and seat -v too): the module version, or (devel) and the commit it was built from, then the Go version and the platform."},
+	{name: "help", args: "[COMMAND [SUBCOMMAND]]", summary: "Print the usage of seat, or of one command: the same text as seat COMMAND -h, with the command's flags."},
 }
+
+// scriptArg says how seat motion finds a SCRIPT (scriptDirs).
+const scriptArg = "SCRIPT is a file, or a script's name (Nod), looked for in --scripts DIR when given, else in ./scripts, then ./examples/scripts, then seat's built-in copy of examples/scripts; a name found nowhere is an error listing the paths tried."
 
 func findCommand(name string) (command, bool) {
 	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
@@ -90,6 +96,9 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 // usage to stdout and return errHelp; a bad flag prints the error and a
 // pointer to seat help on stderr.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	if f := flagsDefined.Load(); f != nil {
+		(*f)(fs)
+	}
 	var rest, tail []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, tail = args[:i], args[i+1:]
@@ -111,6 +120,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 	}
 	return append(rest, tail...), nil
 }
+
+// flagsDefined, when set, is called by parseFlags with each command's flag
+// set, every flag defined, before parsing. Tests read a command's real
+// flags through it, to hold its help text to them.
+var flagsDefined atomic.Pointer[func(*flag.FlagSet)]
 
 // parseFiles is parseFlags for a command that needs at least one file
 // argument. It returns nil files when the command should end, with the
@@ -136,26 +150,95 @@ func flagExit(err error) error {
 	return exitStatus(2)
 }
 
-// helpCmd is seat help [COMMAND].
+// helpCmd is seat help [COMMAND [SUBCOMMAND]]. It runs seat COMMAND
+// [SUBCOMMAND] -h, so that both print the same text: the command's usage,
+// with the flags it really defines.
 func helpCmd(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
+	fs := newFlags("help", stderr)
+	names, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(names) == 0 {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	name := strings.Join(args, " ")
-	if name == "-h" || name == "-help" || name == "--help" {
-		name = "help"
-	}
-	if _, ok := findCommand(name); !ok {
-		fmt.Fprintf(stderr, "seat help: unknown command %q\n\n%s", name, usage)
+	name := strings.Join(names, " ")
+	if topics := helpTopics(); !slices.Contains(topics, name) {
+		fmt.Fprintf(stderr, "seat help: unknown command %q%s\n\n%s", name, schema.DidYouMean(name, topics, "%q"), usage)
 		return exitStatus(2)
 	}
-	if name == "version" || name == "help" { // no flags
-		printUsage(stdout, newFlags(name, stderr))
-		return nil
+	return run(context.Background(), append(names, "-h"), nil, stdout, stderr)
+}
+
+// helpTopics lists what seat help accepts: every command ("motion play")
+// and every group of commands ("motion").
+func helpTopics() []string {
+	var topics []string
+	for _, c := range commands {
+		if group, _, ok := strings.Cut(c.name, " "); ok && !slices.Contains(topics, group) {
+			topics = append(topics, group)
+		}
+		topics = append(topics, c.name)
 	}
-	// Each command prints its own usage for -h, with its real flags.
-	return run(context.Background(), append(args, "-h"), nil, stdout, stderr)
+	return topics
+}
+
+// versionCmd is seat version, also run as seat --version and seat -v.
+func versionCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stderr)
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "seat version: takes no arguments, not %q; run \"seat help version\" for usage\n", rest[0])
+		return exitStatus(2)
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionLine(bi))
+	return nil
+}
+
+// versionLine is what seat version prints, from the build information of
+// the binary: "seat version v0.2.0 (go1.26.8 linux/amd64)" for a module
+// version (go install ...@v0.2.0, or a pseudo-version such as
+// v0.0.0-20260102150405-0123456789ab+dirty for go build in a checkout),
+// "seat version (devel) 0123456789ab+modified (...)" when the build has no
+// module version but knows its commit, and "seat version (devel) (...)"
+// when it knows neither (go run, a test binary).
+func versionLine(bi *debug.BuildInfo) string {
+	v := "(devel)"
+	goVersion, goos, goarch := runtime.Version(), runtime.GOOS, runtime.GOARCH
+	if bi != nil {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		if bi.GoVersion != "" {
+			goVersion = bi.GoVersion
+		}
+		var rev string
+		modified := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			case "GOOS":
+				goos = s.Value
+			case "GOARCH":
+				goarch = s.Value
+			}
+		}
+		if v == "(devel)" && rev != "" {
+			v += " " + rev[:min(len(rev), 12)]
+			if modified {
+				v += "+modified"
+			}
+		}
+	}
+	return fmt.Sprintf("seat version %s (%s %s/%s)", v, goVersion, goos, goarch)
 }
 
 // setFlags collects --set ADAPTOR.ATTR=VALUE, repeatable.

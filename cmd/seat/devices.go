@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seatml/seat/examples/scripts"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
@@ -29,7 +31,7 @@ type deviceFlags struct {
 }
 
 func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
-	fs.StringVar(&d.devices, "devices", "", "Device file describing the robot (default: general@devices, else the built-in NAO tree).")
+	d.registerDevices(fs)
 	fs.StringVar(&d.scripts, "scripts", "", "Motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+interpreter.DefaultScriptsDir+").")
 	if running {
 		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "Control period of the device layer.")
@@ -37,6 +39,18 @@ func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
 		fs.Float64Var(&d.hardness, "motion-hardness", 1, "Hardness of a motion target with torque 100.")
 		fs.StringVar(&d.loop, "device-loop", "auto", "auto: the device loop starts once a behavior uses devices, and slows to 20 Hz while nothing moves and no joint is stiff; on: it runs at the period from the start.")
 	}
+}
+
+// registerDevices adds --devices.
+func (d *deviceFlags) registerDevices(fs *flag.FlagSet) {
+	fs.StringVar(&d.devices, "devices", "", "Device file describing the robot (default: general@devices, else the built-in NAO tree).")
+}
+
+// registerMotion adds the device flags of seat motion check and play,
+// where no behavior file names a scripts directory.
+func (d *deviceFlags) registerMotion(fs *flag.FlagSet) {
+	d.registerDevices(fs)
+	fs.StringVar(&d.scripts, "scripts", "", "Directory to look for a SCRIPT given by name in, and to read servos.yaml from (default: a name is looked for in ./scripts, then ./examples/scripts, then seat's built-in copy of examples/scripts, and servos.yaml is read beside the script).")
 }
 
 // loadOptions turns the flags into load options, reading --devices.
@@ -95,13 +109,15 @@ func (d *deviceFlags) startDevices(prog *interpreter.Program) (*interpreter.Devi
 }
 
 const motionUsage = `Usage:
-  seat motion check [--devices FILE] [--scripts DIR] SCRIPT...
-      validate motion scripts; exit 1 on any error
+  seat motion check [flags] SCRIPT...
+      check motion scripts; exit 1 on any error
   seat motion play [flags] SCRIPT
       play a script on the simulator and print the joint trajectory as CSV
 
-SCRIPT is a file, or a script's name in the scripts directory (Nod).
-Run "seat help motion play" for its flags.
+SCRIPT is a file, or a script's name (Nod), looked for in --scripts DIR when
+given, else in ./scripts, then ./examples/scripts, then seat's built-in copy
+of examples/scripts; a name found nowhere is an error listing the paths tried.
+Run "seat help motion check" or "seat help motion play" for their flags.
 `
 
 func motionCmd(args []string, stdout, stderr io.Writer) error {
@@ -118,7 +134,7 @@ func motionCmd(args []string, stdout, stderr io.Writer) error {
 	case "play":
 		return motionPlay(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "seat motion: unknown command %q\n\n%s", args[0], motionUsage)
+	fmt.Fprintf(stderr, "seat motion: unknown command %q%s\n\n%s", args[0], schema.DidYouMean(args[0], []string{"check", "play"}, "%q"), motionUsage)
 	return exitStatus(2)
 }
 
@@ -127,7 +143,7 @@ func motionCmd(args []string, stdout, stderr io.Writer) error {
 // an unreadable device file).
 func motionSetup(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (*hal.Tree, *deviceFlags, []string, error) {
 	var d deviceFlags
-	d.register(fs, false)
+	d.registerMotion(fs)
 	rest, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return nil, nil, nil, flagExit(err)
@@ -143,9 +159,11 @@ func motionSetup(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (*ha
 	return tree, &d, rest, nil
 }
 
+// servosFor reads servos.yaml in dir, a directory or the built-in
+// scripts; without one, the default mapping applies.
 func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Mapping, bool) {
 	path := filepath.Join(dir, "servos.yaml")
-	data, err := os.ReadFile(path)
+	data, err := readScript(path)
 	if err != nil {
 		return motion.DefaultServos(), true
 	}
@@ -154,20 +172,103 @@ func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Map
 	return m, m != nil
 }
 
-// scriptFile finds a motion script given on the command line: a file, or
-// a script's name in the scripts directory, as <motion script="Nod"> finds
-// it (--scripts, else examples/scripts).
-func scriptFile(arg, scriptsDir string) string {
+// builtinScripts stands, in paths and messages, for the copy of
+// examples/scripts built into seat: "<built-in>/Nod.yaml".
+const builtinScripts = "<built-in>"
+
+// builtinName returns the name in scripts.FS of a path under
+// builtinScripts.
+func builtinName(path string) (string, bool) {
+	return strings.CutPrefix(filepath.ToSlash(path), builtinScripts+"/")
+}
+
+// readScript reads a motion script or servos.yaml: a file, or one of the
+// built-in scripts.
+func readScript(path string) ([]byte, error) {
+	if name, ok := builtinName(path); ok {
+		return iofs.ReadFile(scripts.FS, name)
+	}
+	return os.ReadFile(path)
+}
+
+// scriptDirs is where a script given by name is looked for, in order:
+// --scripts alone when given; else ./scripts and ./examples/scripts (as
+// absolute paths, for messages), where a behavior in the working
+// directory finds its scripts, then the built-in copy of examples/scripts,
+// so that seat motion play Nod works in any directory.
+func scriptDirs(scriptsDir string) []string {
+	if scriptsDir != "" {
+		return []string{scriptsDir}
+	}
+	dirs := []string{"scripts", interpreter.DefaultScriptsDir}
+	for i, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			dirs[i] = abs
+		}
+	}
+	return append(dirs, builtinScripts)
+}
+
+// scriptFile finds a motion script given on the command line. A path (an
+// existing file, or an argument with a slash or an extension) is taken as
+// it is; a name (Nod) is looked for in scriptDirs, as <motion script="Nod">
+// is in a behavior's scripts directory. The error for a name found nowhere
+// lists every path tried.
+func scriptFile(arg, scriptsDir string) (string, error) {
 	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, `/\`) || filepath.Ext(arg) != "" {
-		return arg
+		return arg, nil
 	}
-	if scriptsDir == "" {
-		scriptsDir = interpreter.DefaultScriptsDir
+	var tried, names []string
+	for _, dir := range scriptDirs(scriptsDir) {
+		path, err := motion.Resolve(dir, arg)
+		if err != nil {
+			return "", fmt.Errorf("motion script %w", err)
+		}
+		if isScript(path) {
+			return path, nil
+		}
+		tried = append(tried, path)
+		names = append(names, scriptNames(dir)...)
 	}
-	if path, err := motion.Resolve(scriptsDir, arg); err == nil {
-		return path
+	return "", fmt.Errorf("no motion script %q; tried %s%s", arg, strings.Join(tried, ", "), schema.DidYouMean(arg, names, "%q"))
+}
+
+// isScript reports whether path is a file or a built-in script.
+func isScript(path string) bool {
+	var fi iofs.FileInfo
+	var err error
+	if name, ok := builtinName(path); ok {
+		fi, err = iofs.Stat(scripts.FS, name)
+	} else {
+		fi, err = os.Stat(path)
 	}
-	return arg
+	return err == nil && !fi.IsDir()
+}
+
+// scriptNames lists the scripts in dir by name, for suggestions.
+func scriptNames(dir string) []string {
+	var entries []iofs.DirEntry
+	if dir == builtinScripts {
+		entries, _ = iofs.ReadDir(scripts.FS, ".")
+	} else {
+		entries, _ = os.ReadDir(dir)
+	}
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() && name != "servos" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// servosDir is the directory whose servos.yaml maps a script's servos:
+// --scripts when given, else the script's own.
+func servosDir(file, scriptsDir string) string {
+	if scriptsDir != "" {
+		return scriptsDir
+	}
+	return filepath.Dir(file)
 }
 
 func motionCheck(args []string, stdout, stderr io.Writer) error {
@@ -181,18 +282,19 @@ func motionCheck(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(2)
 	}
 	failed := false
-	for _, file := range files {
-		file = scriptFile(file, d.scripts)
-		dir := d.scripts
-		if dir == "" {
-			dir = filepath.Dir(file)
+	for _, arg := range files {
+		file, err := scriptFile(arg, d.scripts)
+		if err != nil {
+			fmt.Fprintln(stderr, "seat motion check:", err)
+			failed = true
+			continue
 		}
-		servos, ok := servosFor(dir, tree, stderr)
+		servos, ok := servosFor(servosDir(file, d.scripts), tree, stderr)
 		if !ok {
 			failed = true
 			continue
 		}
-		data, err := os.ReadFile(file)
+		data, err := readScript(file)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, schema.FileCause(err))
 			failed = true
@@ -236,16 +338,16 @@ func motionPlay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "seat motion play: give one script (a file, or a name such as Nod); run \"seat help motion play\" for usage")
 		return exitStatus(2)
 	}
-	file := scriptFile(rest[0], d.scripts)
-	dir := d.scripts
-	if dir == "" {
-		dir = filepath.Dir(file)
+	file, err := scriptFile(rest[0], d.scripts)
+	if err != nil {
+		fmt.Fprintln(stderr, "seat motion play:", err)
+		return exitStatus(1)
 	}
-	servos, ok := servosFor(dir, tree, stderr)
+	servos, ok := servosFor(servosDir(file, d.scripts), tree, stderr)
 	if !ok {
 		return exitStatus(1)
 	}
-	data, err := os.ReadFile(file)
+	data, err := readScript(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: cannot read motion script: %v\n", file, schema.FileCause(err))
 		return exitStatus(1)

@@ -65,7 +65,7 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `seat checks and runs SEATML behavior files.
 
 Usage:
-  seat check [flags] FILE...     validate behavior files; exit 1 on any error
+  seat check [flags] PATH...     validate behavior files (a directory: all under it); exit 1 on any error
   seat run [flags] FILE...       run behaviors on the simulated robot
   seat ctl COMMAND ...           manage a running seat (started with --control)
   seat test [flags] [PATH...]    run conversation transcripts (.seattest) against their behaviors
@@ -74,7 +74,7 @@ Usage:
   seat port [-w|-d] FILE...      carry eSEAT files to seat: modern spellings, Python bodies to Lua
   seat motion check SCRIPT...    validate motion scripts
   seat motion play SCRIPT        play a motion script, print the trajectory as CSV
-  seat version                   print seat's version
+  seat version                   print seat's version (also seat --version, seat -v)
   seat help [COMMAND]            print this, or a command's usage and flags
 
 Run "seat help COMMAND" (or "seat COMMAND -h") for the flags of a command.
@@ -102,12 +102,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return graphCmd(args[1:], stdout, stderr)
 	case "port":
 		return portCmd(args[1:], stdout, stderr)
-	case "version":
-		if len(args) > 1 {
-			return helpCmd(args[:1], stdout, stderr)
-		}
-		fmt.Fprintln(stdout, "seat", version)
-		return nil
+	case "version", "-v", "-version", "--version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help":
 		return helpCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
@@ -136,7 +132,8 @@ func check(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(1)
 	}
 	opts.Set = set
-	failed := false
+	files, found := behaviorFiles(files, stderr) // directories: the files under them
+	failed := !found
 	var progs []*interpreter.Program
 	for _, file := range files {
 		prog, diags := interpreter.Load(file, opts)
