@@ -279,6 +279,48 @@ func (b *Browser) TypeText(selector, text string, enter bool) {
 	}
 }
 
+// SetViewport lays the page out as on a screen of width by height CSS
+// pixels (Emulation.setDeviceMetricsOverride), whatever the window's size.
+func (b *Browser) SetViewport(width, height int) {
+	b.t.Helper()
+	b.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false})
+}
+
+// Fonts returns the names of the fonts Chromium drew the text of the
+// element a selector finds with (CSS.getPlatformFontsForNode), each with
+// how many glyphs it drew: what a screenshot shows, where the DOM only
+// knows the text.
+func (b *Browser) Fonts(selector string) map[string]int {
+	b.t.Helper()
+	b.Call("DOM.enable", nil)
+	b.Call("CSS.enable", nil)
+	var doc struct {
+		Root struct {
+			NodeID int `json:"nodeId"`
+		} `json:"root"`
+	}
+	json.Unmarshal(b.Call("DOM.getDocument", map[string]any{"depth": 0}), &doc)
+	var node struct {
+		NodeID int `json:"nodeId"`
+	}
+	json.Unmarshal(b.Call("DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": selector}), &node)
+	if node.NodeID == 0 {
+		b.t.Fatalf("no element %s", selector)
+	}
+	var r struct {
+		Fonts []struct {
+			FamilyName string `json:"familyName"`
+			GlyphCount int    `json:"glyphCount"`
+		} `json:"fonts"`
+	}
+	json.Unmarshal(b.Call("CSS.getPlatformFontsForNode", map[string]any{"nodeId": node.NodeID}), &r)
+	fonts := map[string]int{}
+	for _, f := range r.Fonts {
+		fonts[f.FamilyName] += f.GlyphCount
+	}
+	return fonts
+}
+
 // Screenshot returns the page as a PNG.
 func (b *Browser) Screenshot() []byte {
 	b.t.Helper()

@@ -46,7 +46,10 @@ function section(b) {
         el("div", {}, els.graph),
         el("div", {},
           el("h3", {}, "Adaptors"),
-          el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "too long", "slow"].map(h => el("th", {}, h)))), els.adaptors),
+          // The table scrolls sideways in its own box when the page is
+          // too narrow for it, never the page or the column.
+          el("div", {class: "table-box"},
+            el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "too long", "slow"].map((h, i) => el("th", i > 1 ? {class: "n"} : {}, h)))), els.adaptors)),
           el("h3", {}, "Events, messages, rules fired"),
           el("div", {class: "log"}, el("table", {}, els.log)))));
     document.getElementById("behaviors").append(sec);
@@ -60,7 +63,36 @@ async function drawGraph(s, dot) {
   if (!viz) viz = await Viz.instance();
   const svg = viz.renderSVGElement(dot);
   s.els.graph.replaceChildren(svg);
+  try { fitLabels(svg); } catch (e) { console.warn("labels not fitted:", e); } // the graph is shown anyway
   highlight(s);
+}
+
+// Graphviz in WebAssembly has no fonts: it makes room for a label by a
+// table of Latin widths, counting each byte of a non-ASCII character as a
+// space, so that Japanese is drawn wider than the room made for it and
+// runs out of its box. fitLabels asks Graphviz how much room it made for
+// each such label (a layout of the labels alone), or takes the room inside
+// a state's box where that is wider, and draws a label wider than its room
+// at the size that fills it.
+function fitLabels(svg) {
+  const texts = Array.from(svg.querySelectorAll("text")).filter(t => /[^\x00-\x7f]/.test(t.textContent));
+  if (!texts.length) return;
+  const quote = v => '"' + String(v).replace(/[\\"]/g, "\\$&") + '"';
+  const size = t => parseFloat(t.getAttribute("font-size")) || 14;
+  const probe = texts.map((t, i) => `n${i} [label=${quote(t.textContent)}, fontname=${quote(t.getAttribute("font-family") || "Times-Roman")}, fontsize=${size(t)}]`);
+  const plain = viz.renderString("digraph { node [shape=plaintext, margin=0, width=0, height=0]; " + probe.join("; ") + " }", {format: "plain"});
+  const room = new Map(); // node -> width in points
+  for (const line of plain.split("\n")) {
+    const f = line.split(" ");
+    if (f[0] === "node") room.set(f[1], parseFloat(f[4]) * 72);
+  }
+  texts.forEach((t, i) => {
+    let r = room.get("n" + i);
+    const node = t.closest("g.node"), box = node && node.querySelector("path, polygon");
+    if (box) r = Math.max(r || 0, box.getBBox().width - 2 * 8); // Graphviz's margin: 0.11 inch a side
+    const drawn = t.getComputedTextLength();
+    if (r > 0 && drawn > r) t.setAttribute("font-size", (size(t) * r / drawn).toFixed(2));
+  });
 }
 
 // highlight marks the current state's node: its <title> is the state's name.
@@ -104,7 +136,7 @@ function showStatus(now, infos, counts) {
     s.tick = i.tick ? Date.parse(i.tick) : null;
     s.els.adaptors.replaceChildren(...(i.adaptors || []).map(a =>
       el("tr", {title: a.type}, ...[a.name, a.addr || a.type, count(counts, i.name, a.name, "in"), count(counts, i.name, a.name, "out"),
-        a.open ?? 0, a.accepted ?? 0, a.refused ?? 0, a.line_too_long ?? 0, a.slow_peer ?? 0].map(v => el("td", {}, String(v))))));
+        a.open ?? 0, a.accepted ?? 0, a.refused ?? 0, a.line_too_long ?? 0, a.slow_peer ?? 0].map((v, i) => el("td", i > 1 ? {class: "n"} : {}, String(v))))));
   }
   showTimers();
 }
