@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -114,7 +115,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitStatus(2)
 }
 
-const version = "0.1.0"
+// seatVersion is the version seat version prints, for recordings.
+func seatVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	v, _, _ := strings.Cut(strings.TrimPrefix(versionLine(bi), "seat version "), " (go")
+	return v
+}
 
 func check(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", stderr)
@@ -254,7 +260,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		observers = append(observers, mon.Observe)
 	}
 	if *recordFile != "" {
-		rec, err := record.Create(*recordFile, version)
+		rec, err := record.Create(*recordFile, seatVersion())
 		if err != nil {
 			fmt.Fprintln(stderr, "seat run: --record:", err)
 			return exitStatus(2)
