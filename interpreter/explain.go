@@ -38,12 +38,9 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 		m.explainOperand(se, ch)
 		return
 	}
-	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
+	line, ok := failingLine(se, ch)
+	if !ok {
 		return
-	}
-	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
-	if i := strings.Index(line, "--"); i >= 0 {
-		line = line[:i]
 	}
 	for _, m2 := range re.FindAllStringSubmatch(line, -1) {
 		path := strings.Split(m2[1], ".")
@@ -161,12 +158,9 @@ func (m *Machine) explainOperand(se *ScriptError, ch *chunk) {
 	default:
 		return
 	}
-	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
+	line, ok := failingLine(se, ch)
+	if !ok {
 		return
-	}
-	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
-	if i := strings.Index(line, "--"); i >= 0 {
-		line = line[:i]
 	}
 	var unknown []string // operands that are not globals: locals or fields
 	for _, sm := range operandRE[kind].FindAllStringSubmatch(line, -1) {
@@ -213,4 +207,17 @@ func declaredLocal(src, name string) bool {
 	q := regexp.QuoteMeta(name)
 	re := regexp.MustCompile(`\blocal\s+(?:function\s+)?(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfor\s+(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfunction\b[^(]*\([^)]*\b` + q + `\b`)
 	return re.MatchString(blankStrings(src))
+}
+
+// failingLine is the code of the line a script error is on, its strings
+// blanked and its comment cut; false when the error is not in ch.
+func failingLine(se *ScriptError, ch *chunk) (string, bool) {
+	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
+		return "", false
+	}
+	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
+	if i := strings.Index(line, "--"); i >= 0 {
+		line = line[:i]
+	}
+	return line, true
 }

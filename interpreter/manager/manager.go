@@ -429,15 +429,21 @@ func (mg *Manager) Stop(name string) (Info, error) {
 		defer mg.mu.Unlock()
 		return e.info(), fmt.Errorf("stop %q: %w", name, ErrNotRunning)
 	}
+	mg.halt(e)
+	defer mg.mu.Unlock()
+	e.reason = "stopped"
+	return e.info(), nil
+}
+
+// halt stops e's running machine and waits until its Run has returned;
+// mg.mu is held on entry and on return, not in between.
+func (mg *Manager) halt(e *entry) {
 	e.set(Stopping, "")
 	cancel, done := e.cancel, e.done
 	mg.mu.Unlock()
 	cancel()
 	<-done
 	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	e.reason = "stopped"
-	return e.info(), nil
 }
 
 // Unload unloads a loaded behavior (L8: adaptors, onUnload, Lua) or stops a
@@ -567,12 +573,7 @@ func (mg *Manager) stopForReload(e *entry, rep *interpreter.Replacement, was Sta
 	rep.Switch(was == Running)
 	if was == Running {
 		e.replacing = true
-		e.set(Stopping, "")
-		cancel, done := e.cancel, e.done
-		mg.mu.Unlock()
-		cancel()
-		<-done
-		mg.mu.Lock()
+		mg.halt(e)
 		e.replacing = false
 		mg.mu.Unlock()
 		return
