@@ -51,9 +51,19 @@ func (r *relay) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
 	}
 }
 
-func (r *relay) EndOfInput(source string) { r.m.Load().EndOfInput(source) }
-func (r *relay) Flushes() bool            { return r.m.Load().Flushes() }
-func (r *relay) Ready() <-chan struct{}   { return r.m.Load().Ready() }
+// EndOfInput is Deliver for the end of an input.
+func (r *relay) EndOfInput(source string) {
+	for {
+		m := r.m.Load()
+		err := m.endOfInput(source)
+		if !errors.Is(err, errStopped) || r.m.Load() == m {
+			return
+		}
+	}
+}
+
+func (r *relay) Flushes() bool          { return r.m.Load().Flushes() }
+func (r *relay) Ready() <-chan struct{} { return r.m.Load().Ready() }
 
 var (
 	_ adaptors.BatchSink    = (*relay)(nil)
@@ -74,6 +84,7 @@ type Replacement struct {
 	opened   map[string]adaptors.Adaptor // opened beside the old version
 	taken    map[string]bool             // to be handed over by the old version
 	later    []AdaptorDecl               // opened once the old version has stopped
+	built    map[string]adaptors.Adaptor // later ones, built (not opened) beside the old version
 	handed   map[string]handed           // what Switch took
 	switched bool
 }
@@ -94,11 +105,19 @@ func (r *Replacement) Taken() []string {
 // runs: adaptors old declares the same way are taken over (at Switch);
 // those whose address old holds wait for Finish; the rest open now. On an
 // error nothing of old is touched and m is unloaded.
-func (m *Machine) OpenBeside(ctx context.Context, old *Machine) (*Replacement, error) {
+//
+// With start, the new version will start once the old one has stopped:
+// events of the adaptors it opens are queued for it from now on, as they
+// are for a behavior that starts (else they are dropped, as for any loaded
+// behavior).
+func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Replacement, error) {
 	if m.unloaded {
 		return nil, errors.New("behavior unloaded")
 	}
-	r := &Replacement{old: old, new: m, opened: map[string]adaptors.Adaptor{}, taken: map[string]bool{}}
+	if start && m.host == nil {
+		m.running.Store(true)
+	}
+	r := &Replacement{old: old, new: m, opened: map[string]adaptors.Adaptor{}, taken: map[string]bool{}, built: map[string]adaptors.Adaptor{}}
 	held := old.heldAddresses()
 	m.trace("adaptors:open")
 	for _, d := range m.prog.Adaptors {
@@ -110,6 +129,17 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine) (*Replacement, e
 			continue
 		}
 		if k := holdKey(d); k != "" && held[k] {
+			// Built now, so that what is wrong with its attributes stops
+			// the reload before the old version does; opened in Finish.
+			a, err := m.buildAdaptor(d)
+			if err != nil {
+				r.closeOpened()
+				m.unload()
+				return nil, err
+			}
+			if a != nil {
+				r.built[d.Name] = a
+			}
 			r.later = append(r.later, d)
 			continue
 		}
@@ -214,8 +244,20 @@ func (r *Replacement) Switch(start bool) {
 	}
 	r.handed = map[string]handed{}
 	for name := range r.taken {
+		a, rl := old.adaptors[name], old.relays[name]
+		if a == nil || rl == nil {
+			// The old version ended by itself since OpenBeside (seat.exit,
+			// the end of its input) and closed it: opened in Finish.
+			delete(r.taken, name)
+			for _, d := range r.new.prog.Adaptors {
+				if d.Name == name {
+					r.later = append(r.later, d)
+				}
+			}
+			continue
+		}
 		old.handed[name] = true
-		r.handed[name] = handed{old.adaptors[name], old.relays[name]}
+		r.handed[name] = handed{a, rl}
 	}
 	old.adMu.Unlock()
 	for _, h := range r.handed {
@@ -239,7 +281,13 @@ func (r *Replacement) Finish(ctx context.Context) error {
 	var err error
 	for _, d := range r.later {
 		var a adaptors.Adaptor
-		if a, err = m.openAdaptor(ctx, d); err != nil {
+		if b := r.built[d.Name]; b != nil {
+			delete(r.built, d.Name)
+			a, err = m.openBuilt(ctx, d, b)
+		} else {
+			a, err = m.openAdaptor(ctx, d)
+		}
+		if err != nil {
 			break
 		}
 		if a != nil {

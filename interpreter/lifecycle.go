@@ -191,6 +191,35 @@ func (m *Machine) unload() {
 	m.closeLua()
 	m.unloaded = true
 	m.closeM.Do(func() { close(m.done) })
+	m.drainLeft()
+}
+
+// drainLeft empties the queue of a machine that will handle nothing more
+// (its done is closed, so nothing is added): the events go to the version
+// a reload replaced it with, ahead of what reached that one directly (each
+// connection's events reached this one first), else they answer their
+// senders.
+func (m *Machine) drainLeft() {
+	for {
+		it, ok := m.q.pop()
+		if !ok {
+			break
+		}
+		switch {
+		case it.eof && m.next.Load() != nil:
+			m.left = append(m.left, it)
+		case it.fn != nil || it.eof:
+		case it.batch != nil:
+			m.leftOver(it.batch)
+			adaptors.ReleaseBatch(it.batch)
+		default:
+			m.leftOver([]adaptors.Event{it.ev})
+		}
+	}
+	if n := m.next.Load(); n != nil && len(m.left) > 0 {
+		n.q.prepend(m.left)
+	}
+	m.left = nil
 }
 
 // Dropped counts the events dropped while the behavior was not running.
@@ -318,27 +347,8 @@ func (m *Machine) shutdown() {
 	m.runCallback("onInput_onStop")
 	m.flushAdaptors() // a session's adaptors outlive it: what onexit sent goes now
 	m.stopDevices()
-	m.unload()
+	m.unload() // events queued and never handled: drainLeft
 	m.log.Info("stopped", zap.String("state", m.State()))
-	// Events queued but never handled go to the version a reload replaced
-	// this one with, ahead of what reached it directly (each connection's
-	// events reached this one first), or else answer their senders; the
-	// queue refuses new ones since unload closed done.
-	for {
-		it, ok := m.q.pop()
-		if !ok {
-			break
-		}
-		if it.fn == nil && !it.eof && it.batch == nil {
-			m.leftOver([]adaptors.Event{it.ev})
-		}
-		m.leftOver(it.batch)
-		adaptors.ReleaseBatch(it.batch)
-	}
-	if n := m.next.Load(); n != nil && len(m.left) > 0 {
-		n.q.prepend(m.left)
-		m.left = nil
-	}
 }
 
 // handleItem handles one queue item; it reports false when the run ends
@@ -410,6 +420,16 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 // through a relay (a reload may hand it to another machine); nil for one
 // that is ignored or not in this build.
 func (m *Machine) openAdaptor(ctx context.Context, d AdaptorDecl) (adaptors.Adaptor, error) {
+	a, err := m.buildAdaptor(d)
+	if a == nil || err != nil {
+		return nil, err
+	}
+	return m.openBuilt(ctx, d, a)
+}
+
+// buildAdaptor makes the adaptor d declares, not yet open; nil for one
+// that is ignored or not in this build.
+func (m *Machine) buildAdaptor(d AdaptorDecl) (adaptors.Adaptor, error) {
 	if d.Ignored {
 		return nil, nil
 	}
@@ -423,10 +443,16 @@ func (m *Machine) openAdaptor(ctx context.Context, d AdaptorDecl) (adaptors.Adap
 		return nil, nil
 	}
 	a, err := f(m.adaptorConfig(d))
-	r := newRelay(m)
-	if err == nil {
-		err = a.Open(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: adaptor %q: %w", d.Pos, d.Name, err)
 	}
+	return a, nil
+}
+
+// openBuilt opens a, the adaptor d declares.
+func (m *Machine) openBuilt(ctx context.Context, d AdaptorDecl, a adaptors.Adaptor) (adaptors.Adaptor, error) {
+	r := newRelay(m)
+	err := a.Open(ctx, r)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		addr, _, _ := adaptors.Config{Attrs: d.Attrs}.Address() // as the adaptor read it
 		return nil, &AddrInUseError{Pos: d.Pos, Adaptor: d.Name, Addr: addr, Err: err}

@@ -383,8 +383,10 @@ func (m *Machine) flushAdaptors() {
 }
 
 // EndOfInput ends the run once the events queued so far are handled.
-func (m *Machine) EndOfInput(source string) {
-	_ = m.enqueue(context.Background(), item{eof: true, ev: adaptors.Event{Source: source}})
+func (m *Machine) EndOfInput(source string) { _ = m.endOfInput(source) }
+
+func (m *Machine) endOfInput(source string) error {
+	return m.enqueue(context.Background(), item{eof: true, ev: adaptors.Event{Source: source}})
 }
 
 // Sync runs fn while holding the machine, after every event queued before

@@ -195,16 +195,9 @@ func (m *Machine) runHost(ctx context.Context) error {
 	}
 	m.running.Store(false)
 	m.host.stopAll()
-	m.unload()
+	m.unload() // what is still queued is answered (drainLeft)
 	m.log.Info("stopped", zap.Uint64("sessions", m.host.created.Load()))
-	for {
-		it, ok := m.q.pop()
-		if !ok {
-			return nil
-		}
-		m.answer([]adaptors.Event{it.ev})
-		m.answer(it.batch)
-	}
+	return nil
 }
 
 // deliver routes an event: a peer's to its session (made when it

@@ -541,23 +541,26 @@ func (mg *Manager) ReloadWith(name string, set []interpreter.Override) (Info, er
 	if err != nil {
 		return mg.infoOf(e), reloadError(name, err)
 	}
-	rep, err := m.OpenBeside(context.Background(), old)
+	rep, err := m.OpenBeside(context.Background(), old, was == Running)
 	if err != nil {
 		return mg.infoOf(e), reloadError(name, err)
 	}
 	mg.log.Info("new version ready; stopping the old one", zap.String("behavior", name), zap.Strings("kept", rep.Taken()))
 	mg.stopForReload(e, rep, was)
 	if err := rep.Finish(context.Background()); err != nil {
-		// Rare: an address the old version let go was taken meanwhile.
-		// A new copy of the old version takes everything back.
+		// Rare: an adaptor reopened on an address the old version let go
+		// failed (another program took the address in between). A new
+		// copy of the old version takes everything back.
+		err = hinted(name, err)
 		mg.log.Error("reload failed after the old version stopped; starting the old version again", zap.String("behavior", name), zap.Error(err))
 		if rerr := mg.rollBack(e, m, oldProg, was); rerr != nil {
 			mg.log.Error("the old version could not start again", zap.String("behavior", name), zap.Error(rerr))
 			mg.mu.Lock()
 			e.set(Unloaded, "reload failed: "+err.Error())
 			mg.mu.Unlock()
+			return mg.infoOf(e), fmt.Errorf("reload %q: %w; the old version could not start again either (%v): the behavior is unloaded", name, err, rerr)
 		}
-		return mg.infoOf(e), reloadError(name, err)
+		return mg.infoOf(e), fmt.Errorf("reload %q: %w; the old version was started again, from its initial state", name, err)
 	}
 	mg.mu.Lock()
 	e.prog, e.overrides = prog, sets
@@ -572,14 +575,16 @@ func (mg *Manager) stopForReload(e *entry, rep *interpreter.Replacement, was Sta
 	old := e.m
 	rep.Switch(was == Running)
 	if was == Running {
+		defer mg.mu.Unlock()
 		e.replacing = true
 		mg.halt(e)
 		e.replacing = false
-		mg.mu.Unlock()
 		return
 	}
 	mg.mu.Unlock()
-	old.Close()
+	if old != nil {
+		old.Close()
+	}
 }
 
 // install makes m the behavior's machine, started if the old one ran.
@@ -606,13 +611,14 @@ func (mg *Manager) rollBack(e *entry, m *interpreter.Machine, oldProg *interpret
 		m.Close()
 		return err
 	}
-	rep, err := back.OpenBeside(context.Background(), m)
+	rep, err := back.OpenBeside(context.Background(), m, was == Running)
 	if err != nil {
 		m.Close()
 		return err
 	}
 	rep.Switch(was == Running)
-	m.Close()
+	m.Close() // what was queued for m goes to back
+	// m.Close closes only what it did not hand over.
 	if err := rep.Finish(context.Background()); err != nil {
 		back.Close()
 		return err
@@ -621,13 +627,19 @@ func (mg *Manager) rollBack(e *entry, m *interpreter.Machine, oldProg *interpret
 	return err
 }
 
-// reloadError is a failed reload's error, with the hint for seat ctl.
+// reloadError is the error of a reload that failed before the old version
+// was touched, with the hint for seat ctl.
 func reloadError(name string, err error) error {
+	return fmt.Errorf("reload %q: %w; the running version is unchanged", name, hinted(name, err))
+}
+
+// hinted gives a port-in-use error the seat ctl command that moves it.
+func hinted(name string, err error) error {
 	var inUse *interpreter.AddrInUseError
 	if errors.As(err, &inUse) {
 		inUse.Hint = "seat ctl reload " + name + " --set " + inUse.Adaptor + ".port=PORT"
 	}
-	return fmt.Errorf("reload %q: %w; the running version is unchanged", name, err)
+	return err
 }
 
 // mergeSets returns old with each of add replacing the override of the
