@@ -215,39 +215,19 @@ func (m *Machine) installEventType() {
 		case "source":
 			L.Push(lua.LString(d.source))
 		case "text":
-			if d.hasText {
-				L.Push(lua.LString(d.text))
-			} else {
-				L.Push(lua.LNil)
-			}
+			pushOptional(L, d.text, d.hasText)
 		case "time":
 			L.Push(lua.LNumber(d.time))
 		case "topic":
-			if d.topic == "" {
-				L.Push(lua.LNil)
-			} else {
-				L.Push(lua.LString(d.topic))
-			}
+			pushOptional(L, d.topic, d.topic != "")
 		case "retained":
 			L.Push(lua.LBool(d.retained))
 		case "peer":
-			if d.peer == "" {
-				L.Push(lua.LNil)
-			} else {
-				L.Push(lua.LString(d.peer))
-			}
+			pushOptional(L, d.peer, d.peer != "")
 		case "key":
-			if d.key == "" {
-				L.Push(lua.LNil)
-			} else {
-				L.Push(lua.LString(d.key))
-			}
+			pushOptional(L, d.key, d.key != "")
 		case "lookup":
-			if d.hasLookup {
-				L.Push(lua.LString(d.lookup))
-			} else {
-				L.Push(lua.LNil)
-			}
+			pushOptional(L, d.lookup, d.hasLookup)
 		case "confidence":
 			if d.hasConfidence {
 				L.Push(lua.LNumber(d.confidence))
@@ -278,6 +258,15 @@ func (m *Machine) installEventType() {
 	}))
 }
 
+// pushOptional pushes s, or nil when it is absent.
+func pushOptional(L *lua.LState, s string, present bool) {
+	if present {
+		L.Push(lua.LString(s))
+	} else {
+		L.Push(lua.LNil)
+	}
+}
+
 // eventTable returns the Lua "event" value of a call context, building it
 // on first use.
 func (m *Machine) eventTable(cc *callCtx) lua.LValue {
@@ -293,18 +282,12 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 			d.peer = cc.ev.From.Peer()
 		}
 		d.topic, d.retained = cc.ev.Topic, cc.ev.Retained
-		d.lookup, d.hasLookup = cc.ev.Text, true
-		switch cc.ev.Source {
-		case "memory", "motion":
-			d.lookup = cc.ev.Key
-		case "gui":
-		default:
-			// A speech result "3,0.91": the lookup text and the confidence.
-			if i := strings.IndexByte(d.lookup, ','); i >= 0 {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(d.lookup[i+1:]), 64); err == nil {
-					d.confidence, d.hasConfidence = f, true
-				}
-				d.lookup = d.lookup[:i]
+		// A speech result "3,0.91": the lookup text and the confidence. A
+		// widget's text is not cut.
+		d.lookup, d.hasLookup = cc.lookup, true
+		if cc.ev.Key == "" && len(d.lookup) < len(cc.ev.Text) { // cut at a comma
+			if f, err := strconv.ParseFloat(strings.TrimSpace(cc.ev.Text[len(d.lookup)+1:]), 64); err == nil {
+				d.confidence, d.hasConfidence = f, true
 			}
 		}
 	case ctxPeriodic:

@@ -119,6 +119,11 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 	}
 	r := &Replacement{old: old, new: m, opened: map[string]adaptors.Adaptor{}, taken: map[string]bool{}, built: map[string]adaptors.Adaptor{}}
 	held := old.heldAddresses()
+	fail := func(err error) (*Replacement, error) {
+		r.closeOpened()
+		m.unload()
+		return nil, err
+	}
 	m.trace("adaptors:open")
 	for _, d := range m.prog.Adaptors {
 		if d.Ignored {
@@ -133,9 +138,7 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 			// the reload before the old version does; opened in Finish.
 			a, err := m.buildAdaptor(d)
 			if err != nil {
-				r.closeOpened()
-				m.unload()
-				return nil, err
+				return fail(err)
 			}
 			if a != nil {
 				r.built[d.Name] = a
@@ -145,9 +148,7 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 		}
 		a, err := m.openAdaptor(ctx, d)
 		if err != nil {
-			r.closeOpened()
-			m.unload()
-			return nil, err
+			return fail(err)
 		}
 		if a != nil {
 			r.opened[d.Name] = a

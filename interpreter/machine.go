@@ -174,6 +174,7 @@ type callCtx struct {
 	kind   ctxKind
 	key    string   // the word that fired
 	caps   []string // its submatches
+	lookup string   // the text keyed rules matched (§5 step 1)
 	table  *lua.LUserData
 	data   *eventData
 	dataLV lua.LValue // rtc_in_data
@@ -686,15 +687,19 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 			m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
 			return
 		}
+		cc.lookup = ev.Text
 		ran = m.handleWidget(cc, w)
 	} else {
-		lookup := ev.Text
+		// The lookup text (§5 step 1): a device-layer event's key, else
+		// the text up to its first comma (the speech result "はい,0.93" is
+		// looked up as "はい"); scripts read it as event.lookup.
+		cc.lookup = ev.Text
 		if ev.Source == "memory" || ev.Source == "motion" {
-			lookup = ev.Key
-		} else if i := strings.IndexByte(lookup, ','); i >= 0 {
-			lookup = lookup[:i]
+			cc.lookup = ev.Key
+		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
+			cc.lookup = cc.lookup[:i]
 		}
-		ran = m.matchKeyed(cc, ev.Source, lookup)
+		ran = m.matchKeyed(cc, ev.Source, cc.lookup)
 	}
 	if m.moves == moves && m.exitCode == nil {
 		if m.runDataRules(cc) {

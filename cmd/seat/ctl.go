@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -240,10 +241,10 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 	}
 	fmt.Fprintln(w)
 	rows := [][]string{{"ADAPTOR", "TYPE", "ADDRESS", "OPEN", "ACCEPTED", "REFUSED", "TOO LONG", "PARTIAL", "REPAIRED", "INVALID", "SLOW", "MQTT"}}
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, a := range list {
-		rows = append(rows, append([]string{a.Name, a.Type, orDash(a.Addr)}, strings.Fields(fmt.Sprint(
-			a.Open, a.Accepted, a.Refused, a.LineTooLong, a.PartialLine, a.Repaired, a.InvalidFrame, a.SlowPeer))...))
-		rows[len(rows)-1] = append(rows[len(rows)-1], mqttCounts(a.Stats))
+		rows = append(rows, []string{a.Name, a.Type, orDash(a.Addr), n(a.Open), n(a.Accepted), n(a.Refused),
+			n(a.LineTooLong), n(a.PartialLine), n(a.Repaired), n(a.InvalidFrame), n(a.SlowPeer), mqttCounts(a.Stats)})
 	}
 	writeTable(w, rows)
 }

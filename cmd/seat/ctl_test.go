@@ -40,9 +40,12 @@ func runControlled(t *testing.T, files ...string) *controlled {
 }
 
 // ctl runs seat ctl against it: standard output, standard error, status.
-func (c *controlled) ctl(args ...string) (string, string, int) {
+func (c *controlled) ctl(args ...string) (string, string, int) { return ctlAt(c.addr, args...) }
+
+// ctlAt runs seat ctl against the control endpoint at addr.
+func ctlAt(addr string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
-	err := run(context.Background(), append([]string{"ctl", "--control", c.addr}, args...), nil, &out, &errb)
+	err := run(context.Background(), append([]string{"ctl", "--control", addr}, args...), nil, &out, &errb)
 	return out.String(), errb.String(), exitCode(err, &errb)
 }
 
@@ -229,9 +232,8 @@ func TestCtlReloadIsAllOrNothing(t *testing.T) {
 	write("v1", port)
 	_, log := startSeat(t, "run", "--control", control, f)
 	ctl := func(args ...string) (string, int) {
-		var out, errb bytes.Buffer
-		err := run(context.Background(), append([]string{"ctl", "--control", control}, args...), nil, &out, &errb)
-		return out.String() + errb.String(), exitCode(err, &errb)
+		out, errOut, code := ctlAt(control, args...)
+		return out + errOut, code
 	}
 	peer := dialSeat(t, port)
 	r := bufio.NewReader(peer)
@@ -302,11 +304,7 @@ func TestCtlNamesAndLayout(t *testing.T) {
 	}
 	control := freePort(t)
 	startSeat(t, "run", "--control", control, write("a.seatml", "受付", "0"), write("b.seatml", "kiosk", "0"), write("c.seatml", "broken", busyPort))
-	ctl := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		err := run(context.Background(), append([]string{"ctl", "--control", control}, args...), nil, &out, &errb)
-		return out.String(), errb.String(), exitCode(err, &errb)
-	}
+	ctl := func(args ...string) (string, string, int) { return ctlAt(control, args...) }
 	waitFor(t, func() bool {
 		out, _, _ := ctl("list")
 		return strings.Contains(out, "broken") && strings.Contains(out, "受付")

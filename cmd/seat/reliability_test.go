@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -376,14 +375,10 @@ func TestPortInUseSaidOnce(t *testing.T) {
 	os.WriteFile(f, []byte(`<seatml><general name="chat">
   <adaptor name="chat" type="socket" role="server" port="`+port+`"/>
 </general><state name="s"/></seatml>`), 0o644)
-	cmd := exec.Command(os.Args[0], "run", f)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
+	stderr, code := runBinary(t, "", "run", f)
 	want := f + `:2:3: adaptor "chat": 127.0.0.1:` + port + ` is already in use (another seat, or another program, listens there); free it, or choose another port with --set chat.port=PORT (0 picks a free one)`
-	if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(stderr.String(), "already in use") != 1 || !strings.Contains(stderr.String(), want) {
-		t.Errorf("exit %d (%v), want 1 and once:\n%s\nstderr:\n%s", code, err, want, stderr.String())
+	if code != 1 || strings.Count(stderr, "already in use") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 1 and once:\n%s\nstderr:\n%s", code, want, stderr)
 	}
 }
 
@@ -395,16 +390,9 @@ func TestRunTimeErrorNamesTheNil(t *testing.T) {
 <state name="s">
 <rule><key>さようなら</key><script sendto="term">return "bye " .. visitorname</script></rule>
 </state></seatml>`), 0o644)
-	cmd := exec.Command(os.Args[0], "run", f)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	cmd.Stdin = strings.NewReader("さようなら\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	if want := f + ":3: visitorname is nil (a global not defined when this ran; check its spelling), in `..`"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	stderr, code := runBinary(t, "さようなら\n", "run", f)
+	if want := f + ":3: visitorname is nil (a global not defined when this ran; check its spelling), in `..`"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
 	}
 }
 
@@ -416,14 +404,10 @@ func TestSetErrorsNameTheFlag(t *testing.T) {
 	os.WriteFile(f, []byte(`<seatml><general name="chat">
   <adaptor name="chat" type="socket" role="server" port="5000"/>
 </general><state name="待機"/></seatml>`), 0o644)
-	cmd := exec.Command(os.Args[0], "run", "--set", "chat.port=abc", f)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Run()
+	stderr, code := runBinary(t, "", "run", "--set", "chat.port=abc", f)
 	want := `--set chat.port=abc (` + f + `:2:58 has "5000"): attribute "port" of <adaptor>: "abc" is not a port number (0 to 65535)`
-	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), want) {
-		t.Errorf("exit %d, want 1 and\n%s\nstderr:\n%s", code, want, stderr.String())
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 1 and\n%s\nstderr:\n%s", code, want, stderr)
 	}
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -87,6 +89,24 @@ func dialSeat(t *testing.T, port string) net.Conn {
 func freePortNumber(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(freePort(t))
 	return port
+}
+
+// runBinary runs seat with args as its own process to its end (at most a
+// minute), stdin as its standard input, and returns its standard error
+// and exit status.
+func runBinary(t *testing.T, stdin string, args ...string) (stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	cmd.Stdin = strings.NewReader(stdin)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		t.Fatalf("seat %v: %v", args, err)
+	}
+	return errb.String(), cmd.ProcessState.ExitCode()
 }
 
 // startSeat runs seat with args as its own process (this test binary runs

@@ -156,7 +156,7 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 		// with an eSEAT name in it. It stays as written, eSEAT's names
 		// renamed; seat check warns about what else looks like Python.
 		r.Lua++
-		if renamed := RenameESEAT(body); renamed != body {
+		if renamed := renameESEAT(body); renamed != body {
 			setBody(e, renamed)
 		}
 		return
@@ -242,9 +242,9 @@ func (r *Result) Bodies() int { return r.Lua + r.Translated + r.Partial }
 // eseatNameRE finds seat.NAME and self.NAME.
 var eseatNameRE = regexp.MustCompile(`\b(seat|self)\.(\w+)`)
 
-// RenameESEAT renames, in Lua source, eSEAT's methods of its seat object
+// renameESEAT renames, in Lua source, eSEAT's methods of its seat object
 // (seat.stateTransfer, self.setTimeout, …) to seat's, outside strings.
-func RenameESEAT(src string) string {
+func renameESEAT(src string) string {
 	blank := interpreter.BlankStrings(src)
 	var b strings.Builder
 	last := 0
