@@ -211,8 +211,8 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 	r.stop(t)
 }
 
-// TestCtlReloadIsAllOrNothing, on the real binary: seat ctl reload of a
-// kiosk edited onto a port in use fails, says so once with a command that
+// TestCtlReloadIsAllOrNothing, on the real binary: a reload keeps a peer's
+// connection; seat ctl reload of a kiosk edited onto a port in use fails, says so once with a command that
 // works, and leaves the kiosk running with its peer connected; that command,
 // with a free port, moves it, and a plain reload afterwards keeps the port.
 func TestCtlReloadIsAllOrNothing(t *testing.T) {
@@ -246,6 +246,15 @@ func TestCtlReloadIsAllOrNothing(t *testing.T) {
 	if got := ask(); got != "v1\n" {
 		t.Fatalf("before: %q\n%s", got, log.String())
 	}
+	// A reload that keeps the port keeps the connection: the same peer
+	// gets the new version's answer.
+	write("v1.1", port)
+	if out, code := ctl("reload", "受付"); code != 0 {
+		t.Fatalf("reload: exit %d\n%s", code, out)
+	}
+	if got := ask(); got != "v1.1\n" {
+		t.Fatalf("the same connection after a reload: %q\n%s", got, log.String())
+	}
 
 	write("v2", busyPort)
 	out, code := ctl("reload", "受付")
@@ -256,7 +265,7 @@ func TestCtlReloadIsAllOrNothing(t *testing.T) {
 	if out, _ := ctl("status", "受付"); !strings.Contains(out, "running") {
 		t.Errorf("after the failed reload:\n%s", out)
 	}
-	if got := ask(); got != "v1\n" {
+	if got := ask(); got != "v1.1\n" {
 		t.Errorf("the old version's peer after the failed reload: %q", got)
 	}
 

@@ -433,3 +433,48 @@ func TestSpeechResultFields(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendedTextOnTheBinary: a Japanese log widget appended to 4,000
+// times by a script counting on eSEAT's self stays bounded, and a page
+// opened afterwards is shown exactly what the behavior keeps (real binary,
+// real socket and WebSocket).
+func TestAppendedTextOnTheBinary(t *testing.T) {
+	port, webPort := freePortNumber(t), freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "log.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="記録係">
+  <adaptor name="chat" type="socket" role="server" port="`+port+`"/>
+  <adaptor name="panel" type="web" port="`+webPort+`"/>
+  <script>self.n = 0</script>
+</general>
+<state name="受付"><text id="記録"></text>
+<rule source="chat"><key>add</key><script>self.n = self.n + 1; seat.append_text("受付:記録", "受付の記録 " .. self.n .. "\n")</script></rule>
+<rule source="chat"><key>count</key><script>seat.reply(#seat.get_text("受付:記録") .. " " .. self.n)</script></rule>
+</state></seatml>`), 0o644)
+	_, log := startSeat(t, "run", f)
+	c := dialSeat(t, port)
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	c.Write([]byte(strings.Repeat("add\n", 4000) + "count\n"))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	var size, n int
+	if _, serr := fmt.Sscanf(line, "%d %d", &size, &n); serr != nil || n != 4000 || size > 64<<10 || size < 32<<10 {
+		t.Fatalf("count: %q (%v): want the kept size within 32..64 KiB and 4000 appends\n%s", line, err, log.String())
+	}
+	ws, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+webPort+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var fr struct{ Type, ID, Op, Value string }
+		if err := ws.ReadJSON(&fr); err != nil {
+			t.Fatalf("no widget value on the page: %v", err)
+		}
+		if fr.Type == "gui" && fr.ID == "受付:記録" {
+			if len(fr.Value) != size || !strings.HasPrefix(fr.Value, "受付の記録 ") || !strings.HasSuffix(fr.Value, "受付の記録 4000\n") {
+				t.Errorf("the page shows %d bytes (%q … %q), the behavior keeps %d", len(fr.Value), fr.Value[:min(30, len(fr.Value))], fr.Value[max(0, len(fr.Value)-30):], size)
+			}
+			return
+		}
+	}
+}
