@@ -7,89 +7,17 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/seatml/seat/interpreter/luadm"
 )
 
-// newSandbox returns a Lua state with only the libraries SEATML §9.3 allows:
-// base without dofile and loadfile (load takes strings only), string without
-// dump, table, math, and os reduced to time, clock and date. The string
-// metatable is hidden, and setmetatable takes tables only.
+// newSandbox returns the Lua sandbox of luadm with eSEAT's self: a table
+// for the behavior's own values, as eSEAT scripts keep them on their self
+// (self.count = 0); docs/porting.md.
 func newSandbox(memory uint64) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 256, RegistryMaxSize: 1 << 20})
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{
-		{lua.BaseLibName, lua.OpenBase},
-		{lua.TabLibName, lua.OpenTable},
-		{lua.StringLibName, lua.OpenString},
-		{lua.MathLibName, lua.OpenMath},
-		{lua.OsLibName, lua.OpenOs},
-	} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
-	}
-	for _, name := range []string{"dofile", "loadfile", "require", "module", "_printregs", "getfenv", "setfenv", "newproxy"} {
-		L.SetGlobal(name, lua.LNil)
-	}
-	// self: a table for the behavior's own values, as eSEAT scripts keep
-	// them on their self (self.count = 0); docs/porting.md.
+	L := luadm.Sandbox(memory)
 	L.SetGlobal("self", L.NewTable())
-	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		s.RawSetString("dump", lua.LNil)
-		// string.rep builds its result in one Go call, which neither
-		// limit can interrupt: refuse results over the memory limit.
-		s.RawSetString("rep", guarded(L, s.RawGetString("rep"), func(L *lua.LState) {
-			str, n := L.CheckString(1), L.CheckInt(2)
-			if n > 0 && len(str) > 0 && uint64(n) > memory/uint64(len(str)) {
-				L.RaiseError("string.rep: the result (%d x %d bytes) is over the script memory limit of %s", n, len(str), bytesText(memory))
-			}
-		}))
-	}
-	// Strings share one metatable: scripts may use its methods but neither
-	// see nor replace it (getmetatable("") is false, as in Lua 5.1
-	// sandboxes; gopher-lua's setmetatable would accept a string).
-	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		mt.RawSetString("__metatable", lua.LFalse)
-	}
-	L.SetGlobal("setmetatable", guarded(L, L.GetGlobal("setmetatable"), func(L *lua.LState) { L.CheckTable(1) }))
-	if os, ok := L.GetGlobal("os").(*lua.LTable); ok {
-		keep := map[string]bool{"time": true, "clock": true, "date": true}
-		var drop []lua.LValue
-		os.ForEach(func(k, _ lua.LValue) {
-			if !keep[k.String()] {
-				drop = append(drop, k)
-			}
-		})
-		for _, k := range drop {
-			os.RawSet(k, lua.LNil)
-		}
-	}
-	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
-	L.SetGlobal("load", guarded(L, L.GetGlobal("loadstring"), func(L *lua.LState) {
-		if L.Get(1).Type() != lua.LTString {
-			L.ArgError(1, "load takes a string in seat")
-		}
-		if strings.HasPrefix(L.CheckString(1), "\x1bLua") {
-			L.ArgError(1, "binary chunks are not allowed")
-		}
-	}))
 	return L
-}
-
-// guarded returns fn behind check: check sees the arguments first and may
-// raise an error; otherwise fn gets them all and its results are returned.
-func guarded(L *lua.LState, fn lua.LValue, check func(*lua.LState)) *lua.LFunction {
-	return L.NewFunction(func(L *lua.LState) int {
-		check(L)
-		top := L.GetTop()
-		L.Push(fn)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, lua.MultRet)
-		return L.GetTop() - top
-	})
 }
 
 // ScriptError is a failed Lua chunk or a runaway.
@@ -130,7 +58,7 @@ func scriptError(ch *chunk, err error, stopped stopReason, opts *Options) *Scrip
 		msg = "script stopped: time limit of " + opts.ScriptTimeout.String() + " exceeded"
 	case stoppedMemory:
 		se.Memory = true
-		msg = "script stopped: it grew the heap by more than the script memory limit of " + bytesText(opts.ScriptMemory)
+		msg = "script stopped: it grew the heap by more than the script memory limit of " + luadm.BytesText(opts.ScriptMemory)
 	}
 	se.Msg = strings.TrimSpace(msg)
 	return se
@@ -149,17 +77,4 @@ func toText(v lua.LValue) (string, bool) {
 		return "false", true
 	}
 	return "", false
-}
-
-// bytesText formats a byte count for messages: "256 MiB", "1.5 KiB", "12 B".
-func bytesText(n uint64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -1,0 +1,267 @@
+package luadm
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// DataModel evaluates expressions, conditions, locations and scripts in a
+// Lua state. Each source text is compiled once per state and kept.
+type DataModel struct {
+	L         *lua.LState
+	fns       map[string]compiled
+	protected map[string]bool
+}
+
+type compiled struct {
+	fn  *lua.LFunction
+	err error
+}
+
+// New returns a datamodel over L.
+func New(L *lua.LState) *DataModel {
+	return &DataModel{L: L, fns: map[string]compiled{}, protected: map[string]bool{}}
+}
+
+// Protect makes the names read-only for Assign (SCXML's system
+// variables).
+func (d *DataModel) Protect(names ...string) {
+	for _, n := range names {
+		d.protected[n] = true
+	}
+}
+
+func (d *DataModel) compile(key, src, name string) (*lua.LFunction, error) {
+	if c, ok := d.fns[key]; ok {
+		return c.fn, c.err
+	}
+	fn, err := d.L.LoadString(src)
+	if err != nil {
+		err = syntaxError(name, err)
+	}
+	d.fns[key] = compiled{fn, err}
+	return fn, err
+}
+
+// syntaxError shortens gopher-lua's compile error.
+func syntaxError(name string, err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "<string>"); i >= 0 {
+		msg = msg[i+len("<string>"):]
+		msg = strings.TrimLeft(msg, ":0123456789 ")
+	}
+	msg = strings.Split(msg, "\n")[0]
+	return fmt.Errorf("%s: %s", name, msg)
+}
+
+func (d *DataModel) call(fn *lua.LFunction, nret int, args ...lua.LValue) error {
+	d.L.Push(fn)
+	for _, a := range args {
+		d.L.Push(a)
+	}
+	if err := d.L.PCall(len(args), nret, nil); err != nil {
+		var ae *lua.ApiError
+		if errors.As(err, &ae) && ae.Object != nil {
+			return errors.New(strings.TrimPrefix(ae.Object.String(), "<string>:"))
+		}
+		return err
+	}
+	return nil
+}
+
+// Eval evaluates an expression.
+func (d *DataModel) Eval(expr string) (lua.LValue, error) {
+	fn, err := d.compile("e"+expr, "return ("+expr+")", fmt.Sprintf("expression %q", expr))
+	if err != nil {
+		return lua.LNil, err
+	}
+	if err := d.call(fn, 1); err != nil {
+		return lua.LNil, fmt.Errorf("expression %q: %w", expr, err)
+	}
+	v := d.L.Get(-1)
+	d.L.Pop(1)
+	return v, nil
+}
+
+// Cond evaluates a condition: Lua's truth (nil and false are false).
+func (d *DataModel) Cond(expr string) (bool, error) {
+	v, err := d.Eval(expr)
+	if err != nil {
+		return false, err
+	}
+	return lua.LVAsBool(v), nil
+}
+
+// Assign sets a location (a variable, or a field path such as a.b[1])
+// to v. A location whose table does not exist is an error, as is one
+// naming a protected variable.
+func (d *DataModel) Assign(location string, v lua.LValue) error {
+	location = strings.TrimSpace(location)
+	root := location
+	if i := strings.IndexAny(root, ".[: "); i >= 0 {
+		root = root[:i]
+	}
+	if d.protected[root] {
+		return fmt.Errorf("%s is a system variable and cannot be assigned", root)
+	}
+	if !isLocation(location) {
+		return fmt.Errorf("location %q is not a variable or a field", location)
+	}
+	fn, err := d.compile("a"+location, "return function(__seat_v) "+location+" = __seat_v end", fmt.Sprintf("location %q", location))
+	if err != nil {
+		return err
+	}
+	key := "A" + location
+	set, ok := d.fns[key]
+	if !ok {
+		err := d.call(fn, 1)
+		if err == nil {
+			set.fn, _ = d.L.Get(-1).(*lua.LFunction)
+			d.L.Pop(1)
+		}
+		set.err = err
+		d.fns[key] = set
+	}
+	if set.err != nil {
+		return set.err
+	}
+	if err := d.call(set.fn, 0, v); err != nil {
+		return fmt.Errorf("location %q: %w", location, err)
+	}
+	return nil
+}
+
+// isLocation reports whether s looks like an assignable Lua expression:
+// a name followed by fields and indexes.
+func isLocation(s string) bool {
+	if s == "" || !isNameStart(s[0]) {
+		return false
+	}
+	return !strings.ContainsAny(s, "()=;,") || strings.Contains(s, "[")
+}
+
+func isNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// IsName reports whether s is a Lua name (a variable a foreach item may
+// be).
+func IsName(s string) bool {
+	if s == "" || !isNameStart(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isNameStart(c) && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	switch s {
+	case "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in",
+		"local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while", "goto":
+		return false
+	}
+	return true
+}
+
+// Exec runs a script; name says where it is, for errors.
+func (d *DataModel) Exec(script, name string) error {
+	fn, err := d.compile("s"+script, script, name)
+	if err != nil {
+		return err
+	}
+	if err := d.call(fn, 0); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// Set sets a global variable.
+func (d *DataModel) Set(name string, v lua.LValue) { d.L.SetGlobal(name, v) }
+
+// Get returns a global variable.
+func (d *DataModel) Get(name string) lua.LValue { return d.L.GetGlobal(name) }
+
+// ToLua converts a Go value (nil, bool, numbers, string, []any,
+// map[string]any, lua.LValue) to a Lua value in L.
+func ToLua(L *lua.LState, v any) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return lua.LNil
+	case lua.LValue:
+		return x
+	case bool:
+		return lua.LBool(x)
+	case int:
+		return lua.LNumber(x)
+	case int64:
+		return lua.LNumber(x)
+	case float64:
+		return lua.LNumber(x)
+	case string:
+		return lua.LString(x)
+	case []any:
+		t := L.CreateTable(len(x), 0)
+		for _, e := range x {
+			t.Append(ToLua(L, e))
+		}
+		return t
+	case map[string]any:
+		t := L.CreateTable(0, len(x))
+		for k, e := range x {
+			t.RawSetString(k, ToLua(L, e))
+		}
+		return t
+	}
+	return lua.LString(fmt.Sprint(v))
+}
+
+// FromLua converts a Lua value to a Go value that does not refer to any
+// Lua state: tables become []any (a sequence) or map[string]any, and
+// functions and userdata their description.
+func FromLua(v lua.LValue) any { return fromLua(v, 0) }
+
+func fromLua(v lua.LValue, depth int) any {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(x)
+	case lua.LNumber:
+		return float64(x)
+	case lua.LString:
+		return string(x)
+	case *lua.LTable:
+		if depth > 100 {
+			return nil
+		}
+		n := x.Len()
+		count := 0
+		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
+		if n > 0 && n == count {
+			l := make([]any, n)
+			for i := 1; i <= n; i++ {
+				l[i-1] = fromLua(x.RawGetInt(i), depth+1)
+			}
+			return l
+		}
+		m := make(map[string]any, count)
+		x.ForEach(func(k, e lua.LValue) { m[k.String()] = fromLua(e, depth+1) })
+		return m
+	}
+	return v.String()
+}
+
+// Keys returns a map's keys in order, for stable output.
+func Keys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

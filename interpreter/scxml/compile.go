@@ -1,0 +1,605 @@
+// Package scxml is seat's SCXML front end: it reads W3C SCXML documents
+// with datamodel="lua" and compiles them onto the statechart engine, and
+// runs them in sessions with the SCXML event I/O processor (send, invoke,
+// delayed events).
+package scxml
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/statechart"
+	"github.com/seatml/seat/schema"
+)
+
+// Document is a compiled SCXML document.
+type Document struct {
+	File  string
+	Name  string // the name attribute
+	Chart *statechart.Chart
+	// Late is binding="late".
+	Late bool
+	// data are the ids of the top-level datamodel, which an invoking
+	// parent may set.
+	data map[string]bool
+}
+
+// Load reads and compiles an SCXML file.
+func Load(file string) (*Document, schema.List) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var l schema.List
+		l.Errorf(schema.Pos{File: file}, "%v", err)
+		return nil, l
+	}
+	return Parse(file, data)
+}
+
+// Parse compiles an SCXML document read from file.
+func Parse(file string, data []byte) (*Document, schema.List) {
+	root, diags := schema.ParseXML(file, data)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	doc, more := Compile(file, root)
+	diags.Add(more)
+	return doc, diags
+}
+
+// Compile compiles an <scxml> element; file names the document, and
+// relative src paths are read from its directory.
+func Compile(file string, root *schema.Node) (*Document, schema.List) {
+	c := &compiler{file: file, dir: filepath.Dir(file), ids: map[string]*statechart.State{}}
+	doc := c.document(root)
+	c.diags.Sort()
+	if c.diags.HasErrors() {
+		return nil, c.diags
+	}
+	return doc, c.diags
+}
+
+type compiler struct {
+	file  string
+	dir   string
+	diags schema.List
+	ids   map[string]*statechart.State
+	// targets to resolve once every state is known
+	pending []pendingTarget
+	late    bool
+	setup   []statechart.Block
+	auto    int
+}
+
+type pendingTarget struct {
+	t    *statechart.Transition
+	ids  []string
+	attr schema.Attr
+	node *schema.Node
+}
+
+func (c *compiler) errorf(pos schema.Pos, format string, args ...any) {
+	c.diags.Errorf(pos, format, args...)
+}
+
+func (c *compiler) document(n *schema.Node) *Document {
+	if n.Name != "scxml" {
+		c.errorf(n.Pos, "the root element is <%s>; an SCXML document's is <scxml>", n.Name)
+		return nil
+	}
+	if dm := n.AttrValue("datamodel"); dm != "" && dm != "lua" {
+		a, _ := n.Attr("datamodel")
+		c.errorf(a.ValuePos, "datamodel %q is not supported: seat runs datamodel=\"lua\"", dm)
+	}
+	c.late = n.AttrValue("binding") == "late"
+	doc := &Document{File: c.file, Name: n.AttrValue("name"), Late: c.late, data: map[string]bool{}}
+	root := &statechart.State{ID: "", Ext: n}
+	for _, ch := range n.Children {
+		if ch.Name == "datamodel" {
+			for _, d := range ch.Children {
+				if d.Name == "data" {
+					doc.data[d.AttrValue("id")] = true
+				}
+			}
+		}
+	}
+	c.children(root, n)
+	for _, ch := range n.Children {
+		if ch.Name == "script" {
+			if b := c.script(ch); b != nil {
+				c.setup = append(c.setup, statechart.Block{b})
+			}
+		}
+	}
+	if a, ok := n.Attr("initial"); ok {
+		root.Initial = &statechart.Transition{}
+		c.pending = append(c.pending, pendingTarget{t: root.Initial, ids: strings.Fields(a.Value), attr: a, node: n})
+	}
+	c.resolve()
+	if c.diags.HasErrors() {
+		return nil
+	}
+	chart, err := statechart.Build(root)
+	if err != nil {
+		c.errorf(n.Pos, "%v", err)
+		return nil
+	}
+	chart.Setup = c.setup
+	doc.Chart = chart
+	return doc
+}
+
+// children compiles the state children, transitions, datamodel and
+// executable content of n into s.
+func (c *compiler) children(s *statechart.State, n *schema.Node) {
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "state", "parallel", "final", "history":
+			s.Children = append(s.Children, c.state(s, ch))
+		case "transition":
+			s.Transitions = append(s.Transitions, c.transition(ch))
+		case "onentry":
+			s.OnEntry = append(s.OnEntry, c.block(ch.Children))
+		case "onexit":
+			s.OnExit = append(s.OnExit, c.block(ch.Children))
+		case "datamodel":
+			c.datamodel(s, ch)
+		case "invoke":
+			s.Invokes = append(s.Invokes, c.invoke(ch))
+		case "initial":
+			for _, t := range ch.Children {
+				if t.Name == "transition" {
+					s.Initial = c.transition(t)
+				}
+			}
+			if s.Initial == nil {
+				c.errorf(ch.Pos, "<initial> needs a <transition>")
+			}
+		}
+	}
+	if a, ok := n.Attr("initial"); ok && n.Name == "state" {
+		if s.Initial != nil {
+			c.errorf(a.Pos, "state %q has both an initial attribute and an <initial> element", s.ID)
+		}
+		s.Initial = &statechart.Transition{}
+		c.pending = append(c.pending, pendingTarget{t: s.Initial, ids: strings.Fields(a.Value), attr: a, node: n})
+	}
+}
+
+func (c *compiler) state(parent *statechart.State, n *schema.Node) *statechart.State {
+	s := &statechart.State{ID: n.AttrValue("id"), Parent: parent, Ext: n}
+	switch n.Name {
+	case "parallel":
+		s.Kind = statechart.Parallel
+	case "final":
+		s.Kind = statechart.Final
+	case "history":
+		s.Kind = statechart.ShallowHistory
+		if n.AttrValue("type") == "deep" {
+			s.Kind = statechart.DeepHistory
+		}
+	}
+	if s.ID == "" {
+		c.auto++
+		s.ID = fmt.Sprintf("__state%d", c.auto)
+	}
+	if prev, dup := c.ids[s.ID]; dup {
+		c.errorf(n.Pos, "state id %q is used twice (first at %s)", s.ID, prev.Ext.(*schema.Node).Pos)
+	}
+	c.ids[s.ID] = s
+	if s.Kind == statechart.ShallowHistory || s.Kind == statechart.DeepHistory {
+		for _, ch := range n.Children {
+			if ch.Name == "transition" {
+				s.Initial = c.transition(ch)
+			}
+		}
+		if s.Initial == nil {
+			c.errorf(n.Pos, "history state %q needs a default <transition>", s.ID)
+		}
+		return s
+	}
+	c.children(s, n)
+	if s.Kind == statechart.Final {
+		for _, ch := range n.Children {
+			if ch.Name == "donedata" {
+				s.DoneData = c.payload(ch, "")
+			}
+		}
+	}
+	return s
+}
+
+func (c *compiler) transition(n *schema.Node) *statechart.Transition {
+	t := &statechart.Transition{Events: strings.Fields(n.AttrValue("event")), Internal: n.AttrValue("type") == "internal", Ext: n}
+	if a, ok := n.Attr("cond"); ok {
+		expr := a.Value
+		t.Cond = func(in *statechart.Instance) (bool, error) { return sess(in).dm.Cond(expr) }
+	}
+	if a, ok := n.Attr("target"); ok {
+		c.pending = append(c.pending, pendingTarget{t: t, ids: strings.Fields(a.Value), attr: a, node: n})
+	}
+	t.Actions = c.block(n.Children)
+	return t
+}
+
+func (c *compiler) resolve() {
+	var names []string
+	for id := range c.ids {
+		if !strings.HasPrefix(id, "__state") {
+			names = append(names, id)
+		}
+	}
+	for _, p := range c.pending {
+		for _, id := range p.ids {
+			s, ok := c.ids[id]
+			if !ok {
+				c.errorf(p.attr.ValuePos, "no state %q%s", id, schema.DidYouMean(id, names, "; did you mean %q?"))
+				continue
+			}
+			p.t.Targets = append(p.t.Targets, s)
+		}
+	}
+}
+
+// datamodel compiles the <data> of a state (or of the document, s being
+// the root).
+func (c *compiler) datamodel(s *statechart.State, n *schema.Node) {
+	top := s.Parent == nil
+	for _, d := range n.Children {
+		if d.Name != "data" {
+			continue
+		}
+		id := d.AttrValue("id")
+		value := c.value(d)
+		act := func(in *statechart.Instance) error {
+			ss := sess(in)
+			if top {
+				if v, ok := ss.params[id]; ok {
+					ss.dm.Set(id, luadm.ToLua(ss.dm.L, v))
+					return nil
+				}
+			}
+			v, err := value(ss)
+			if err != nil {
+				ss.dm.Set(id, lua.LNil)
+				return err
+			}
+			ss.dm.Set(id, v)
+			return nil
+		}
+		if c.late && !top {
+			s.Init = append(s.Init, act)
+		} else {
+			c.setup = append(c.setup, statechart.Block{act})
+		}
+	}
+}
+
+// value compiles the value of a <data>, <assign> or <content>: its expr,
+// its src file, or its text.
+func (c *compiler) value(n *schema.Node) func(*Session) (lua.LValue, error) {
+	if a, ok := n.Attr("expr"); ok {
+		expr := a.Value
+		return func(s *Session) (lua.LValue, error) { return s.dm.Eval(expr) }
+	}
+	if a, ok := n.Attr("src"); ok {
+		text, err := c.readSrc(a.Value)
+		if err != nil {
+			c.errorf(a.ValuePos, "%v", err)
+		}
+		return func(s *Session) (lua.LValue, error) { return textValue(s, text), nil }
+	}
+	if len(n.Children) > 0 {
+		// XML content: kept as the element, which <invoke> can run.
+		xml := n.Children[0]
+		return func(s *Session) (lua.LValue, error) { return &lua.LUserData{Value: xml}, nil }
+	}
+	text := strings.TrimSpace(n.Text)
+	if text == "" {
+		return func(*Session) (lua.LValue, error) { return lua.LNil, nil }
+	}
+	return func(s *Session) (lua.LValue, error) { return textValue(s, text), nil }
+}
+
+// textValue is the value of literal text: a Lua expression if it is one
+// (a number, a table constructor, a string literal), a JSON array of
+// numbers as a sequence, else the text itself.
+func textValue(s *Session, text string) lua.LValue {
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "[") && strings.HasSuffix(text, "]") {
+		text = "{" + text[1:len(text)-1] + "}"
+	}
+	if v, err := s.dm.Eval(text); err == nil && v != lua.LNil {
+		return v
+	}
+	return lua.LString(text)
+}
+
+func (c *compiler) readSrc(src string) (string, error) {
+	path := strings.TrimPrefix(src, "file:")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %q: %v", src, err)
+	}
+	return string(b), nil
+}
+
+func (c *compiler) script(n *schema.Node) statechart.Action {
+	text := n.Text
+	name := fmt.Sprintf("%s:%d: <script>", c.file, n.Pos.Line)
+	if a, ok := n.Attr("src"); ok {
+		t, err := c.readSrc(a.Value)
+		if err != nil {
+			c.errorf(a.ValuePos, "%v", err)
+			return nil
+		}
+		text = t
+	}
+	return func(in *statechart.Instance) error { return sess(in).dm.Exec(text, name) }
+}
+
+// block compiles executable content.
+func (c *compiler) block(nodes []*schema.Node) statechart.Block {
+	var b statechart.Block
+	for _, n := range nodes {
+		if a := c.action(n); a != nil {
+			b = append(b, a)
+		}
+	}
+	return b
+}
+
+func run(in *statechart.Instance, b statechart.Block) error {
+	for _, a := range b {
+		if err := a(in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *compiler) action(n *schema.Node) statechart.Action {
+	switch n.Name {
+	case "raise":
+		name := n.AttrValue("event")
+		return func(in *statechart.Instance) error {
+			in.Raise(&statechart.Event{Name: name, Type: statechart.Internal})
+			return nil
+		}
+	case "log":
+		label := n.AttrValue("label")
+		expr, has := n.Attr("expr")
+		return func(in *statechart.Instance) error {
+			s := sess(in)
+			text := ""
+			if has {
+				v, err := s.dm.Eval(expr.Value)
+				if err != nil {
+					return err
+				}
+				text = v.String()
+			}
+			s.sys.log(s, label, text)
+			return nil
+		}
+	case "assign":
+		loc := n.AttrValue("location")
+		value := c.value(n)
+		return func(in *statechart.Instance) error {
+			s := sess(in)
+			v, err := value(s)
+			if err != nil {
+				return err
+			}
+			return s.dm.Assign(loc, v)
+		}
+	case "script":
+		return c.script(n)
+	case "if":
+		return c.ifAction(n)
+	case "foreach":
+		return c.foreach(n)
+	case "send":
+		return c.send(n)
+	case "cancel":
+		id := n.AttrValue("sendid")
+		expr, hasExpr := n.Attr("sendidexpr")
+		return func(in *statechart.Instance) error {
+			s := sess(in)
+			if hasExpr {
+				v, err := s.dm.Eval(expr.Value)
+				if err != nil {
+					return err
+				}
+				id = lua.LVAsString(v)
+			}
+			s.sys.cancelSend(s, id)
+			return nil
+		}
+	}
+	return nil
+}
+
+func (c *compiler) ifAction(n *schema.Node) statechart.Action {
+	type branch struct {
+		cond string
+		body statechart.Block
+	}
+	branches := []branch{{cond: n.AttrValue("cond")}}
+	var body []*schema.Node
+	flush := func() {
+		branches[len(branches)-1].body = c.block(body)
+		body = nil
+	}
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "elseif":
+			flush()
+			branches = append(branches, branch{cond: ch.AttrValue("cond")})
+		case "else":
+			flush()
+			branches = append(branches, branch{cond: "true"})
+		default:
+			body = append(body, ch)
+		}
+	}
+	flush()
+	return func(in *statechart.Instance) error {
+		s := sess(in)
+		for _, b := range branches {
+			ok, err := s.dm.Cond(b.cond)
+			if err != nil {
+				return err
+			}
+			if ok {
+				return run(in, b.body)
+			}
+		}
+		return nil
+	}
+}
+
+func (c *compiler) foreach(n *schema.Node) statechart.Action {
+	array, item, index := n.AttrValue("array"), n.AttrValue("item"), n.AttrValue("index")
+	body := c.block(n.Children)
+	return func(in *statechart.Instance) error {
+		s := sess(in)
+		if !luadm.IsName(item) || index != "" && !luadm.IsName(index) {
+			return fmt.Errorf("<foreach>: item %q and index %q must be variable names", item, index)
+		}
+		v, err := s.dm.Eval(array)
+		if err != nil {
+			return err
+		}
+		t, ok := v.(*lua.LTable)
+		if !ok {
+			return fmt.Errorf("<foreach>: array %q is a %s, not a table", array, v.Type())
+		}
+		var items []lua.LValue
+		for i := 1; i <= t.Len(); i++ {
+			items = append(items, t.RawGetInt(i))
+		}
+		for i, v := range items {
+			s.dm.Set(item, v)
+			if index != "" {
+				s.dm.Set(index, lua.LNumber(i+1))
+			}
+			if err := run(in, body); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// payload compiles the data of a <send>, <donedata> or <invoke>: its
+// namelist, <param>s and <content>.
+func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Instance) (any, error) {
+	invoke := n.Name == "invoke" // whose <content> is the document to run
+	type param struct {
+		name, expr, location string
+	}
+	var params []param
+	var content func(*Session) (lua.LValue, error)
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "param":
+			params = append(params, param{ch.AttrValue("name"), ch.AttrValue("expr"), ch.AttrValue("location")})
+		case "content":
+			if invoke {
+				continue
+			}
+			if a, ok := ch.Attr("expr"); ok {
+				expr := a.Value
+				content = func(s *Session) (lua.LValue, error) { return s.dm.Eval(expr) }
+			} else if len(ch.Children) > 0 {
+				node := ch.Children[0]
+				content = func(*Session) (lua.LValue, error) { return &lua.LUserData{Value: node}, nil }
+			} else {
+				text := strings.TrimSpace(ch.Text)
+				content = func(*Session) (lua.LValue, error) {
+					if v, ok := number(text); ok {
+						return v, nil
+					}
+					return lua.LString(text), nil
+				}
+			}
+		}
+	}
+	names := strings.Fields(namelist)
+	if len(params) == 0 && len(names) == 0 && content == nil {
+		return nil
+	}
+	return func(in *statechart.Instance) (any, error) {
+		s := sess(in)
+		if content != nil {
+			v, err := content(s)
+			if err != nil {
+				return nil, err
+			}
+			if ud, ok := v.(*lua.LUserData); ok {
+				return ud.Value, nil
+			}
+			return luadm.FromLua(v), nil
+		}
+		m := map[string]any{}
+		for _, name := range names {
+			v, err := s.dm.Eval(name)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = luadm.FromLua(v)
+		}
+		for _, p := range params {
+			e := p.expr
+			if p.location != "" {
+				e = p.location
+			}
+			v, err := s.dm.Eval(e)
+			if err != nil {
+				return nil, err
+			}
+			m[p.name] = luadm.FromLua(v)
+		}
+		return m, nil
+	}
+}
+
+func number(text string) (lua.LValue, bool) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil, false
+	}
+	return lua.LNumber(f), true
+}
+
+// parseDelay reads a CSS2 time: "1s", "500ms", ".5s".
+func parseDelay(text string) (time.Duration, error) {
+	text = strings.TrimSpace(text)
+	if ms, err := strconv.ParseFloat(text, 64); err == nil && ms >= 0 {
+		return time.Duration(ms * float64(time.Millisecond)), nil // a number: milliseconds
+	}
+	unit := time.Second
+	switch {
+	case strings.HasSuffix(text, "ms"):
+		unit, text = time.Millisecond, strings.TrimSuffix(text, "ms")
+	case strings.HasSuffix(text, "s"):
+		text = strings.TrimSuffix(text, "s")
+	default:
+		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\"", text)
+	}
+	var f float64
+	if _, err := fmt.Sscanf(text, "%g", &f); err != nil || f < 0 {
+		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\"", text)
+	}
+	return time.Duration(f * float64(unit)), nil
+}

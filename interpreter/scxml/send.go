@@ -1,0 +1,198 @@
+package scxml
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/seatml/seat/interpreter/statechart"
+	"github.com/seatml/seat/schema"
+)
+
+// The event I/O processor types seat knows.
+const (
+	SCXMLProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+	scxmlInvoke    = "http://www.w3.org/TR/scxml/"
+)
+
+// attrOrExpr compiles an attribute that may be given literally or as an
+// expression (event/eventexpr, target/targetexpr...).
+func attrOrExpr(n *schema.Node, name string) func(*Session) (string, bool, error) {
+	if a, ok := n.Attr(name + "expr"); ok {
+		expr := a.Value
+		return func(s *Session) (string, bool, error) {
+			v, err := s.dm.Eval(expr)
+			if err != nil {
+				return "", true, err
+			}
+			return lua.LVAsString(v), true, nil
+		}
+	}
+	a, ok := n.Attr(name)
+	return func(*Session) (string, bool, error) { return a.Value, ok, nil }
+}
+
+func (c *compiler) send(n *schema.Node) statechart.Action {
+	event := attrOrExpr(n, "event")
+	target := attrOrExpr(n, "target")
+	typ := attrOrExpr(n, "type")
+	delay := attrOrExpr(n, "delay")
+	id := n.AttrValue("id")
+	idloc := n.AttrValue("idlocation")
+	data := c.payload(n, n.AttrValue("namelist"))
+	return func(in *statechart.Instance) error {
+		s := sess(in)
+		sendid := id
+		if sendid == "" {
+			s.sys.nextSend++
+			sendid = fmt.Sprintf("send.%d", s.sys.nextSend)
+		}
+		if idloc != "" {
+			if err := s.dm.Assign(idloc, lua.LString(sendid)); err != nil {
+				return err
+			}
+		}
+		// fail names the send in the error event (_event.sendid).
+		fail := func(err error) error {
+			e := &statechart.Error{SendID: sendid, Err: err}
+			var se *statechart.Error
+			if errors.As(err, &se) {
+				e.Event = se.Event
+			}
+			return e
+		}
+		name, _, err := event(s)
+		if err != nil {
+			return fail(err)
+		}
+		to, _, err := target(s)
+		if err != nil {
+			return fail(err)
+		}
+		kind, _, err := typ(s)
+		if err != nil {
+			return fail(err)
+		}
+		var wait time.Duration
+		if d, ok, err := delay(s); err != nil {
+			return fail(err)
+		} else if ok && d != "" {
+			if wait, err = parseDelay(d); err != nil {
+				return fail(err)
+			}
+		}
+		ev := &statechart.Event{Name: name, Type: statechart.External, SendID: sendid,
+			Origin: "#_scxml_" + s.ID, OriginType: SCXMLProcessor, InvokeID: s.invokeID}
+		if id == "" && idloc == "" {
+			ev.SendID = "" // only a send given an id names it in its event
+		}
+		if data != nil {
+			if ev.Data, err = data(in); err != nil {
+				return fail(err)
+			}
+		}
+		switch kind {
+		case "", SCXMLProcessor, "scxml":
+		default:
+			return fail(fmt.Errorf("<send> type %q is not supported: seat sends with the SCXML event I/O processor (%s)", kind, SCXMLProcessor))
+		}
+		if to == "#_internal" {
+			ev.Type = statechart.Internal
+			in.Raise(ev)
+			return nil
+		}
+		if to != "" && !validTarget(to) {
+			return fail(fmt.Errorf("<send> target %q is not an SCXML session or invocation (#_parent, #_scxml_ID, #_ID)", to))
+		}
+		if err := s.sys.send(s, sendid, to, ev, wait); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+}
+
+func validTarget(to string) bool { return len(to) > 2 && to[:2] == "#_" }
+
+func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
+	inv := &statechart.Invoke{ID: n.AttrValue("id"), Autoforward: n.AttrValue("autoforward") == "true"}
+	typ := attrOrExpr(n, "type")
+	src := attrOrExpr(n, "src")
+	idloc := n.AttrValue("idlocation")
+	data := c.payload(n, n.AttrValue("namelist"))
+	var inline *Document
+	var contentExpr string
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "content":
+			contentExpr = ch.AttrValue("expr")
+			if len(ch.Children) > 0 && ch.Children[0].Name == "scxml" {
+				sub := &compiler{file: c.file, dir: c.dir, ids: map[string]*statechart.State{}}
+				inline = sub.document(ch.Children[0])
+				c.diags.Add(sub.diags)
+			}
+		case "finalize":
+			inv.Finalize = c.block(ch.Children)
+		}
+	}
+	dir := c.dir
+	inv.Start = func(in *statechart.Instance, id string) error {
+		s := sess(in)
+		if idloc != "" {
+			if err := s.dm.Assign(idloc, lua.LString(id)); err != nil {
+				return err
+			}
+		}
+		kind, _, err := typ(s)
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case "", "scxml", scxmlInvoke, "http://www.w3.org/TR/scxml":
+		default:
+			return fmt.Errorf("<invoke> type %q is not supported: seat invokes SCXML documents", kind)
+		}
+		doc := inline
+		if contentExpr != "" {
+			v, err := s.dm.Eval(contentExpr)
+			if err != nil {
+				return err
+			}
+			if doc, err = s.sys.compileContent(s.Doc.File, v); err != nil {
+				return err
+			}
+		}
+		if path, ok, err := src(s); err != nil {
+			return err
+		} else if ok {
+			d, diags := s.sys.load(dir, path)
+			if d == nil {
+				return fmt.Errorf("<invoke> src %q: %v", path, diags.Err())
+			}
+			doc = d
+		}
+		if doc == nil {
+			return fmt.Errorf("<invoke> has no document to run")
+		}
+		var params map[string]any
+		if data != nil {
+			d, err := data(in)
+			if err != nil {
+				return err
+			}
+			params, _ = d.(map[string]any)
+		}
+		s.sys.invoke(s, id, doc, params)
+		return nil
+	}
+	inv.Cancel = func(in *statechart.Instance, id string) { sess(in).sys.cancelInvoke(sess(in), id) }
+	inv.Forward = func(in *statechart.Instance, id string, ev *statechart.Event) {
+		s := sess(in)
+		if child := s.children[id]; child != nil {
+			cp := *ev
+			s.sys.enqueue(child, &cp)
+		}
+	}
+	return inv
+}

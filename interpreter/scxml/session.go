@@ -1,0 +1,369 @@
+package scxml
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/statechart"
+	"github.com/seatml/seat/schema"
+)
+
+// Session is one running SCXML document: the top-level one, or one an
+// <invoke> started.
+type Session struct {
+	ID       string
+	Doc      *Document
+	sys      *System
+	in       *statechart.Instance
+	dm       *luadm.DataModel
+	parent   *Session
+	invokeID string // the id its parent invoked it under
+	children map[string]*Session
+	params   map[string]any // values the invoking parent gave its data
+	ended    bool
+	// cancelled: its parent cancelled the invocation, and what it sends
+	// is dropped.
+	cancelled bool
+	// Final is the id of the top-level final state the session ended in.
+	Final string
+}
+
+// Instance returns the session's statechart instance.
+func (s *Session) Instance() *statechart.Instance { return s.in }
+
+func sess(in *statechart.Instance) *Session { return in.Ext.(*Session) }
+
+// System runs SCXML sessions on one goroutine: their external queues,
+// delayed sends and invocations. Its clock is virtual: Run advances it
+// to the next delayed event whenever every queue is empty, so a document
+// that waits 2 s for a timeout runs at once.
+type System struct {
+	// Log receives <log> output and errors raised as events.
+	Log func(s *Session, label, text string)
+	// Trace, if set, is told of each event a session takes from a queue.
+	Trace func(s *Session, ev *statechart.Event)
+	// MemoryLimit is the script memory limit of each session's sandbox.
+	MemoryLimit uint64
+
+	now      time.Duration
+	queue    []delivery
+	timers   []*timer
+	sessions map[string]*Session
+	docs     map[string]*Document
+	nextSess int
+	nextSend int
+	seq      int
+}
+
+type delivery struct {
+	s  *Session
+	ev *statechart.Event
+}
+
+type timer struct {
+	at     time.Duration
+	seq    int
+	from   *Session
+	sendid string
+	to     string
+	ev     *statechart.Event
+}
+
+// NewSystem returns an empty system.
+func NewSystem() *System {
+	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, MemoryLimit: 64 << 20}
+}
+
+// Now is the system's virtual time since it started.
+func (sys *System) Now() time.Duration { return sys.now }
+
+// Start starts a top-level session of doc.
+func (sys *System) Start(doc *Document) *Session {
+	return sys.start(doc, nil, "", nil)
+}
+
+func (sys *System) start(doc *Document, parent *Session, invokeID string, params map[string]any) *Session {
+	sys.nextSess++
+	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
+		children: map[string]*Session{}, params: params}
+	sys.sessions[s.ID] = s
+	L := luadm.Sandbox(sys.MemoryLimit)
+	s.dm = luadm.New(L)
+	L.SetGlobal("_sessionid", lua.LString(s.ID))
+	L.SetGlobal("_name", lua.LString(doc.Name))
+	io := L.NewTable()
+	proc := L.NewTable()
+	proc.RawSetString("location", lua.LString("#_scxml_"+s.ID))
+	io.RawSetString(SCXMLProcessor, proc)
+	io.RawSetString("scxml", proc)
+	L.SetGlobal("_ioprocessors", io)
+	s.in = statechart.New(doc.Chart, statechart.Options{
+		OnEvent: func(ev *statechart.Event) {
+			if sys.Trace != nil {
+				sys.Trace(s, ev)
+			}
+			L.SetGlobal("_event", eventTable(L, ev))
+		},
+		OnError: func(ev *statechart.Event, err error) { sys.log(s, "error", ev.Name+": "+err.Error()) },
+		OnDone:  func(final *statechart.State, data any) { sys.ended(s, final, data) },
+	})
+	s.in.Ext = s
+	L.SetGlobal("In", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LBool(s.in.In(L.CheckString(1))))
+		return 1
+	}))
+	s.dm.Protect("_sessionid", "_name", "_ioprocessors", "_event", "In")
+	if parent != nil {
+		parent.children[invokeID] = s
+	}
+	s.in.Start()
+	return s
+}
+
+func eventTable(L *lua.LState, ev *statechart.Event) *lua.LTable {
+	t := L.CreateTable(0, 7)
+	t.RawSetString("name", lua.LString(ev.Name))
+	t.RawSetString("type", lua.LString(ev.Type.String()))
+	set := func(k, v string) {
+		if v != "" {
+			t.RawSetString(k, lua.LString(v))
+		}
+	}
+	set("sendid", ev.SendID)
+	set("origin", ev.Origin)
+	set("origintype", ev.OriginType)
+	set("invokeid", ev.InvokeID)
+	t.RawSetString("data", luadm.ToLua(L, ev.Data))
+	return t
+}
+
+func (sys *System) ended(s *Session, final *statechart.State, data any) {
+	if s.ended {
+		return
+	}
+	s.ended = true
+	if final != nil {
+		s.Final = final.ID
+	}
+	for id := range s.children {
+		sys.cancelInvoke(s, id)
+	}
+	delete(sys.sessions, s.ID)
+	if p := s.parent; p != nil && final != nil && p.children[s.invokeID] == s {
+		delete(p.children, s.invokeID)
+		sys.enqueue(p, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})
+	}
+}
+
+func (sys *System) log(s *Session, label, text string) {
+	if sys.Log != nil {
+		sys.Log(s, label, text)
+	}
+}
+
+func (sys *System) enqueue(s *Session, ev *statechart.Event) {
+	if !s.ended {
+		sys.queue = append(sys.queue, delivery{s, ev})
+	}
+}
+
+// send delivers ev to the target now or after wait.
+func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration) error {
+	if wait > 0 {
+		sys.seq++
+		t := &timer{at: sys.now + wait, seq: sys.seq, from: from, sendid: sendid, to: to, ev: ev}
+		i := sort.Search(len(sys.timers), func(i int) bool {
+			x := sys.timers[i]
+			return x.at > t.at || x.at == t.at && x.seq > t.seq
+		})
+		sys.timers = append(sys.timers, nil)
+		copy(sys.timers[i+1:], sys.timers[i:])
+		sys.timers[i] = t
+		return nil
+	}
+	return sys.deliver(from, to, ev)
+}
+
+func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error {
+	if from.cancelled {
+		return nil
+	}
+	switch {
+	case to == "":
+		sys.enqueue(from, ev)
+	case to == "#_parent":
+		if from.parent == nil {
+			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to #_parent from a session that was not invoked")}
+		}
+		sys.enqueue(from.parent, ev)
+	case strings.HasPrefix(to, "#_scxml_"):
+		target := sys.sessions[strings.TrimPrefix(to, "#_scxml_")]
+		if target == nil {
+			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session", to)}
+		}
+		sys.enqueue(target, ev)
+	default:
+		child := from.children[strings.TrimPrefix(to, "#_")]
+		if child == nil {
+			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such invocation", to)}
+		}
+		sys.enqueue(child, ev)
+	}
+	return nil
+}
+
+func (sys *System) cancelSend(from *Session, sendid string) {
+	for i, t := range sys.timers {
+		if t.from == from && t.sendid == sendid {
+			sys.timers = append(sys.timers[:i], sys.timers[i+1:]...)
+			return
+		}
+	}
+}
+
+func (sys *System) invoke(parent *Session, id string, doc *Document, params map[string]any) {
+	p := map[string]any{}
+	for k, v := range params {
+		if doc.data[k] {
+			p[k] = v
+		}
+	}
+	sys.start(doc, parent, id, p)
+}
+
+func (sys *System) cancelInvoke(parent *Session, id string) {
+	child := parent.children[id]
+	if child == nil {
+		return
+	}
+	delete(parent.children, id)
+	child.cancelled = true
+	if !child.ended {
+		child.in.Cancel()
+	}
+}
+
+func (sys *System) load(dir, src string) (*Document, schema.List) {
+	path := strings.TrimPrefix(src, "file:")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if d, ok := sys.docs[path]; ok {
+		return d, nil
+	}
+	d, diags := Load(path)
+	if d != nil {
+		sys.docs[path] = d
+	}
+	return d, diags
+}
+
+// Step handles one queued event; it reports false when every queue is
+// empty.
+func (sys *System) Step() bool {
+	for len(sys.queue) > 0 {
+		d := sys.queue[0]
+		sys.queue[0] = delivery{}
+		sys.queue = sys.queue[1:]
+		if d.s.ended {
+			continue
+		}
+		d.s.in.Handle(d.ev)
+		return true
+	}
+	return false
+}
+
+// Run handles events until every queue is empty and no delayed event is
+// due before limit (virtual time), or until the session ends.
+func (sys *System) Run(s *Session, limit time.Duration) {
+	for !s.ended {
+		if sys.Step() {
+			continue
+		}
+		if len(sys.timers) == 0 || sys.timers[0].at > limit {
+			return
+		}
+		sys.fire()
+	}
+}
+
+// RunRealTime runs the session on the real clock until it ends or ctx is
+// done: delayed events wait their time.
+func (sys *System) RunRealTime(ctx context.Context, s *Session) error {
+	start := time.Now().Add(-sys.now)
+	var wait *time.Timer
+	for !s.ended {
+		if sys.Step() {
+			continue
+		}
+		if len(sys.timers) == 0 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		d := time.Until(start.Add(sys.timers[0].at))
+		if d > 0 {
+			if wait == nil {
+				wait = time.NewTimer(d)
+			} else {
+				wait.Reset(d)
+			}
+			select {
+			case <-ctx.Done():
+				wait.Stop()
+				return ctx.Err()
+			case <-wait.C:
+			}
+		}
+		sys.fire()
+	}
+	return nil
+}
+
+// fire delivers the first delayed event, advancing the clock to it.
+func (sys *System) fire() {
+	t := sys.timers[0]
+	sys.timers[0] = nil
+	sys.timers = sys.timers[1:]
+	sys.now = t.at
+	if t.from.ended {
+		return
+	}
+	if err := sys.deliver(t.from, t.to, t.ev); err != nil {
+		t.from.in.RaiseError(err)
+	}
+}
+
+// Ended reports whether the session has ended.
+func (s *Session) Ended() bool { return s.ended }
+
+// compileContent compiles a document given as a value: an element kept
+// from XML content, or text.
+func (sys *System) compileContent(file string, v lua.LValue) (*Document, error) {
+	var doc *Document
+	var diags schema.List
+	switch x := v.(type) {
+	case *lua.LUserData:
+		n, ok := x.Value.(*schema.Node)
+		if !ok {
+			return nil, fmt.Errorf("<invoke> content is not an SCXML document")
+		}
+		doc, diags = Compile(file, n)
+	case lua.LString:
+		doc, diags = Parse(file, []byte(x))
+	default:
+		return nil, fmt.Errorf("<invoke> content is a %s, not an SCXML document", v.Type())
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("<invoke> content: %v", diags.Err())
+	}
+	return doc, nil
+}

@@ -1,0 +1,275 @@
+// Package statechart is seat's statechart engine: the W3C SCXML
+// interpretation algorithm (SCXML 1.0, Appendix D) over a tree of states
+// built by a front end. It knows nothing of XML, Lua or adaptors: SEATML
+// and SCXML documents compile onto a Chart, executable content and
+// conditions are Go functions the front end supplies, and the runtime
+// around an Instance feeds it external events, keeps its timers and
+// starts the children its invocations ask for.
+package statechart
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is what a state is.
+type Kind uint8
+
+const (
+	// Basic is a <state>: atomic without child states, compound with them.
+	Basic Kind = iota
+	Parallel
+	Final
+	ShallowHistory
+	DeepHistory
+)
+
+// Action is one piece of executable content. An error stops the block it
+// is in and is raised as an internal event: error.execution, or the name
+// an *Error carries.
+type Action func(in *Instance) error
+
+// Block is executable content run as one unit: an <onentry>, an <onexit>,
+// a transition's content, a <finalize>.
+type Block []Action
+
+// Error is an error with the name of the event it raises.
+type Error struct {
+	Event  string // "error.execution" when empty
+	SendID string // the <send> that failed, if any
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// State is a node of the chart: a <state>, <parallel>, <final> or
+// <history>, or the chart's root (the <scxml> element).
+type State struct {
+	ID       string
+	Kind     Kind
+	Parent   *State
+	Children []*State // in document order, history states included
+	// Initial is a compound state's initial transition; nil means its
+	// first child state. A history state's default transition is Initial.
+	Initial     *Transition
+	Transitions []*Transition // in document order
+	OnEntry     []Block
+	OnExit      []Block
+	Invokes     []*Invoke
+	// Init runs on the state's first entry, before its OnEntry: a front
+	// end with late data binding initializes the state's data here.
+	Init Block
+	// DoneData, for a final state, computes the data of the done event.
+	// An error raises error.execution and the event has no data.
+	DoneData func(in *Instance) (any, error)
+	// Ext is the front end's own: SEATML's state, a source position.
+	Ext any
+
+	index   int      // document order
+	depth   int      // 0 for the root
+	kids    []*State // child states without history states
+	history []*State
+}
+
+// Index is the state's place in document order (the root is 0).
+func (s *State) Index() int { return s.index }
+
+// Atomic reports whether the state has no child states.
+func (s *State) Atomic() bool { return s.Kind != Parallel && len(s.kids) == 0 && !s.IsHistory() }
+
+// Compound reports whether s is a <state> with child states (or the root).
+func (s *State) Compound() bool { return s.Kind == Basic && len(s.kids) > 0 }
+
+// IsHistory reports whether s is a history pseudo-state.
+func (s *State) IsHistory() bool { return s.Kind == ShallowHistory || s.Kind == DeepHistory }
+
+// ChildStates are the child states, without history states.
+func (s *State) ChildStates() []*State { return s.kids }
+
+// Descends reports whether s is a proper descendant of a.
+func (s *State) Descends(a *State) bool {
+	for p := s.Parent; p != nil; p = p.Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Transition is a <transition>, an <initial>'s transition or a history
+// state's default.
+type Transition struct {
+	Source *State
+	// Events are the event descriptors; none makes the transition
+	// eventless (unless Match is set).
+	Events []string
+	// Match, if set, decides which events the transition takes instead of
+	// Events (SEATML's keys).
+	Match func(ev *Event) bool
+	// Cond, if set, must hold. An error is raised as error.execution and
+	// the transition is not taken.
+	Cond     func(in *Instance) (bool, error)
+	Targets  []*State
+	Internal bool
+	Actions  Block
+	Ext      any
+
+	index int
+}
+
+// Index is the transition's place in the chart's document order.
+func (t *Transition) Index() int { return t.index }
+
+// Eventless reports whether the transition is taken without an event.
+func (t *Transition) Eventless() bool { return len(t.Events) == 0 && t.Match == nil }
+
+// Invoke is an <invoke>. The runtime does the work; the engine decides
+// when.
+type Invoke struct {
+	// ID is the invoke id given in the document; empty: the engine makes
+	// one, "stateid.N".
+	ID          string
+	Autoforward bool
+	Finalize    Block
+	// Start starts the invocation under the id. An error raises
+	// error.execution (or the *Error's event) and nothing is started.
+	Start func(in *Instance, id string) error
+	// Cancel stops it when its state is exited.
+	Cancel func(in *Instance, id string)
+	// Forward sends it an external event (autoforward).
+	Forward func(in *Instance, id string, ev *Event)
+}
+
+// Chart is a compiled statechart: immutable once built, shared by every
+// Instance running it.
+type Chart struct {
+	Root   *State
+	States []*State // in document order, Root first
+	// Setup runs when an instance starts, before the initial states are
+	// entered: data initialization and the top-level script. Each block
+	// runs on its own: an error stops only the block it is in.
+	Setup []Block
+	ids   map[string]*State
+	trans int
+}
+
+// Build numbers the states of the tree under root and checks it. The
+// front end builds the tree (Parent links included) and calls Build once.
+func Build(root *State) (*Chart, error) {
+	c := &Chart{Root: root, ids: map[string]*State{}}
+	if err := c.walk(root, 0); err != nil {
+		return nil, err
+	}
+	for _, s := range c.States {
+		if s.IsHistory() {
+			if s.Parent == nil {
+				return nil, fmt.Errorf("history state %q has no parent state", s.ID)
+			}
+			if s.Initial == nil {
+				return nil, fmt.Errorf("history state %q has no default transition", s.ID)
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *Chart) walk(s *State, depth int) error {
+	s.index, s.depth = len(c.States), depth
+	c.States = append(c.States, s)
+	if s.ID != "" {
+		if _, dup := c.ids[s.ID]; dup {
+			return fmt.Errorf("state id %q is used twice", s.ID)
+		}
+		c.ids[s.ID] = s
+	}
+	s.kids, s.history = s.kids[:0], s.history[:0]
+	number := func(t *Transition) {
+		if t != nil {
+			t.Source = s
+			t.index = c.trans
+			c.trans++
+		}
+	}
+	number(s.Initial)
+	for _, t := range s.Transitions {
+		number(t)
+	}
+	for _, ch := range s.Children {
+		if ch.Parent != s {
+			return fmt.Errorf("state %q: child %q has another parent", s.ID, ch.ID)
+		}
+		if ch.IsHistory() {
+			s.history = append(s.history, ch)
+		} else {
+			s.kids = append(s.kids, ch)
+		}
+		if err := c.walk(ch, depth+1); err != nil {
+			return err
+		}
+	}
+	if s.Compound() && s.Initial == nil {
+		s.Initial = &Transition{Targets: []*State{s.kids[0]}}
+		number(s.Initial)
+	}
+	if s.Initial != nil {
+		owner := s
+		if s.IsHistory() {
+			owner = s.Parent
+		}
+		for _, t := range s.Initial.Targets {
+			if !t.Descends(owner) {
+				return fmt.Errorf("state %q: initial state %q is not its descendant", s.ID, t.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// State returns the state with the id, or nil.
+func (c *Chart) State(id string) *State { return c.ids[id] }
+
+// EventType is an event's _event.type.
+type EventType uint8
+
+const (
+	External EventType = iota
+	Internal
+	Platform
+)
+
+func (t EventType) String() string {
+	switch t {
+	case Internal:
+		return "internal"
+	case Platform:
+		return "platform"
+	}
+	return "external"
+}
+
+// Event is an SCXML event.
+type Event struct {
+	Name       string
+	Type       EventType
+	SendID     string
+	Origin     string
+	OriginType string
+	InvokeID   string
+	Data       any
+}
+
+// Matches reports whether an event name matches a descriptor: "*"
+// matches every name, and a descriptor matches the names it is a prefix
+// of at a dot boundary ("done.state" matches "done.state.s1"; a trailing
+// ".*" or "." is ignored).
+func Matches(descriptor, name string) bool {
+	if descriptor == "*" {
+		return true
+	}
+	d := strings.TrimSuffix(strings.TrimSuffix(descriptor, "*"), ".")
+	if !strings.HasPrefix(name, d) {
+		return false
+	}
+	return len(name) == len(d) || name[len(d)] == '.'
+}

@@ -1,0 +1,748 @@
+package statechart
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+)
+
+// Options are what an Instance tells its runtime and observers.
+type Options struct {
+	// OnEvent is called with each event the instance takes from a queue,
+	// before it selects transitions: the datamodel binds _event here.
+	OnEvent func(ev *Event)
+	// OnEnter and OnExit are told of each state entered and exited,
+	// after its OnEntry and after its OnExit content.
+	OnEnter, OnExit func(s *State)
+	// OnTransition is told of each transition taken, before its content.
+	OnTransition func(t *Transition)
+	// OnError is told of each error raised as an event.
+	OnError func(ev *Event, err error)
+	// OnDone is called once when the instance has ended: final is the
+	// top-level final state reached (nil when cancelled) and data its
+	// done data.
+	OnDone func(final *State, data any)
+}
+
+// maxMicrosteps bounds the microsteps of one macrostep: a chart whose
+// eventless transitions or raised events never settle is stopped.
+const maxMicrosteps = 100000
+
+// ErrRunaway is raised (as error.execution) when a macrostep does not
+// settle within maxMicrosteps microsteps.
+var ErrRunaway = errors.New("the machine did not settle: too many microsteps in one macrostep")
+
+// Instance runs a Chart. It is not safe for concurrent use: the runtime
+// serializes Start, Handle and Cancel.
+type Instance struct {
+	// Ext is the runtime's own: the session the instance runs in, which
+	// the front end's actions reach through it.
+	Ext any
+
+	chart *Chart
+	opts  Options
+
+	active  []bool // by state index
+	config  []*State
+	history map[*State][]*State
+	entered []bool // the state's Init has run
+	invoked map[*State][]invocation
+	toInvok []bool // statesToInvoke, by index
+
+	internal []*Event
+	running  bool
+	started  bool
+	final    *State
+	doneData any
+	nextID   int
+
+	event *Event // the event being processed
+
+	// scratch, reused across microsteps
+	enabled  []*Transition
+	toExit   []bool
+	toEnter  []bool
+	defEntry []bool
+	defHist  map[*State]Block
+	atomics  []*State
+}
+
+type invocation struct {
+	inv *Invoke
+	id  string
+}
+
+// New returns an instance of the chart, not started.
+func New(c *Chart, opts Options) *Instance {
+	n := len(c.States)
+	return &Instance{
+		chart: c, opts: opts,
+		active: make([]bool, n), entered: make([]bool, n), toInvok: make([]bool, n),
+		toExit: make([]bool, n), toEnter: make([]bool, n), defEntry: make([]bool, n),
+		history: map[*State][]*State{}, invoked: map[*State][]invocation{},
+	}
+}
+
+// Chart returns the instance's chart.
+func (in *Instance) Chart() *Chart { return in.chart }
+
+// Event returns the event being processed, nil during start.
+func (in *Instance) Event() *Event { return in.event }
+
+// Running reports whether the instance has started and not ended.
+func (in *Instance) Running() bool { return in.running }
+
+// Final returns the top-level final state the instance ended in, or nil.
+func (in *Instance) Final() *State { return in.final }
+
+// DoneData returns the data of the final state the instance ended in.
+func (in *Instance) DoneData() any { return in.doneData }
+
+// In reports whether the state with the id is active (SCXML's In()).
+func (in *Instance) In(id string) bool {
+	s := in.chart.ids[id]
+	return s != nil && in.active[s.index]
+}
+
+// IsActive reports whether s is active.
+func (in *Instance) IsActive(s *State) bool { return in.active[s.index] }
+
+// Configuration returns the active states in document order. The slice is
+// the instance's: copy it to keep it.
+func (in *Instance) Configuration() []*State { return in.config }
+
+// Raise puts an event on the internal queue.
+func (in *Instance) Raise(ev *Event) {
+	if ev.Type == External {
+		ev.Type = Internal
+	}
+	in.internal = append(in.internal, ev)
+}
+
+// RaiseError raises an error event for err: its *Error's event name, or
+// error.execution.
+func (in *Instance) RaiseError(err error) {
+	ev := &Event{Name: "error.execution", Type: Platform, Data: err.Error()}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Event != "" {
+			ev.Name = e.Event
+		}
+		ev.SendID = e.SendID
+	}
+	if in.opts.OnError != nil {
+		in.opts.OnError(ev, err)
+	}
+	in.internal = append(in.internal, ev)
+}
+
+// Start runs the chart's Setup, enters the initial configuration and runs
+// to the first stable configuration.
+func (in *Instance) Start() {
+	if in.started {
+		return
+	}
+	in.started, in.running = true, true
+	for _, b := range in.chart.Setup {
+		in.exec(b)
+	}
+	root := in.chart.Root
+	in.entered[root.index] = true
+	in.active[root.index] = true
+	in.config = append(in.config, root)
+	in.exec(root.Init)
+	if root.Initial != nil {
+		in.enterStates([]*Transition{root.Initial})
+	}
+	in.settle()
+}
+
+// Handle processes one external event: a macrostep. It does nothing once
+// the instance has ended. (Keeping a cancelled invocation's later events
+// out is the runtime's work: it knows which child sent them.)
+func (in *Instance) Handle(ev *Event) {
+	if !in.running {
+		return
+	}
+	in.event = ev
+	if in.opts.OnEvent != nil {
+		in.opts.OnEvent(ev)
+	}
+	for _, s := range in.config {
+		for _, iv := range in.invoked[s] {
+			if iv.id == ev.InvokeID {
+				in.exec(iv.inv.Finalize)
+			}
+			if iv.inv.Autoforward && iv.inv.Forward != nil && !isDoneInvoke(ev) {
+				iv.inv.Forward(in, iv.id, ev)
+			}
+		}
+	}
+	if ev.InvokeID != "" && isDoneInvoke(ev) {
+		for s := range in.invoked {
+			in.dropInvocation(s, ev.InvokeID)
+		}
+	}
+	if ts := in.selectTransitions(ev); len(ts) > 0 {
+		in.microstep(ts)
+	}
+	in.settle()
+}
+
+func isDoneInvoke(ev *Event) bool {
+	return len(ev.Name) > len("done.invoke.") && ev.Name[:len("done.invoke.")] == "done.invoke."
+}
+
+// Cancel ends the instance as if it were cancelled: its active states are
+// exited, and OnDone is told of no final state.
+func (in *Instance) Cancel() {
+	if in.running {
+		in.running = false
+		in.exitInterpreter()
+	}
+}
+
+// settle runs microsteps until the configuration is stable (no eventless
+// transition enabled, the internal queue empty), starting invocations,
+// and ends the instance when it reached a top-level final state.
+func (in *Instance) settle() {
+	steps := 0
+	for in.running {
+		for in.running {
+			ts := in.selectTransitions(nil)
+			if len(ts) == 0 {
+				if len(in.internal) == 0 {
+					break
+				}
+				ev := in.internal[0]
+				in.internal[0] = nil
+				in.internal = in.internal[1:]
+				in.event = ev
+				if in.opts.OnEvent != nil {
+					in.opts.OnEvent(ev)
+				}
+				ts = in.selectTransitions(ev)
+			}
+			if len(ts) > 0 {
+				in.microstep(ts)
+			}
+			if steps++; steps > maxMicrosteps {
+				in.internal = in.internal[:0]
+				in.RaiseError(ErrRunaway)
+				in.running = false
+			}
+		}
+		if !in.running {
+			break
+		}
+		for _, s := range in.chart.States {
+			if !in.toInvok[s.index] {
+				continue
+			}
+			in.toInvok[s.index] = false
+			for _, inv := range s.Invokes {
+				in.invoke(s, inv)
+			}
+		}
+		if len(in.internal) == 0 {
+			break
+		}
+	}
+	if !in.running {
+		in.exitInterpreter()
+	}
+}
+
+func (in *Instance) invoke(s *State, inv *Invoke) {
+	id := inv.ID
+	if id == "" {
+		in.nextID++
+		id = s.ID + "." + strconv.Itoa(in.nextID)
+	}
+	if inv.Start == nil {
+		return
+	}
+	in.invoked[s] = append(in.invoked[s], invocation{inv, id})
+	if err := inv.Start(in, id); err != nil {
+		in.dropInvocation(s, id)
+		in.RaiseError(err)
+	}
+}
+
+func (in *Instance) dropInvocation(s *State, id string) {
+	l := in.invoked[s]
+	for i, iv := range l {
+		if iv.id == id {
+			in.invoked[s] = append(l[:i:i], l[i+1:]...)
+			return
+		}
+	}
+}
+
+func (in *Instance) exitInterpreter() {
+	for i := len(in.config) - 1; i >= 0; i-- {
+		s := in.config[i]
+		for _, b := range s.OnExit {
+			in.exec(b)
+		}
+		in.cancelInvokes(s)
+		in.active[s.index] = false
+		if in.opts.OnExit != nil {
+			in.opts.OnExit(s)
+		}
+		if s.Kind == Final && s.Parent == in.chart.Root && in.final == nil {
+			in.final = s
+			in.doneData = in.evalDoneData(s)
+		}
+	}
+	in.config = in.config[:0]
+	if in.opts.OnDone != nil {
+		in.opts.OnDone(in.final, in.doneData)
+	}
+}
+
+func (in *Instance) cancelInvokes(s *State) {
+	for _, iv := range in.invoked[s] {
+		if iv.inv.Cancel != nil {
+			iv.inv.Cancel(in, iv.id)
+		}
+	}
+	delete(in.invoked, s)
+}
+
+func (in *Instance) exec(b Block) {
+	for _, a := range b {
+		if err := a(in); err != nil {
+			in.RaiseError(err)
+			return
+		}
+	}
+}
+
+func (in *Instance) evalDoneData(s *State) any {
+	if s.DoneData == nil {
+		return nil
+	}
+	d, err := s.DoneData(in)
+	if err != nil {
+		in.RaiseError(err)
+		return nil
+	}
+	return d
+}
+
+func (in *Instance) condition(t *Transition) bool {
+	if t.Cond == nil {
+		return true
+	}
+	ok, err := t.Cond(in)
+	if err != nil {
+		in.RaiseError(err)
+		return false
+	}
+	return ok
+}
+
+func (t *Transition) takes(ev *Event) bool {
+	if t.Match != nil {
+		return t.Match(ev)
+	}
+	for _, d := range t.Events {
+		if Matches(d, ev.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// atomicStates returns the active atomic states in document order.
+func (in *Instance) atomicStates() []*State {
+	in.atomics = in.atomics[:0]
+	for _, s := range in.config {
+		if s.Atomic() {
+			in.atomics = append(in.atomics, s)
+		}
+	}
+	return in.atomics
+}
+
+// selectTransitions selects, for each active atomic state in document
+// order, the first transition of it or its nearest ancestor that takes ev
+// (eventless ones when ev is nil) and whose condition holds; then removes
+// conflicts.
+func (in *Instance) selectTransitions(ev *Event) []*Transition {
+	in.enabled = in.enabled[:0]
+	for _, s := range in.atomicStates() {
+	search:
+		for a := s; a != nil; a = a.Parent {
+			for _, t := range a.Transitions {
+				if t.Eventless() == (ev == nil) && (ev == nil || t.takes(ev)) && in.condition(t) {
+					in.enabled = appendUnique(in.enabled, t)
+					break search
+				}
+			}
+		}
+	}
+	return in.removeConflicts(in.enabled)
+}
+
+func appendUnique(l []*Transition, t *Transition) []*Transition {
+	for _, x := range l {
+		if x == t {
+			return l
+		}
+	}
+	return append(l, t)
+}
+
+// removeConflicts keeps, of transitions whose exit sets intersect, the one
+// whose source is deeper, else the first in document order of atomic
+// states.
+func (in *Instance) removeConflicts(ts []*Transition) []*Transition {
+	if len(ts) < 2 {
+		return ts
+	}
+	var kept []*Transition
+	for _, t1 := range ts {
+		preempted := false
+		var remove []*Transition
+		for _, t2 := range kept {
+			if in.exitSetsIntersect(t1, t2) {
+				if t1.Source.Descends(t2.Source) {
+					remove = append(remove, t2)
+				} else {
+					preempted = true
+					break
+				}
+			}
+		}
+		if !preempted {
+			for _, r := range remove {
+				for i, k := range kept {
+					if k == r {
+						kept = append(kept[:i], kept[i+1:]...)
+						break
+					}
+				}
+			}
+			kept = append(kept, t1)
+		}
+	}
+	return kept
+}
+
+func (in *Instance) exitSetsIntersect(t1, t2 *Transition) bool {
+	if len(t1.Targets) == 0 || len(t2.Targets) == 0 {
+		return false
+	}
+	d1, d2 := in.domain(t1), in.domain(t2)
+	for _, s := range in.config {
+		if s.Descends(d1) && s.Descends(d2) {
+			return true
+		}
+	}
+	return false
+}
+
+// effectiveTargets are the transition's targets with history states
+// replaced by what they remember, or by their defaults.
+func (in *Instance) effectiveTargets(t *Transition, out []*State) []*State {
+	for _, s := range t.Targets {
+		if s.IsHistory() {
+			if h, ok := in.history[s]; ok {
+				for _, x := range h {
+					out = appendState(out, x)
+				}
+			} else {
+				out = in.effectiveTargets(s.Initial, out)
+			}
+		} else {
+			out = appendState(out, s)
+		}
+	}
+	return out
+}
+
+func appendState(l []*State, s *State) []*State {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+// domain is the transition's domain: the state whose descendants it exits
+// and enters; nil for a targetless transition.
+func (in *Instance) domain(t *Transition) *State {
+	targets := in.effectiveTargets(t, nil)
+	if len(targets) == 0 {
+		return nil
+	}
+	if t.Internal && t.Source.Compound() {
+		all := true
+		for _, s := range targets {
+			if !s.Descends(t.Source) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return t.Source
+		}
+	}
+	return lcca(t.Source, targets)
+}
+
+// lcca is the least compound ancestor (or the root) of head and the
+// states in tail.
+func lcca(head *State, tail []*State) *State {
+	for a := head.Parent; a != nil; a = a.Parent {
+		if !a.Compound() && a.Parent != nil {
+			continue
+		}
+		all := true
+		for _, s := range tail {
+			if !s.Descends(a) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return a
+		}
+	}
+	return nil
+}
+
+func (in *Instance) microstep(ts []*Transition) {
+	in.exitStates(ts)
+	for _, t := range ts {
+		if in.opts.OnTransition != nil {
+			in.opts.OnTransition(t)
+		}
+		in.exec(t.Actions)
+	}
+	in.enterStates(ts)
+}
+
+func (in *Instance) exitStates(ts []*Transition) {
+	any := false
+	for _, t := range ts {
+		if len(t.Targets) == 0 {
+			continue
+		}
+		d := in.domain(t)
+		for _, s := range in.config {
+			if s.Descends(d) {
+				in.toExit[s.index] = true
+				any = true
+			}
+		}
+	}
+	if !any {
+		return
+	}
+	// Exit order: reverse document order.
+	var exiting []*State
+	for i := len(in.config) - 1; i >= 0; i-- {
+		s := in.config[i]
+		if in.toExit[s.index] {
+			in.toExit[s.index] = false
+			in.toInvok[s.index] = false
+			exiting = append(exiting, s)
+		}
+	}
+	for _, s := range exiting {
+		for _, h := range s.history {
+			var rec []*State
+			for _, s0 := range in.config {
+				if h.Kind == DeepHistory && s0.Atomic() && s0.Descends(s) || h.Kind == ShallowHistory && s0.Parent == s {
+					rec = append(rec, s0)
+				}
+			}
+			in.history[h] = rec
+		}
+	}
+	for _, s := range exiting {
+		for _, b := range s.OnExit {
+			in.exec(b)
+		}
+		in.cancelInvokes(s)
+		in.active[s.index] = false
+		if in.opts.OnExit != nil {
+			in.opts.OnExit(s)
+		}
+	}
+	in.rebuildConfig()
+}
+
+func (in *Instance) rebuildConfig() {
+	in.config = in.config[:0]
+	for _, s := range in.chart.States {
+		if in.active[s.index] {
+			in.config = append(in.config, s)
+		}
+	}
+}
+
+func (in *Instance) enterStates(ts []*Transition) {
+	if in.defHist == nil {
+		in.defHist = map[*State]Block{}
+	}
+	for _, t := range ts {
+		for _, s := range t.Targets {
+			in.addDescendants(s)
+		}
+		d := in.domain(t)
+		for _, s := range in.effectiveTargets(t, nil) {
+			in.addAncestors(s, d)
+		}
+	}
+	var entering []*State
+	for _, s := range in.chart.States {
+		if in.toEnter[s.index] {
+			in.toEnter[s.index] = false
+			entering = append(entering, s)
+		}
+	}
+	for _, s := range entering {
+		in.active[s.index] = true
+		in.toInvok[s.index] = true
+		in.rebuildConfig()
+		if !in.entered[s.index] {
+			in.entered[s.index] = true
+			in.exec(s.Init)
+		}
+		for _, b := range s.OnEntry {
+			in.exec(b)
+		}
+		if in.defEntry[s.index] {
+			in.defEntry[s.index] = false
+			if s.Initial != nil {
+				in.exec(s.Initial.Actions)
+			}
+		}
+		if b, ok := in.defHist[s]; ok {
+			delete(in.defHist, s)
+			in.exec(b)
+		}
+		if in.opts.OnEnter != nil {
+			in.opts.OnEnter(s)
+		}
+		if s.Kind != Final {
+			continue
+		}
+		parent := s.Parent
+		if parent == in.chart.Root {
+			in.running = false
+			continue
+		}
+		in.Raise(&Event{Name: "done.state." + parent.ID, Type: Internal, Data: in.evalDoneData(s)})
+		if gp := parent.Parent; gp != nil && gp.Kind == Parallel {
+			all := true
+			for _, c := range gp.kids {
+				if !in.inFinal(c) {
+					all = false
+					break
+				}
+			}
+			if all {
+				in.Raise(&Event{Name: "done.state." + gp.ID, Type: Internal})
+			}
+		}
+	}
+}
+
+// inFinal reports whether s is in a final configuration: a compound state
+// whose active child is final, or a parallel state whose regions all are.
+func (in *Instance) inFinal(s *State) bool {
+	if s.Compound() {
+		for _, c := range s.kids {
+			if c.Kind == Final && in.active[c.index] {
+				return true
+			}
+		}
+		return false
+	}
+	if s.Kind == Parallel {
+		for _, c := range s.kids {
+			if !in.inFinal(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (in *Instance) addDescendants(s *State) {
+	if s.IsHistory() {
+		if h, ok := in.history[s]; ok {
+			for _, x := range h {
+				in.addDescendants(x)
+			}
+			for _, x := range h {
+				in.addAncestors(x, s.Parent)
+			}
+			return
+		}
+		in.defHist[s.Parent] = s.Initial.Actions
+		for _, x := range s.Initial.Targets {
+			in.addDescendants(x)
+		}
+		for _, x := range s.Initial.Targets {
+			in.addAncestors(x, s.Parent)
+		}
+		return
+	}
+	in.toEnter[s.index] = true
+	if s.Compound() {
+		in.defEntry[s.index] = true
+		for _, x := range s.Initial.Targets {
+			in.addDescendants(x)
+		}
+		for _, x := range s.Initial.Targets {
+			in.addAncestors(x, s)
+		}
+	} else if s.Kind == Parallel {
+		in.addRegions(s)
+	}
+}
+
+// addRegions adds the regions of a parallel state that have no state to
+// enter yet.
+func (in *Instance) addRegions(p *State) {
+	for _, c := range p.kids {
+		if !in.entering(c) {
+			in.addDescendants(c)
+		}
+	}
+}
+
+// entering reports whether some descendant of c is to be entered.
+func (in *Instance) entering(c *State) bool {
+	for _, s := range in.chart.States[c.index+1:] {
+		if !s.Descends(c) {
+			break
+		}
+		if in.toEnter[s.index] {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Instance) addAncestors(s, upTo *State) {
+	for a := s.Parent; a != nil && a != upTo; a = a.Parent {
+		in.toEnter[a.index] = true
+		if a.Kind == Parallel {
+			in.addRegions(a)
+		}
+	}
+}
+
+// sortStates sorts states in document order.
+func sortStates(l []*State) {
+	sort.Slice(l, func(i, j int) bool { return l[i].index < l[j].index })
+}

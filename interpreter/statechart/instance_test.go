@@ -1,0 +1,265 @@
+package statechart
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// builder makes charts in Go, as a front end does.
+type builder struct {
+	ids   map[string]*State
+	trace []string
+}
+
+func newBuilder() *builder { return &builder{ids: map[string]*State{}} }
+
+// state adds a state under parent (nil: the root) with entry and exit
+// actions that record "+id" and "-id".
+func (b *builder) state(parent *State, id string, kind Kind) *State {
+	s := &State{ID: id, Kind: kind, Parent: parent}
+	if parent != nil {
+		parent.Children = append(parent.Children, s)
+	}
+	if id != "" && !s.IsHistory() {
+		s.OnEntry = []Block{{func(*Instance) error { b.trace = append(b.trace, "+"+id); return nil }}}
+		s.OnExit = []Block{{func(*Instance) error { b.trace = append(b.trace, "-"+id); return nil }}}
+	}
+	b.ids[id] = s
+	return s
+}
+
+// on adds a transition from s taking event (empty: eventless) to the
+// targets (space-separated ids).
+func (b *builder) on(s *State, event, targets string) *Transition {
+	t := &Transition{Events: strings.Fields(event)}
+	for _, id := range strings.Fields(targets) {
+		t.Targets = append(t.Targets, b.ids[id])
+	}
+	t.Actions = Block{func(*Instance) error { b.trace = append(b.trace, "t:"+s.ID+":"+event); return nil }}
+	s.Transitions = append(s.Transitions, t)
+	return t
+}
+
+func (b *builder) start(t *testing.T, root *State) *Instance {
+	t.Helper()
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := New(c, Options{})
+	in.Start()
+	return in
+}
+
+func (b *builder) took(t *testing.T, want string) {
+	t.Helper()
+	if got := strings.Join(b.trace, " "); got != want {
+		t.Errorf("trace:\n got %s\nwant %s", got, want)
+	}
+	b.trace = nil
+}
+
+func config(in *Instance) string {
+	var ids []string
+	for _, s := range in.Configuration() {
+		if s.ID != "" {
+			ids = append(ids, s.ID)
+		}
+	}
+	return strings.Join(ids, " ")
+}
+
+func TestNestedEntryExitOrder(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "a", Basic)
+	a1 := b.state(a, "a1", Basic)
+	a11 := b.state(a1, "a11", Basic)
+	b.state(a1, "a12", Basic)
+	z := b.state(root, "z", Basic)
+	z1 := b.state(z, "z1", Basic)
+	b.on(a11, "go", "z1")
+	b.on(a, "stop", "z") // an ancestor's rule applies in its descendants
+	in := b.start(t, root)
+	b.took(t, "+a +a1 +a11")
+	in.Handle(&Event{Name: "go.now"}) // descriptor "go" matches "go.now"
+	b.took(t, "-a11 -a1 -a t:a11:go +z +z1")
+	if got := config(in); got != "z z1" {
+		t.Errorf("configuration %q", got)
+	}
+	_ = z1
+}
+
+func TestAncestorRuleAndInnerFirst(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "a", Basic)
+	a1 := b.state(a, "a1", Basic)
+	b.state(a, "a2", Basic)
+	b.on(a1, "x", "a2")
+	b.on(a, "x", "a1") // shadowed by a1's own rule
+	b.on(a, "y", "a1")
+	in := b.start(t, root)
+	b.took(t, "+a +a1")
+	in.Handle(&Event{Name: "x"})
+	b.took(t, "-a1 t:a1:x +a2")
+	in.Handle(&Event{Name: "y"}) // external: exits and re-enters a
+	b.took(t, "-a2 -a t:a:y +a +a1")
+}
+
+func TestInternalTransitionStaysInSource(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "a", Basic)
+	b.state(a, "a1", Basic)
+	b.state(a, "a2", Basic)
+	b.on(a, "y", "a2").Internal = true
+	in := b.start(t, root)
+	b.took(t, "+a +a1")
+	in.Handle(&Event{Name: "y"})
+	b.took(t, "-a1 t:a:y +a2")
+}
+
+func TestParallelRegionsAllHandle(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	p := b.state(root, "p", Parallel)
+	r1 := b.state(p, "r1", Basic)
+	r1a := b.state(r1, "r1a", Basic)
+	b.state(r1, "r1b", Basic)
+	r2 := b.state(p, "r2", Basic)
+	r2a := b.state(r2, "r2a", Basic)
+	b.state(r2, "r2b", Basic)
+	b.state(root, "out", Basic)
+	b.on(r1a, "e", "r1b")
+	b.on(r2a, "e", "r2b")
+	in := b.start(t, root)
+	b.took(t, "+p +r1 +r1a +r2 +r2a")
+	in.Handle(&Event{Name: "e"})
+	// One microstep: both exit (reverse document order), both transitions run, both enter.
+	b.took(t, "-r2a -r1a t:r1a:e t:r2a:e +r1b +r2b")
+	// A transition out of one region exits the whole parallel state, in
+	// reverse document order; the other region's conflicting one is
+	// preempted.
+	b.on(b.ids["r1b"], "f", "out")
+	b.on(b.ids["r2b"], "f", "r2a")
+	in = b.start(t, root)
+	b.trace = nil
+	in.Handle(&Event{Name: "e"})
+	b.trace = nil
+	in.Handle(&Event{Name: "f"})
+	b.took(t, "-r2b -r2 -r1b -r1 -p t:r1b:f +out")
+}
+
+func TestDoneStateEvents(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	p := b.state(root, "p", Parallel)
+	r1 := b.state(p, "r1", Basic)
+	b.state(r1, "r1f", Final)
+	r2 := b.state(p, "r2", Basic)
+	r2a := b.state(r2, "r2a", Basic)
+	b.state(r2, "r2f", Final)
+	done := b.state(root, "done", Final)
+	b.on(r2a, "e", "r2f")
+	b.on(p, "done.state.p", "done")
+	var seen []string
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final *State
+	in := New(c, Options{OnEvent: func(ev *Event) { seen = append(seen, ev.Name) }, OnDone: func(f *State, _ any) { final = f }})
+	in.Start()
+	in.Handle(&Event{Name: "e"})
+	if got := strings.Join(seen, " "); got != "done.state.r1 e done.state.r2 done.state.p" {
+		t.Errorf("events: %s", got)
+	}
+	if final != done || in.Running() {
+		t.Errorf("final %v, running %v", final, in.Running())
+	}
+}
+
+func TestHistory(t *testing.T) {
+	for _, deep := range []bool{false, true} {
+		b := newBuilder()
+		root := b.state(nil, "", Basic)
+		a := b.state(root, "a", Basic)
+		kind := ShallowHistory
+		if deep {
+			kind = DeepHistory
+		}
+		h := b.state(a, "h", kind)
+		a1 := b.state(a, "a1", Basic)
+		a2 := b.state(a, "a2", Basic)
+		b.state(a2, "a2x", Basic)
+		a2y := b.state(a2, "a2y", Basic)
+		h.Initial = &Transition{Targets: []*State{a1}}
+		b.state(root, "pause", Basic)
+		b.on(a1, "next", "a2y")
+		b.on(a, "pause", "pause")
+		b.on(b.ids["pause"], "resume", "h")
+		in := b.start(t, root)
+		in.Handle(&Event{Name: "next"})
+		in.Handle(&Event{Name: "pause"})
+		in.Handle(&Event{Name: "resume"})
+		want := "a a2 a2x" // shallow: a2 again, entered at its initial state
+		if deep {
+			want = "a a2 a2y"
+		}
+		if got := config(in); got != want {
+			t.Errorf("deep=%v: after resume %q, want %q", deep, got, want)
+		}
+		_ = a2y
+	}
+}
+
+func TestErrorsAreEvents(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "a", Basic)
+	b.state(root, "bad", Basic)
+	b.state(root, "other", Basic)
+	t1 := b.on(a, "e", "other")
+	t1.Cond = func(*Instance) (bool, error) { return false, errors.New("boom") }
+	b.on(a, "error.execution", "bad")
+	a.OnEntry = append(a.OnEntry, Block{
+		func(*Instance) error { return &Error{Event: "error.communication", Err: errors.New("no peer")} },
+		func(*Instance) error { t.Error("the rest of a failed block ran"); return nil },
+	})
+	b.on(a, "error.communication", "")
+	in := b.start(t, root)
+	in.Handle(&Event{Name: "e"})
+	if got := config(in); got != "bad" {
+		t.Errorf("configuration %q, want bad", got)
+	}
+}
+
+func TestRunawayStops(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "a", Basic)
+	c := b.state(root, "c", Basic)
+	b.on(a, "", "c")
+	b.on(c, "", "a")
+	in := b.start(t, root)
+	if in.Running() {
+		t.Error("a chart that never settles still runs")
+	}
+}
+
+func TestMatches(t *testing.T) {
+	for _, c := range []struct {
+		d, name string
+		want    bool
+	}{
+		{"*", "x", true}, {"done", "done.state.s", true}, {"done.state", "done.state.s", true},
+		{"done.*", "done.state", true}, {"done.", "done", true}, {"don", "done", false},
+		{"error", "errors", false}, {"挨拶", "挨拶.朝", true}, {"挨拶", "挨", false},
+	} {
+		if got := Matches(c.d, c.name); got != c.want {
+			t.Errorf("Matches(%q, %q) = %v", c.d, c.name, got)
+		}
+	}
+}
