@@ -145,11 +145,12 @@ func isLocation(s string) bool {
 }
 
 func isNameStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// IsName reports whether s is a Lua name (a variable a foreach item may
-// be).
+// IsName reports whether s is a Lua name: ASCII letters, digits and _,
+// not starting with a digit, and not a keyword (Lua 5.1, as gopher-lua,
+// has no other names).
 func IsName(s string) bool {
 	if s == "" || !isNameStart(s[0]) {
 		return false

@@ -239,7 +239,7 @@ func (c *compiler) resolve() {
 		for _, id := range p.ids {
 			s, ok := c.ids[id]
 			if !ok {
-				c.errorf(p.attr.ValuePos, "no state %q%s", id, schema.DidYouMean(id, names, "; did you mean %q?"))
+				c.errorf(p.attr.ValuePos, "no state %q%s", id, schema.DidYouMean(id, names, "%q"))
 				continue
 			}
 			p.t.Targets = append(p.t.Targets, s)
@@ -256,6 +256,10 @@ func (c *compiler) datamodel(s *statechart.State, n *schema.Node) {
 			continue
 		}
 		id := d.AttrValue("id")
+		if !luadm.IsName(id) {
+			a, _ := d.Attr("id")
+			c.errorf(a.ValuePos, "data id %q is not a Lua variable name: Lua names are ASCII letters, digits and _, not starting with a digit (keep Japanese in state ids, events and strings)", id)
+		}
 		value := c.value(d)
 		act := func(in *statechart.Instance) error {
 			ss := sess(in)

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reception is an SCXML document with Japanese ids and events, a nested
+// dialogue, a delayed event on the real clock and a top-level final.
+const receptionSCXML = `<?xml version="1.0" encoding="UTF-8"?>
+<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="受付">
+  <datamodel><data id="count" expr="0"/></datamodel>
+  <state id="受付" initial="挨拶">
+    <onentry><send event="時間切れ" delay="300ms"/></onentry>
+    <state id="挨拶">
+      <onentry><raise event="こんにちは"/></onentry>
+      <transition event="こんにちは" target="案内"><assign location="count" expr="count + 1"/></transition>
+    </state>
+    <state id="案内"/>
+    <transition event="時間切れ" cond="In('案内') and count == 1" target="pass"/>
+    <transition event="*" target="fail"/>
+  </state>
+  <final id="pass"><onentry><log label="結果" expr="'合格'"/></onentry></final>
+  <final id="fail"/>
+</scxml>
+`
+
+// TestRunSCXMLDocument runs an SCXML document on the real binary: it ends
+// by itself at its top-level final state, with exit status 0 and a
+// "finished" line naming the state, without waiting for standard input
+// (which stays open here).
+func TestRunSCXMLDocument(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "受付.scxml")
+	if err := os.WriteFile(file, []byte(receptionSCXML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runBinary(t, "", "check", file); code != 0 {
+		t.Fatalf("seat check: exit %d: %s", code, out)
+	}
+	cmd := exec.Command(os.Args[0], "run", "--log-format=json", file)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	stdin, err := cmd.StdinPipe() // never closed: the run must not wait for it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("seat run: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("seat run did not end at the final state:\n%s", stderr.String())
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("ended after %v, before the 300ms delayed event could fire", d)
+	}
+	var finished, logged bool
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON log line: %q", line)
+		}
+		switch rec["msg"] {
+		case "finished":
+			finished = rec["final"] == "pass"
+		case "log":
+			logged = rec["label"] == "結果" && rec["text"] == "合格"
+		}
+	}
+	if !finished || !logged {
+		t.Errorf("want a log line 結果 合格 and finished with final \"pass\":\n%s", stderr.String())
+	}
+}
+
+// TestCheckSCXMLErrors: a bad SCXML document is refused by seat check
+// with file:line:col, counting columns in characters, and a suggestion.
+func TestCheckSCXMLErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.scxml")
+	doc := strings.Replace(receptionSCXML, `target="案内"><assign`, `target="案内所"><assign`, 1)
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runBinary(t, "", "check", file)
+	want := file + `:8:41: no state "案内所"; did you mean "案内"?`
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output:\n%s\nwant %s", code, out, want)
+	}
+	out, code = runBinary(t, "", "run", file)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("seat run: exit %d, output:\n%s", code, out)
+	}
+}
+
+// TestCheckSCXMLDataNames: a Japanese data id is refused at load with a
+// reason (Lua's names are ASCII), not at run time as a Lua syntax error.
+func TestCheckSCXMLDataNames(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "names.scxml")
+	doc := strings.Replace(receptionSCXML, `<data id="count"`, `<data id="回数"`, 1)
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runBinary(t, "", "check", file)
+	want := file + `:3:24: data id "回数" is not a Lua variable name`
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output:\n%s\nwant %s", code, out, want)
+	}
+}
