@@ -57,4 +57,3 @@ func runSCXML(ctx context.Context, file string, log *zap.Logger, stderr io.Write
 	log.Info("finished", zap.String("document", file), zap.String("final", s.Final))
 	return nil
 }
-
