@@ -72,9 +72,9 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, arg
 	for _, a := range args {
 		m.L.Push(a)
 	}
-	m.dog.start()
+	m.dog.Start()
 	err := m.L.PCall(len(args), nret, nil)
-	stopped := m.dog.stop()
+	stopped := m.dog.Stop()
 	if err != nil {
 		m.L.SetTop(0)
 		se := scriptError(at, err, stopped, &m.opts)

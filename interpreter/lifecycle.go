@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/schema"
 )
 
@@ -87,7 +88,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	if m.L == nil {
 		m.L = newSandbox(opts.ScriptMemory)
 	}
-	m.dog = newWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
+	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.luaOpen = true
 	m.installAPI()
 	m.installEventType()
@@ -154,7 +155,7 @@ func (m *Machine) runCallback(name string, args ...string) {
 func (m *Machine) closeLua() {
 	if m.luaOpen {
 		m.trace("lua:close")
-		m.dog.close()
+		m.dog.Close()
 		m.L.Close()
 		m.luaOpen = false
 	}

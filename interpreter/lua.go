@@ -40,7 +40,7 @@ var locRE = regexp.MustCompile(`^(.*?):(\d+): `)
 
 // scriptError turns a gopher-lua error into a ScriptError naming the file
 // and line.
-func scriptError(ch *chunk, err error, stopped stopReason, opts *Options) *ScriptError {
+func scriptError(ch *chunk, err error, stopped luadm.StopReason, opts *Options) *ScriptError {
 	se := &ScriptError{File: ch.file, Line: ch.line}
 	msg := err.Error()
 	var ae *lua.ApiError
@@ -53,10 +53,10 @@ func scriptError(ch *chunk, err error, stopped stopReason, opts *Options) *Scrip
 		msg = msg[len(m[0]):]
 	}
 	switch stopped {
-	case stoppedTime:
+	case luadm.StoppedTime:
 		se.Timeout = true
 		msg = "script stopped: time limit of " + opts.ScriptTimeout.String() + " exceeded"
-	case stoppedMemory:
+	case luadm.StoppedMemory:
 		se.Memory = true
 		msg = "script stopped: it grew the heap by more than the script memory limit of " + luadm.BytesText(opts.ScriptMemory)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
 )
 
 // Defaults of Options.
@@ -89,7 +90,7 @@ type Machine struct {
 	log   *zap.Logger
 	clock Clock
 	L     *lua.LState
-	dog   *watchdog
+	dog   *luadm.Watchdog
 	fns   []*lua.LFunction // by chunk.id, made on first call
 
 	q      *eventQueue

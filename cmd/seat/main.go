@@ -205,7 +205,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			fmt.Fprintf(stderr, "seat run: %s is an SCXML document; seat run runs one on its own, not beside other files\n", f)
 			return exitStatus(2)
 		}
-		return runSCXML(ctx, f, log, stderr)
+		return runSCXML(ctx, f, scxmlLimits{*scriptTimeout, max(*scriptMemory, 1) << 20}, log, stderr)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

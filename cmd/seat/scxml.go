@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -26,16 +27,23 @@ func checkSCXML(file string, stderr io.Writer) bool {
 	return diags.HasErrors()
 }
 
+// scxmlLimits are seat run's script limits.
+type scxmlLimits struct {
+	timeout time.Duration
+	memory  uint64
+}
+
 // runSCXML runs an SCXML document on its own until it reaches a top-level
 // final state (exit status 0, a "finished" log line naming it) or ctx
 // ends. Its <log> output and error events are logged.
-func runSCXML(ctx context.Context, file string, log *zap.Logger, stderr io.Writer) error {
+func runSCXML(ctx context.Context, file string, limits scxmlLimits, log *zap.Logger, stderr io.Writer) error {
 	doc, diags := scxml.Load(file)
 	printDiags(stderr, diags)
 	if doc == nil {
 		return exitStatus(1)
 	}
 	sys := scxml.NewSystem()
+	sys.ScriptTimeout, sys.ScriptMemory = limits.timeout, limits.memory
 	sys.Log = func(s *scxml.Session, label, text string) {
 		fields := []zap.Field{zap.String("document", filepath.Base(s.Doc.File)), zap.String("session", s.ID)}
 		if label == "error" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -15,6 +16,9 @@ type DataModel struct {
 	L         *lua.LState
 	fns       map[string]compiled
 	protected map[string]bool
+	dog       *Watchdog
+	timeout   time.Duration
+	memory    uint64
 }
 
 type compiled struct {
@@ -25,6 +29,22 @@ type compiled struct {
 // New returns a datamodel over L.
 func New(L *lua.LState) *DataModel {
 	return &DataModel{L: L, fns: map[string]compiled{}, protected: map[string]bool{}}
+}
+
+// Limit stops each later call that runs longer than timeout or grows the
+// heap by more than memory bytes, with an error; Close releases the
+// watchdog.
+func (d *DataModel) Limit(timeout time.Duration, memory uint64) {
+	d.dog = NewWatchdog(d.L, timeout, memory)
+	d.timeout, d.memory = timeout, memory
+}
+
+// Close releases the datamodel's watchdog and Lua state.
+func (d *DataModel) Close() {
+	if d.dog != nil {
+		d.dog.Close()
+	}
+	d.L.Close()
 }
 
 // Protect makes the names read-only for Assign (SCXML's system
@@ -63,7 +83,19 @@ func (d *DataModel) call(fn *lua.LFunction, nret int, args ...lua.LValue) error 
 	for _, a := range args {
 		d.L.Push(a)
 	}
-	if err := d.L.PCall(len(args), nret, nil); err != nil {
+	if d.dog != nil {
+		d.dog.Start()
+	}
+	err := d.L.PCall(len(args), nret, nil)
+	if d.dog != nil {
+		switch d.dog.Stop() {
+		case StoppedTime:
+			return fmt.Errorf("script stopped: it ran longer than the time limit of %v", d.timeout)
+		case StoppedMemory:
+			return fmt.Errorf("script stopped: it grew the heap by more than the script memory limit of %s", BytesText(d.memory))
+		}
+	}
+	if err != nil {
 		var ae *lua.ApiError
 		if errors.As(err, &ae) && ae.Object != nil {
 			return errors.New(strings.TrimPrefix(ae.Object.String(), "<string>:"))

@@ -50,8 +50,10 @@ type System struct {
 	Log func(s *Session, label, text string)
 	// Trace, if set, is told of each event a session takes from a queue.
 	Trace func(s *Session, ev *statechart.Event)
-	// MemoryLimit is the script memory limit of each session's sandbox.
-	MemoryLimit uint64
+	// ScriptTimeout and ScriptMemory limit each expression, condition and
+	// script: a call over either is stopped with error.execution.
+	ScriptTimeout time.Duration
+	ScriptMemory  uint64
 
 	now      time.Duration
 	queue    []delivery
@@ -79,7 +81,7 @@ type timer struct {
 
 // NewSystem returns an empty system.
 func NewSystem() *System {
-	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, MemoryLimit: 64 << 20}
+	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, ScriptTimeout: time.Second, ScriptMemory: 64 << 20}
 }
 
 // Now is the system's virtual time since it started.
@@ -95,8 +97,9 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
 		children: map[string]*Session{}, params: params}
 	sys.sessions[s.ID] = s
-	L := luadm.Sandbox(sys.MemoryLimit)
+	L := luadm.Sandbox(sys.ScriptMemory)
 	s.dm = luadm.New(L)
+	s.dm.Limit(sys.ScriptTimeout, sys.ScriptMemory)
 	L.SetGlobal("_sessionid", lua.LString(s.ID))
 	L.SetGlobal("_name", lua.LString(doc.Name))
 	io := L.NewTable()
@@ -157,6 +160,7 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 		sys.cancelInvoke(s, id)
 	}
 	delete(sys.sessions, s.ID)
+	defer s.dm.Close()
 	if p := s.parent; p != nil && final != nil && p.children[s.invokeID] == s {
 		delete(p.children, s.invokeID)
 		sys.enqueue(p, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})

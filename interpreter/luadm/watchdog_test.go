@@ -1,4 +1,4 @@
-package interpreter
+package luadm
 
 import (
 	"runtime"
@@ -19,10 +19,10 @@ import (
 // apart.)
 func TestWatchdogStarvedCallNotCharged(t *testing.T) {
 	run := func(busy int) error {
-		L := newSandbox(DefaultScriptMemory)
+		L := Sandbox(64 << 20)
 		defer L.Close()
-		w := newWatchdog(L, 200*time.Millisecond, DefaultScriptMemory)
-		defer w.close()
+		w := NewWatchdog(L, 200*time.Millisecond, 64<<20)
+		defer w.Close()
 		var stop atomic.Bool
 		var wg sync.WaitGroup
 		for range busy {
@@ -41,9 +41,9 @@ func TestWatchdogStarvedCallNotCharged(t *testing.T) {
 			t.Fatal(err)
 		}
 		L.Push(fn)
-		w.start()
+		w.Start()
 		err = L.PCall(0, 0, nil)
-		if r := w.stop(); r == stoppedTime && err == nil {
+		if r := w.Stop(); r == StoppedTime && err == nil {
 			t.Fatal("stopped for time, but the call returned without an error")
 		}
 		return err

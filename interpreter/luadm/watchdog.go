@@ -1,4 +1,4 @@
-package interpreter
+package luadm
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// watchdog enforces the script time and memory limits without allocating
+// Watchdog enforces the script time and memory limits without allocating
 // or reading the clock per call: the Lua state keeps one cancellable
 // context, and one reusable timer cancels it when a call overruns. A call
 // that lasts beyond the first tick is checked every tick: the heap's
@@ -24,7 +24,7 @@ import (
 // as by the limit. A late timer for a call
 // that has ended does nothing; a cancelled context is replaced before the
 // next call.
-type watchdog struct {
+type Watchdog struct {
 	L      *lua.LState
 	limit  time.Duration
 	memory uint64 // bytes of heap growth allowed per call
@@ -39,18 +39,18 @@ type watchdog struct {
 	used   time.Duration
 	last   time.Time
 	ctx    *progressCtx
-	fired  stopReason
+	fired  StopReason
 	cancel context.CancelFunc
 	sample []metrics.Sample
 }
 
-// stopReason says why the watchdog stopped a call.
-type stopReason uint8
+// StopReason says why the watchdog stopped a call.
+type StopReason uint8
 
 const (
-	notStopped stopReason = iota
-	stoppedTime
-	stoppedMemory
+	NotStopped StopReason = iota
+	StoppedTime
+	StoppedMemory
 )
 
 // running counts the script calls under way in the process, across
@@ -64,8 +64,10 @@ var running atomic.Int64
 // memoryTick is how often a long call's heap is looked at.
 const memoryTick = 2 * time.Millisecond
 
-func newWatchdog(L *lua.LState, limit time.Duration, memory uint64) *watchdog {
-	w := &watchdog{L: L, limit: limit, memory: memory,
+// NewWatchdog returns a watchdog for calls into L: each call may run for
+// limit and grow the heap by memory bytes.
+func NewWatchdog(L *lua.LState, limit time.Duration, memory uint64) *Watchdog {
+	w := &Watchdog{L: L, limit: limit, memory: memory,
 		sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines/runnable:goroutines"}}}
 	w.renew()
 	w.timer = time.AfterFunc(time.Hour, w.fire)
@@ -73,7 +75,7 @@ func newWatchdog(L *lua.LState, limit time.Duration, memory uint64) *watchdog {
 	return w
 }
 
-func (w *watchdog) renew() {
+func (w *Watchdog) renew() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.ctx = &progressCtx{Context: ctx}
@@ -95,10 +97,10 @@ func (c *progressCtx) Done() <-chan struct{} {
 	return c.Context.Done()
 }
 
-func (w *watchdog) fire() {
+func (w *Watchdog) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.armed || w.fired != notStopped {
+	if !w.armed || w.fired != NotStopped {
 		return
 	}
 	now := time.Now()
@@ -128,13 +130,13 @@ func (w *watchdog) fire() {
 		// meanwhile is not counted.)
 		w.base = heap
 	case heap-w.base > w.memory*uint64(max(running.Load(), 1)):
-		w.fired = stoppedMemory
+		w.fired = StoppedMemory
 		w.cancel()
 		return
 	}
 	limit := w.limitNow()
 	if w.used >= limit {
-		w.fired = stoppedTime
+		w.fired = StoppedTime
 		w.cancel()
 		return
 	}
@@ -147,13 +149,13 @@ func (w *watchdog) fire() {
 // loaded process (ten thousand sessions, a collector marking their heap)
 // does not stop innocent calls that only waited. A runaway call alone
 // is stopped at the limit.
-func (w *watchdog) limitNow() time.Duration {
+func (w *Watchdog) limitNow() time.Duration {
 	share := running.Load() / int64(runtime.GOMAXPROCS(0))
 	return w.limit * time.Duration(max(share, 1))
 }
 
-// start arms the timer for one call.
-func (w *watchdog) start() {
+// Start arms the timer for one call.
+func (w *Watchdog) Start() {
 	running.Add(1)
 	w.mu.Lock()
 	w.armed = true
@@ -161,8 +163,8 @@ func (w *watchdog) start() {
 	w.timer.Reset(min(w.limit, memoryTick))
 }
 
-// stop disarms it and reports whether, and why, the call was stopped.
-func (w *watchdog) stop() stopReason {
+// Stop disarms it and reports whether, and why, the call was stopped.
+func (w *Watchdog) Stop() StopReason {
 	running.Add(-1)
 	w.timer.Stop()
 	w.mu.Lock()
@@ -170,15 +172,15 @@ func (w *watchdog) stop() stopReason {
 	w.armed = false
 	w.started, w.base, w.used = time.Time{}, 0, 0
 	fired := w.fired
-	if fired != notStopped {
-		w.fired = notStopped
+	if fired != NotStopped {
+		w.fired = NotStopped
 		w.renew()
 	}
 	return fired
 }
 
-// close releases the context and the timer.
-func (w *watchdog) close() {
+// Close releases the context and the timer.
+func (w *Watchdog) Close() {
 	w.timer.Stop()
 	w.mu.Lock()
 	w.cancel()
