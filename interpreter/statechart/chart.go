@@ -116,6 +116,10 @@ type Transition struct {
 	Ext      any
 
 	index int
+	// domain is the transition's domain when it does not depend on
+	// history (no target is a history state); dynamic says it does.
+	domain  *State
+	dynamic bool
 }
 
 // Index is the transition's place in the chart's document order.
@@ -160,6 +164,22 @@ func Build(root *State) (*Chart, error) {
 	c := &Chart{Root: root, ids: map[string]*State{}}
 	if err := c.walk(root, 0); err != nil {
 		return nil, err
+	}
+	for _, s := range c.States {
+		ts := s.Transitions
+		if s.Initial != nil {
+			ts = append(ts[:len(ts):len(ts)], s.Initial)
+		}
+		for _, t := range ts {
+			for _, x := range t.Targets {
+				if x.IsHistory() {
+					t.dynamic = true
+				}
+			}
+			if !t.dynamic && len(t.Targets) > 0 {
+				t.domain = staticDomain(t, t.Targets)
+			}
+		}
 	}
 	for _, s := range c.States {
 		if s.IsHistory() {

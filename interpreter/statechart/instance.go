@@ -59,12 +59,16 @@ type Instance struct {
 	event *Event // the event being processed
 
 	// scratch, reused across microsteps
-	enabled  []*Transition
-	toExit   []bool
-	toEnter  []bool
-	defEntry []bool
-	defHist  map[*State]Block
-	atomics  []*State
+	enabled   []*Transition
+	toExit    []bool
+	toEnter   []bool
+	defEntry  []bool
+	defHist   map[*State]Block
+	atomics   []*State
+	targets   []*State // domain's effective targets
+	exiting   []*State
+	enterList []*State
+	eff       []*State // enterStates' effective targets
 }
 
 type invocation struct {
@@ -473,9 +477,18 @@ func appendState(l []*State, s *State) []*State {
 }
 
 // domain is the transition's domain: the state whose descendants it exits
-// and enters; nil for a targetless transition.
+// and enters; nil for a targetless transition. It is computed once, when
+// the chart is built, unless a target is a history state.
 func (in *Instance) domain(t *Transition) *State {
-	targets := in.effectiveTargets(t, nil)
+	if !t.dynamic {
+		return t.domain
+	}
+	in.targets = in.effectiveTargets(t, in.targets[:0])
+	return staticDomain(t, in.targets)
+}
+
+// staticDomain is the domain of t for these effective targets.
+func staticDomain(t *Transition, targets []*State) *State {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -544,7 +557,7 @@ func (in *Instance) exitStates(ts []*Transition) {
 		return
 	}
 	// Exit order: reverse document order.
-	var exiting []*State
+	exiting := in.exiting[:0]
 	for i := len(in.config) - 1; i >= 0; i-- {
 		s := in.config[i]
 		if in.toExit[s.index] {
@@ -574,7 +587,19 @@ func (in *Instance) exitStates(ts []*Transition) {
 			in.opts.OnExit(s)
 		}
 	}
+	in.exiting = exiting[:0]
 	in.rebuildConfig()
+}
+
+// insertConfig adds s to the configuration list, in document order.
+func (in *Instance) insertConfig(s *State) {
+	i := len(in.config)
+	for i > 0 && in.config[i-1].index > s.index {
+		i--
+	}
+	in.config = append(in.config, nil)
+	copy(in.config[i+1:], in.config[i:])
+	in.config[i] = s
 }
 
 func (in *Instance) rebuildConfig() {
@@ -595,21 +620,27 @@ func (in *Instance) enterStates(ts []*Transition) {
 			in.addDescendants(s)
 		}
 		d := in.domain(t)
-		for _, s := range in.effectiveTargets(t, nil) {
+		eff := t.Targets
+		if t.dynamic {
+			in.eff = in.effectiveTargets(t, in.eff[:0])
+			eff = in.eff
+		}
+		for _, s := range eff {
 			in.addAncestors(s, d)
 		}
 	}
-	var entering []*State
+	entering := in.enterList[:0]
 	for _, s := range in.chart.States {
 		if in.toEnter[s.index] {
 			in.toEnter[s.index] = false
 			entering = append(entering, s)
 		}
 	}
+	defer func() { in.enterList = entering[:0] }()
 	for _, s := range entering {
 		in.active[s.index] = true
 		in.toInvok[s.index] = true
-		in.rebuildConfig()
+		in.insertConfig(s)
 		if !in.entered[s.index] {
 			in.entered[s.index] = true
 			in.exec(s.Init)
