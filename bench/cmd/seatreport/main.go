@@ -175,7 +175,7 @@ func measure() ([]*Figure, error) {
 	var figs []*Figure
 	add := func(f *Figure) { figs = append(figs, f) }
 	fmt.Fprintln(os.Stderr, "seatreport: Go benchmarks ...")
-	lines, err := goBench("^(BenchmarkPingPongRatio|BenchmarkPingPongLua|BenchmarkLoad10000Rules)$", *rounds)
+	lines, err := goBench("^(BenchmarkPingPongRatio|BenchmarkPingPongLua|BenchmarkLoad10000Rules|BenchmarkDeepTransitionRatio|BenchmarkDeepTransition)$", *rounds)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +184,10 @@ func measure() ([]*Figure, error) {
 	add(&Figure{Key: "pingpong-ns", What: "keyed match + transition, no Lua", Unit: "ns", Rounds: collect(lines, "BenchmarkPingPongRatio", "seat-ns/event")})
 	add(&Figure{Key: "pingpong-allocs", What: "keyed match + transition: allocations per event", Unit: "allocs",
 		Rounds: collect(lines, "BenchmarkPingPongRatio", "allocs/op"), Max: 0.5, Target: "0"})
+	add(&Figure{Key: "deep", What: "statechart engine: transition between leaves 4 levels deep, across a 3-region parallel state / qmuntal/stateless (SubstateOf)", Unit: "x",
+		Rounds: collect(lines, "BenchmarkDeepTransitionRatio", "engine/stateless"), Max: 1, Target: "≤ 0.75"})
+	add(&Figure{Key: "deep-allocs", What: "the same: allocations per two transitions", Unit: "allocs",
+		Rounds: collect(lines, "BenchmarkDeepTransition/engine", "allocs/op"), Max: 0.5, Target: "0"})
 	add(&Figure{Key: "lua-ns", What: "the same with a small Lua action", Unit: "ns", Rounds: collect(lines, "BenchmarkPingPongLua", "ns/op"), Target: "≤ 700 ns"})
 	add(&Figure{Key: "load", What: "load + check a 10,000-rule, 1,000-state file: seat / floor (encoding/xml tokens + gopher-lua compiling each chunk)",
 		Unit: "x", Rounds: collect(lines, "BenchmarkLoad10000Rules", "load/floor"), Max: 0.9, Target: "≤ 2"})
