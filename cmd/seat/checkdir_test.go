@@ -68,12 +68,12 @@ func TestCheckDirectory(t *testing.T) {
 	// A directory with no behavior file is an error naming it; the other paths are still checked.
 	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
 	_, stderr, code = seatProcess(t, dir, "check", "empty", "受付")
-	want = "empty: no behavior file (*.seatml) in this directory or under it\n" +
+	want = "empty: no behavior file (*.seatml or *.scxml) in this directory or under it\n" +
 		filepath.Join("受付", "壊れた.seatml") + `:4:42: statetransition target "待機" is not a declared state` + "\n"
 	if code != 1 || stderr != want {
 		t.Errorf("seat check empty 受付: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
-	if _, stderr, code := seatProcess(t, dir, "check", "empty"); code != 1 || stderr != "empty: no behavior file (*.seatml) in this directory or under it\n" {
+	if _, stderr, code := seatProcess(t, dir, "check", "empty"); code != 1 || stderr != "empty: no behavior file (*.seatml or *.scxml) in this directory or under it\n" {
 		t.Errorf("seat check empty: exit %d\n%s", code, stderr)
 	}
 }

@@ -743,6 +743,15 @@ func (mg *Manager) StopAll() {
 	}
 }
 
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 // Wait blocks until no behavior is running or ctx ends, and returns the
 // exit code of the last behavior that ended with seat.exit(code != 0), or 0.
 func (mg *Manager) Wait(ctx context.Context) int {
@@ -751,7 +760,10 @@ func (mg *Manager) Wait(ctx context.Context) int {
 		var waits []chan struct{}
 		code := 0
 		for _, e := range mg.entries {
-			if e.state == Running || e.state == Stopping {
+			// An unloaded behavior's goroutine logs why after the state
+			// changes, then closes done: wait for it too, so that nothing
+			// is written after Wait returns.
+			if e.state == Running || e.state == Stopping || e.done != nil && !closed(e.done) {
 				waits = append(waits, e.done)
 			}
 			var ee *interpreter.ExitError
