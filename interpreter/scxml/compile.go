@@ -6,6 +6,7 @@ package scxml
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -419,6 +420,7 @@ func (c *compiler) action(n *schema.Node) statechart.Action {
 		expr, hasExpr := n.Attr("sendidexpr")
 		return func(in *statechart.Instance) error {
 			s := sess(in)
+			id := id
 			if hasExpr {
 				v, err := s.dm.Eval(expr.Value)
 				if err != nil {
@@ -586,10 +588,17 @@ func number(text string) (lua.LValue, bool) {
 	return lua.LNumber(f), true
 }
 
+// maxDelay is the longest delay a <send> may ask for.
+const maxDelay = 365 * 24 * time.Hour
+
 // parseDelay reads a CSS2 time: "1s", "500ms", ".5s".
 func parseDelay(text string) (time.Duration, error) {
 	text = strings.TrimSpace(text)
-	if ms, err := strconv.ParseFloat(text, 64); err == nil && ms >= 0 {
+	orig := text
+	if ms, err := strconv.ParseFloat(text, 64); err == nil {
+		if ms < 0 || math.IsNaN(ms) || ms*float64(time.Millisecond) > float64(maxDelay) {
+			return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most %v)", orig, maxDelay)
+		}
 		return time.Duration(ms * float64(time.Millisecond)), nil // a number: milliseconds
 	}
 	unit := time.Second
@@ -601,9 +610,9 @@ func parseDelay(text string) (time.Duration, error) {
 	default:
 		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\"", text)
 	}
-	var f float64
-	if _, err := fmt.Sscanf(text, "%g", &f); err != nil || f < 0 {
-		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\"", text)
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || f*float64(unit) > float64(maxDelay) {
+		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most %v)", orig, maxDelay)
 	}
 	return time.Duration(f * float64(unit)), nil
 }

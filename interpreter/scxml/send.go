@@ -84,7 +84,10 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 			}
 		}
 		ev := &statechart.Event{Name: name, Type: statechart.External, SendID: sendid,
-			Origin: "#_scxml_" + s.ID, OriginType: SCXMLProcessor, InvokeID: s.invokeID}
+			Origin: "#_scxml_" + s.ID, OriginType: SCXMLProcessor}
+		if to == "#_parent" {
+			ev.InvokeID = s.invokeID // only events to the invoker carry the invoke id
+		}
 		if id == "" && idloc == "" {
 			ev.SendID = "" // only a send given an id names it in its event
 		}

@@ -161,6 +161,14 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 	}
 	delete(sys.sessions, s.ID)
 	defer s.dm.Close()
+	kept := sys.timers[:0] // its delayed events go with it
+	for _, t := range sys.timers {
+		if t.from != s {
+			kept = append(kept, t)
+		}
+	}
+	clear(sys.timers[len(kept):])
+	sys.timers = kept
 	if p := s.parent; p != nil && final != nil && p.children[s.invokeID] == s {
 		delete(p.children, s.invokeID)
 		sys.enqueue(p, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})
@@ -306,6 +314,9 @@ func (sys *System) RunRealTime(ctx context.Context, s *Session) error {
 	start := time.Now().Add(-sys.now)
 	var wait *time.Timer
 	for !s.ended {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if sys.Step() {
 			continue
 		}

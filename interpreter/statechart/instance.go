@@ -615,6 +615,7 @@ func (in *Instance) enterStates(ts []*Transition) {
 	if in.defHist == nil {
 		in.defHist = map[*State]Block{}
 	}
+	clear(in.defHist) // Appendix D: defaultHistoryContent is per call
 	for _, t := range ts {
 		for _, s := range t.Targets {
 			in.addDescendants(s)
@@ -633,6 +634,9 @@ func (in *Instance) enterStates(ts []*Transition) {
 	for _, s := range in.chart.States {
 		if in.toEnter[s.index] {
 			in.toEnter[s.index] = false
+			if in.active[s.index] {
+				continue // the root, when the initial states are entered
+			}
 			entering = append(entering, s)
 		}
 	}

@@ -263,3 +263,55 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRootEnteredOnce: the root is in the configuration once, and exited
+// once (a review found it twice after Start).
+func TestRootEnteredOnce(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	b.state(root, "a", Basic)
+	exits := 0
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := New(c, Options{OnExit: func(s *State) {
+		if s == root {
+			exits++
+		}
+	}})
+	in.Start()
+	if n := len(in.Configuration()); n != 2 {
+		t.Errorf("configuration has %d states, want 2 (root, a)", n)
+	}
+	in.Cancel()
+	if exits != 1 {
+		t.Errorf("root exited %d times", exits)
+	}
+}
+
+// TestHistoryDefaultContentOnlyThroughHistory: a history state's default
+// content runs when its parent is entered through it, not on a later
+// plain entry (Appendix D's defaultHistoryContent is per entry).
+func TestHistoryDefaultContentOnlyThroughHistory(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	p := b.state(root, "p", Basic)
+	a := b.state(p, "a", Basic)
+	pb := b.state(p, "b", Basic)
+	h := b.state(p, "h", ShallowHistory)
+	ran := 0
+	h.Initial = &Transition{Targets: []*State{pb}, Actions: Block{func(*Instance) error { ran++; return nil }}}
+	b.state(root, "q", Basic)
+	b.on(a, "go", "h") // domain p: p is not entered, nor is its history's content due
+	b.on(p, "out", "q")
+	b.on(b.ids["q"], "in", "p")
+	in := b.start(t, root)
+	in.Handle(&Event{Name: "go"})
+	in.Handle(&Event{Name: "out"})
+	in.Handle(&Event{Name: "in"})
+	if ran != 0 {
+		t.Errorf("the history's default content ran %d times; it was never entered through the history", ran)
+	}
+	_ = a
+}
