@@ -2,7 +2,6 @@ package statechart
 
 import (
 	"errors"
-	"sort"
 	"strconv"
 )
 
@@ -47,7 +46,8 @@ type Instance struct {
 	history map[*State][]*State
 	entered []bool // the state's Init has run
 	invoked map[*State][]invocation
-	toInvok []bool // statesToInvoke, by index
+	toInvok []bool // statesToInvoke, by index (states with invocations only)
+	toStart int    // how many are set
 
 	internal []*Event
 	running  bool
@@ -60,6 +60,7 @@ type Instance struct {
 
 	// scratch, reused across microsteps
 	enabled   []*Transition
+	kept      []*Transition // removeConflicts' result
 	toExit    []bool
 	toEnter   []bool
 	defEntry  []bool
@@ -67,7 +68,7 @@ type Instance struct {
 	atomics   []*State
 	targets   []*State // domain's effective targets
 	exiting   []*State
-	enterList []*State
+	enterList []*State // the states marked in toEnter
 	eff       []*State // enterStates' effective targets
 }
 
@@ -150,10 +151,8 @@ func (in *Instance) Start() {
 	for _, b := range in.chart.Setup {
 		in.exec(b)
 	}
-	root := in.chart.Root
+	root := in.chart.Root // the document: never in the configuration
 	in.entered[root.index] = true
-	in.active[root.index] = true
-	in.config = append(in.config, root)
 	in.exec(root.Init)
 	if root.Initial != nil {
 		in.enterStates([]*Transition{root.Initial})
@@ -173,6 +172,9 @@ func (in *Instance) Handle(ev *Event) {
 		in.opts.OnEvent(ev)
 	}
 	for _, s := range in.config {
+		if len(in.invoked) == 0 {
+			break // no invocation: nothing to finalize or forward
+		}
 		for _, iv := range in.invoked[s] {
 			if iv.id == ev.InvokeID {
 				in.exec(iv.inv.Finalize)
@@ -240,10 +242,14 @@ func (in *Instance) settle() {
 			break
 		}
 		for _, s := range in.chart.States {
+			if in.toStart == 0 {
+				break
+			}
 			if !in.toInvok[s.index] {
 				continue
 			}
 			in.toInvok[s.index] = false
+			in.toStart--
 			for _, inv := range s.Invokes {
 				in.invoke(s, inv)
 			}
@@ -406,32 +412,30 @@ func (in *Instance) removeConflicts(ts []*Transition) []*Transition {
 	if len(ts) < 2 {
 		return ts
 	}
-	var kept []*Transition
+	kept := in.kept[:0]
 	for _, t1 := range ts {
 		preempted := false
-		var remove []*Transition
 		for _, t2 := range kept {
-			if in.exitSetsIntersect(t1, t2) {
-				if t1.Source.Descends(t2.Source) {
-					remove = append(remove, t2)
-				} else {
-					preempted = true
-					break
-				}
+			if in.exitSetsIntersect(t1, t2) && !t1.Source.Descends(t2.Source) {
+				preempted = true
+				break
 			}
 		}
-		if !preempted {
-			for _, r := range remove {
-				for i, k := range kept {
-					if k == r {
-						kept = append(kept[:i], kept[i+1:]...)
-						break
-					}
-				}
-			}
-			kept = append(kept, t1)
+		if preempted {
+			continue
 		}
+		// t1 replaces the transitions it conflicts with: their sources
+		// are its ancestors.
+		n := 0
+		for _, t2 := range kept {
+			if !in.exitSetsIntersect(t1, t2) {
+				kept[n] = t2
+				n++
+			}
+		}
+		kept = append(kept[:n], t1)
 	}
+	in.kept = kept
 	return kept
 }
 
@@ -492,40 +496,35 @@ func staticDomain(t *Transition, targets []*State) *State {
 	if len(targets) == 0 {
 		return nil
 	}
-	if t.Internal && t.Source.Compound() {
-		all := true
-		for _, s := range targets {
-			if !s.Descends(t.Source) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return t.Source
-		}
+	if t.Internal && t.Source.Compound() && allDescend(targets, t.Source) {
+		return t.Source
 	}
 	return lcca(t.Source, targets)
 }
 
-// lcca is the least compound ancestor (or the root) of head and the
-// states in tail.
+// lcca is the least compound ancestor of head and the states in tail:
+// the root when no other is, and for the root's own initial transition.
 func lcca(head *State, tail []*State) *State {
-	for a := head.Parent; a != nil; a = a.Parent {
-		if !a.Compound() && a.Parent != nil {
-			continue
-		}
-		all := true
-		for _, s := range tail {
-			if !s.Descends(a) {
-				all = false
-				break
-			}
-		}
-		if all {
+	a := head.Parent
+	if a == nil {
+		return head
+	}
+	for ; a.Parent != nil; a = a.Parent {
+		if a.Compound() && allDescend(tail, a) {
 			return a
 		}
 	}
-	return nil
+	return a
+}
+
+// allDescend reports whether every state of l is a proper descendant of a.
+func allDescend(l []*State, a *State) bool {
+	for _, s := range l {
+		if !s.Descends(a) {
+			return false
+		}
+	}
+	return true
 }
 
 func (in *Instance) microstep(ts []*Transition) {
@@ -562,7 +561,10 @@ func (in *Instance) exitStates(ts []*Transition) {
 		s := in.config[i]
 		if in.toExit[s.index] {
 			in.toExit[s.index] = false
-			in.toInvok[s.index] = false
+			if in.toInvok[s.index] {
+				in.toInvok[s.index] = false
+				in.toStart--
+			}
 			exiting = append(exiting, s)
 		}
 	}
@@ -588,7 +590,15 @@ func (in *Instance) exitStates(ts []*Transition) {
 		}
 	}
 	in.exiting = exiting[:0]
-	in.rebuildConfig()
+	n := 0
+	for _, s := range in.config {
+		if in.active[s.index] {
+			in.config[n] = s
+			n++
+		}
+	}
+	clear(in.config[n:])
+	in.config = in.config[:n]
 }
 
 // insertConfig adds s to the configuration list, in document order.
@@ -600,15 +610,6 @@ func (in *Instance) insertConfig(s *State) {
 	in.config = append(in.config, nil)
 	copy(in.config[i+1:], in.config[i:])
 	in.config[i] = s
-}
-
-func (in *Instance) rebuildConfig() {
-	in.config = in.config[:0]
-	for _, s := range in.chart.States {
-		if in.active[s.index] {
-			in.config = append(in.config, s)
-		}
-	}
 }
 
 func (in *Instance) enterStates(ts []*Transition) {
@@ -630,20 +631,23 @@ func (in *Instance) enterStates(ts []*Transition) {
 			in.addAncestors(s, d)
 		}
 	}
-	entering := in.enterList[:0]
-	for _, s := range in.chart.States {
-		if in.toEnter[s.index] {
-			in.toEnter[s.index] = false
-			if in.active[s.index] {
-				continue // the root, when the initial states are entered
-			}
-			entering = append(entering, s)
+	// Entry order: document order (the list is short: insertion sort).
+	entering := in.enterList
+	for i := 1; i < len(entering); i++ {
+		for j := i; j > 0 && entering[j-1].index > entering[j].index; j-- {
+			entering[j-1], entering[j] = entering[j], entering[j-1]
 		}
 	}
-	defer func() { in.enterList = entering[:0] }()
+	for _, s := range entering {
+		in.toEnter[s.index] = false
+	}
+	defer func() { clear(entering); in.enterList = entering[:0] }()
 	for _, s := range entering {
 		in.active[s.index] = true
-		in.toInvok[s.index] = true
+		if len(s.Invokes) > 0 && !in.toInvok[s.index] {
+			in.toInvok[s.index] = true
+			in.toStart++
+		}
 		in.insertConfig(s)
 		if !in.entered[s.index] {
 			in.entered[s.index] = true
@@ -731,7 +735,7 @@ func (in *Instance) addDescendants(s *State) {
 		}
 		return
 	}
-	in.toEnter[s.index] = true
+	in.markEntry(s)
 	if s.Compound() {
 		in.defEntry[s.index] = true
 		for _, x := range s.Initial.Targets {
@@ -768,16 +772,19 @@ func (in *Instance) entering(c *State) bool {
 	return false
 }
 
+// markEntry adds s to the states to enter.
+func (in *Instance) markEntry(s *State) {
+	if !in.toEnter[s.index] {
+		in.toEnter[s.index] = true
+		in.enterList = append(in.enterList, s)
+	}
+}
+
 func (in *Instance) addAncestors(s, upTo *State) {
 	for a := s.Parent; a != nil && a != upTo; a = a.Parent {
-		in.toEnter[a.index] = true
+		in.markEntry(a)
 		if a.Kind == Parallel {
 			in.addRegions(a)
 		}
 	}
-}
-
-// sortStates sorts states in document order.
-func sortStates(l []*State) {
-	sort.Slice(l, func(i, j int) bool { return l[i].index < l[j].index })
 }

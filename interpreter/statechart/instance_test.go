@@ -264,29 +264,30 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-// TestRootEnteredOnce: the root is in the configuration once, and exited
-// once (a review found it twice after Start).
-func TestRootEnteredOnce(t *testing.T) {
+// TestRootIsNotInTheConfiguration: the root stands for the document
+// (SCXML's <scxml>), which Appendix D never enters or exits: the
+// configuration is the states alone, each once (a review found the root
+// in it twice after Start).
+func TestRootIsNotInTheConfiguration(t *testing.T) {
 	b := newBuilder()
 	root := b.state(nil, "", Basic)
 	b.state(root, "a", Basic)
-	exits := 0
+	var entered, exited []string
 	c, err := Build(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := New(c, Options{OnExit: func(s *State) {
-		if s == root {
-			exits++
-		}
-	}})
+	in := New(c, Options{
+		OnEnter: func(s *State) { entered = append(entered, s.ID) },
+		OnExit:  func(s *State) { exited = append(exited, s.ID) },
+	})
 	in.Start()
-	if n := len(in.Configuration()); n != 2 {
-		t.Errorf("configuration has %d states, want 2 (root, a)", n)
+	if got := in.Configuration(); len(got) != 1 || got[0].ID != "a" {
+		t.Errorf("configuration %v, want [a]", got)
 	}
 	in.Cancel()
-	if exits != 1 {
-		t.Errorf("root exited %d times", exits)
+	if strings.Join(entered, ",") != "a" || strings.Join(exited, ",") != "a" {
+		t.Errorf("entered %q, exited %q; want a once each", entered, exited)
 	}
 }
 
@@ -314,4 +315,35 @@ func TestHistoryDefaultContentOnlyThroughHistory(t *testing.T) {
 		t.Errorf("the history's default content ran %d times; it was never entered through the history", ran)
 	}
 	_ = a
+}
+
+// TestParallelEventAllocatesNothing: an event that every region of a
+// parallel state handles (conflict resolution over several transitions)
+// allocates nothing once the instance has run it once.
+func TestParallelEventAllocatesNothing(t *testing.T) {
+	root := &State{}
+	p := &State{ID: "p", Kind: Parallel, Parent: root}
+	root.Children = []*State{p}
+	for _, r := range []string{"r1", "r2", "r3"} {
+		region := &State{ID: r, Parent: p}
+		a, b := &State{ID: r + "a", Parent: region}, &State{ID: r + "b", Parent: region}
+		region.Children = []*State{a, b}
+		a.Transitions = []*Transition{{Events: []string{"e"}, Targets: []*State{b}}}
+		b.Transitions = []*Transition{{Events: []string{"e"}, Targets: []*State{a}}}
+		p.Children = append(p.Children, region)
+	}
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := New(c, Options{})
+	in.Start()
+	ev := &Event{Name: "e"}
+	in.Handle(ev)
+	if n := testing.AllocsPerRun(100, func() { in.Handle(ev) }); n != 0 {
+		t.Errorf("%v allocations per event", n)
+	}
+	if !in.In("r1a") || !in.In("r2a") || !in.In("r3a") {
+		t.Errorf("configuration %q", config(in))
+	}
 }
