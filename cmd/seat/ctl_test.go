@@ -217,12 +217,7 @@ func TestControlKeepsOthersWhenOneFails(t *testing.T) {
 // with a free port, moves it, and a plain reload afterwards keeps the port.
 func TestCtlReloadIsAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	_, busyPort := splitPort(busy.Addr().String())
+	busyPort := busyPort(t)
 	port, control := freePortNumber(t), freePort(t)
 	f := filepath.Join(dir, "kiosk.seatml")
 	write := func(version, port string) {
@@ -300,12 +295,7 @@ func splitPort(addr string) (string, string) {
 // Japanese names in aligned columns with long reasons cut.
 func TestCtlNamesAndLayout(t *testing.T) {
 	dir := t.TempDir()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	_, busyPort := splitPort(busy.Addr().String())
+	busyPort := busyPort(t)
 	write := func(file, name, port string) string {
 		p := filepath.Join(dir, file)
 		os.WriteFile(p, []byte(`<seatml><general name="`+name+`"><adaptor name="chat" type="socket" role="server" port="`+port+`"/></general><state name="待機"/></seatml>`), 0o644)

@@ -75,15 +75,8 @@ func TestRecordReplayKiosk(t *testing.T) {
 	conn.Close()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "visitor left") })
 	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("seat run: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("seat did not stop")
+	if err := waitExit(t, cmd, 20*time.Second, stderr); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, stderr.String())
 	}
 
 	stdout, errOut, code := runSeat("replay", rec)

@@ -365,12 +365,7 @@ func TestClientRoleServerHalfCloses(t *testing.T) {
 // TestPortInUseSaidOnce: seat run on a port in use says so once, whole,
 // with the file's position and the --set that moves it, and exits 1.
 func TestPortInUseSaidOnce(t *testing.T) {
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	port := busyPort(t)
 	f := filepath.Join(t.TempDir(), "chat.seatml")
 	os.WriteFile(f, []byte(`<seatml><general name="chat">
   <adaptor name="chat" type="socket" role="server" port="`+port+`"/>

@@ -56,16 +56,8 @@ func TestRunSCXMLDocument(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("seat run: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("seat run did not end at the final state:\n%s", stderr.String())
+	if err := waitExit(t, cmd, 20*time.Second, stderr); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, stderr.String())
 	}
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Errorf("ended after %v, before the 300ms delayed event could fire", d)
@@ -119,5 +111,33 @@ func TestCheckSCXMLDataNames(t *testing.T) {
 	want := file + `:3:24: data id "回数" is not a Lua variable name`
 	if code != 1 || !strings.Contains(out, want) {
 		t.Errorf("exit %d, output:\n%s\nwant %s", code, out, want)
+	}
+}
+
+// TestRunIRPOnTheRealClock runs, through the real binary and on the real
+// clock, W3C tests whose outcome hangs on the order of delayed events
+// across sessions (TestIRP runs them on a virtual clock): 175 (delayexpr
+// read when sent), 207 (a delayed event in a child cannot be cancelled
+// by its parent), 252 (a cancelled invocation's events are not
+// processed) and 236 (done.invoke comes last).
+func TestRunIRPOnTheRealClock(t *testing.T) {
+	dir := os.Getenv("SEAT_SCXML_IRP")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "scxml-irp")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lua")); err != nil {
+		if os.Getenv("CI") == "true" || os.Getenv("SEAT_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("the SCXML IRP tests are missing: %v", err)
+		}
+		t.Skipf("the SCXML IRP tests are not here (%v); set SEAT_SCXML_IRP", err)
+	}
+	for _, id := range []string{"175", "207", "236", "252"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			out, code := runBinary(t, "", "run", "--log-format=json", filepath.Join(dir, "lua", "test"+id+".scxml"))
+			if code != 0 || !strings.Contains(out, `"msg":"finished"`) || !strings.Contains(out, `"final":"pass"`) {
+				t.Errorf("exit %d:\n%s", code, out)
+			}
+		})
 	}
 }

@@ -117,14 +117,7 @@ func TestSeatTestSignal(t *testing.T) {
 	waitFor(t, func() bool { return strings.Contains(out.String(), "a.seattest:2: +1000000h") }) // -v: the step has begun
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("seat test did not end within 5 s of SIGTERM")
-	}
+	waitExit(t, cmd, 5*time.Second, nil) // exits 1: checked below
 	t.Logf("ended %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit %d, want 1", code)

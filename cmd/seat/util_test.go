@@ -109,6 +109,40 @@ func runBinary(t *testing.T, stdin string, args ...string) (stderr string, code 
 	return errb.String(), cmd.ProcessState.ExitCode()
 }
 
+// busyPort listens on a free loopback port until the test ends and
+// returns its number: a port in use.
+func busyPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// waitExit waits at most d for cmd, started, to end and returns what
+// Wait returned; past d it kills the process and fails the test with what
+// it wrote to stderr (if given).
+func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration, stderr *syncBuffer) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		out := ""
+		if stderr != nil {
+			out = stderr.String()
+		}
+		t.Fatalf("seat %v did not end within %v\n%s", cmd.Args[1:], d, out)
+		return nil
+	}
+}
+
 // startSeat runs seat with args as its own process (this test binary runs
 // main when SEAT_TEST_MAIN is set) and returns it with its standard error;
 // it is stopped with SIGTERM when the test ends.

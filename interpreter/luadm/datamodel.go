@@ -3,7 +3,6 @@ package luadm
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -143,25 +142,12 @@ func (d *DataModel) Assign(location string, v lua.LValue) error {
 	if !isLocation(location) {
 		return fmt.Errorf("location %q is not a variable or a field", location)
 	}
-	fn, err := d.compile("a"+location, "return function(__seat_v) "+location+" = __seat_v end", fmt.Sprintf("location %q", location))
+	// A chunk takes its arguments as "...": the value is the first.
+	set, err := d.compile("a"+location, location+" = ...", fmt.Sprintf("location %q", location))
 	if err != nil {
 		return err
 	}
-	key := "A" + location
-	set, ok := d.fns[key]
-	if !ok {
-		err := d.call(fn, 1)
-		if err == nil {
-			set.fn, _ = d.L.Get(-1).(*lua.LFunction)
-			d.L.Pop(1)
-		}
-		set.err = err
-		d.fns[key] = set
-	}
-	if set.err != nil {
-		return set.err
-	}
-	if err := d.call(set.fn, 0, v); err != nil {
+	if err := d.call(set, 0, v); err != nil {
 		return fmt.Errorf("location %q: %w", location, err)
 	}
 	return nil
@@ -215,9 +201,6 @@ func (d *DataModel) Exec(script, name string) error {
 
 // Set sets a global variable.
 func (d *DataModel) Set(name string, v lua.LValue) { d.L.SetGlobal(name, v) }
-
-// Get returns a global variable.
-func (d *DataModel) Get(name string) lua.LValue { return d.L.GetGlobal(name) }
 
 // ToLua converts a Go value (nil, bool, numbers, string, []any,
 // map[string]any, lua.LValue) to a Lua value in L.
@@ -287,14 +270,4 @@ func fromLua(v lua.LValue, depth int) any {
 		return m
 	}
 	return v.String()
-}
-
-// Keys returns a map's keys in order, for stable output.
-func Keys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

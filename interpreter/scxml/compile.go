@@ -25,8 +25,6 @@ type Document struct {
 	File  string
 	Name  string // the name attribute
 	Chart *statechart.Chart
-	// Late is binding="late".
-	Late bool
 	// data are the ids of the top-level datamodel, which an invoking
 	// parent may set.
 	data map[string]bool
@@ -57,13 +55,17 @@ func Parse(file string, data []byte) (*Document, schema.List) {
 // Compile compiles an <scxml> element; file names the document, and
 // relative src paths are read from its directory.
 func Compile(file string, root *schema.Node) (*Document, schema.List) {
-	c := &compiler{file: file, dir: filepath.Dir(file), ids: map[string]*statechart.State{}}
+	c := newCompiler(file)
 	doc := c.document(root)
 	c.diags.Sort()
 	if c.diags.HasErrors() {
 		return nil, c.diags
 	}
 	return doc, c.diags
+}
+
+func newCompiler(file string) *compiler {
+	return &compiler{file: file, dir: filepath.Dir(file), ids: map[string]*statechart.State{}, data: map[string]bool{}}
 }
 
 type compiler struct {
@@ -76,13 +78,13 @@ type compiler struct {
 	late    bool
 	setup   []statechart.Block
 	auto    int
+	data    map[string]bool // the top-level data ids
 }
 
 type pendingTarget struct {
 	t    *statechart.Transition
 	ids  []string
 	attr schema.Attr
-	node *schema.Node
 }
 
 func (c *compiler) errorf(pos schema.Pos, format string, args ...any) {
@@ -99,17 +101,8 @@ func (c *compiler) document(n *schema.Node) *Document {
 		c.errorf(a.ValuePos, "datamodel %q is not supported: seat runs datamodel=\"lua\"", dm)
 	}
 	c.late = n.AttrValue("binding") == "late"
-	doc := &Document{File: c.file, Name: n.AttrValue("name"), Late: c.late, data: map[string]bool{}}
+	doc := &Document{File: c.file, Name: n.AttrValue("name"), data: c.data}
 	root := &statechart.State{ID: "", Ext: n}
-	for _, ch := range n.Children {
-		if ch.Name == "datamodel" {
-			for _, d := range ch.Children {
-				if d.Name == "data" {
-					doc.data[d.AttrValue("id")] = true
-				}
-			}
-		}
-	}
 	c.children(root, n)
 	for _, ch := range n.Children {
 		if ch.Name == "script" {
@@ -117,10 +110,6 @@ func (c *compiler) document(n *schema.Node) *Document {
 				c.setup = append(c.setup, statechart.Block{b})
 			}
 		}
-	}
-	if a, ok := n.Attr("initial"); ok {
-		root.Initial = &statechart.Transition{}
-		c.pending = append(c.pending, pendingTarget{t: root.Initial, ids: strings.Fields(a.Value), attr: a, node: n})
 	}
 	c.resolve()
 	if c.diags.HasErrors() {
@@ -164,12 +153,12 @@ func (c *compiler) children(s *statechart.State, n *schema.Node) {
 			}
 		}
 	}
-	if a, ok := n.Attr("initial"); ok && n.Name == "state" {
+	if a, ok := n.Attr("initial"); ok && (n.Name == "state" || n.Name == "scxml") {
 		if s.Initial != nil {
 			c.errorf(a.Pos, "state %q has both an initial attribute and an <initial> element", s.ID)
 		}
 		s.Initial = &statechart.Transition{}
-		c.pending = append(c.pending, pendingTarget{t: s.Initial, ids: strings.Fields(a.Value), attr: a, node: n})
+		c.pending = append(c.pending, pendingTarget{t: s.Initial, ids: strings.Fields(a.Value), attr: a})
 	}
 }
 
@@ -187,14 +176,15 @@ func (c *compiler) state(parent *statechart.State, n *schema.Node) *statechart.S
 		}
 	}
 	if s.ID == "" {
+		// '#' is not allowed in an XML id, so no document's id is this.
 		c.auto++
-		s.ID = fmt.Sprintf("__state%d", c.auto)
+		s.ID = fmt.Sprintf("#%d", c.auto)
 	}
 	if prev, dup := c.ids[s.ID]; dup {
 		c.errorf(n.Pos, "state id %q is used twice (first at %s)", s.ID, prev.Ext.(*schema.Node).Pos)
 	}
 	c.ids[s.ID] = s
-	if s.Kind == statechart.ShallowHistory || s.Kind == statechart.DeepHistory {
+	if s.IsHistory() {
 		for _, ch := range n.Children {
 			if ch.Name == "transition" {
 				s.Initial = c.transition(ch)
@@ -223,7 +213,7 @@ func (c *compiler) transition(n *schema.Node) *statechart.Transition {
 		t.Cond = func(in *statechart.Instance) (bool, error) { return sess(in).dm.Cond(expr) }
 	}
 	if a, ok := n.Attr("target"); ok {
-		c.pending = append(c.pending, pendingTarget{t: t, ids: strings.Fields(a.Value), attr: a, node: n})
+		c.pending = append(c.pending, pendingTarget{t: t, ids: strings.Fields(a.Value), attr: a})
 	}
 	t.Actions = c.block(n.Children)
 	return t
@@ -232,7 +222,7 @@ func (c *compiler) transition(n *schema.Node) *statechart.Transition {
 func (c *compiler) resolve() {
 	var names []string
 	for id := range c.ids {
-		if !strings.HasPrefix(id, "__state") {
+		if !strings.HasPrefix(id, "#") {
 			names = append(names, id)
 		}
 	}
@@ -257,6 +247,9 @@ func (c *compiler) datamodel(s *statechart.State, n *schema.Node) {
 			continue
 		}
 		id := d.AttrValue("id")
+		if top {
+			c.data[id] = true
+		}
 		if !luadm.IsName(id) {
 			a, _ := d.Attr("id")
 			c.errorf(a.ValuePos, "data id %q is not a Lua variable name: Lua names are ASCII letters, digits and _, not starting with a digit (keep Japanese in state ids, events and strings)", id)
@@ -326,12 +319,18 @@ func textValue(s *Session, text string) lua.LValue {
 	return lua.LString(text)
 }
 
-func (c *compiler) readSrc(src string) (string, error) {
+// srcPath is the file a src attribute names: a file: URL or a path,
+// relative to the document's directory.
+func srcPath(dir, src string) string {
 	path := strings.TrimPrefix(src, "file:")
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.dir, path)
+		path = filepath.Join(dir, path)
 	}
-	b, err := os.ReadFile(path)
+	return path
+}
+
+func (c *compiler) readSrc(src string) (string, error) {
+	b, err := os.ReadFile(srcPath(c.dir, src))
 	if err != nil {
 		return "", fmt.Errorf("cannot read %q: %v", src, err)
 	}

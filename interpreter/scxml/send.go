@@ -131,7 +131,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		case "content":
 			contentExpr = ch.AttrValue("expr")
 			if len(ch.Children) > 0 && ch.Children[0].Name == "scxml" {
-				sub := &compiler{file: c.file, dir: c.dir, ids: map[string]*statechart.State{}}
+				sub := newCompiler(c.file)
 				inline = sub.document(ch.Children[0])
 				c.diags.Add(sub.diags)
 			}

@@ -3,7 +3,6 @@ package scxml
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,7 +61,6 @@ type System struct {
 	docs     map[string]*Document
 	nextSess int
 	nextSend int
-	seq      int
 }
 
 type delivery struct {
@@ -72,7 +70,6 @@ type delivery struct {
 
 type timer struct {
 	at     time.Duration
-	seq    int
 	from   *Session
 	sendid string
 	to     string
@@ -83,9 +80,6 @@ type timer struct {
 func NewSystem() *System {
 	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, ScriptTimeout: time.Second, ScriptMemory: 64 << 20}
 }
-
-// Now is the system's virtual time since it started.
-func (sys *System) Now() time.Duration { return sys.now }
 
 // Start starts a top-level session of doc.
 func (sys *System) Start(doc *Document) *Session {
@@ -190,12 +184,9 @@ func (sys *System) enqueue(s *Session, ev *statechart.Event) {
 // send delivers ev to the target now or after wait.
 func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration) error {
 	if wait > 0 {
-		sys.seq++
-		t := &timer{at: sys.now + wait, seq: sys.seq, from: from, sendid: sendid, to: to, ev: ev}
-		i := sort.Search(len(sys.timers), func(i int) bool {
-			x := sys.timers[i]
-			return x.at > t.at || x.at == t.at && x.seq > t.seq
-		})
+		t := &timer{at: sys.now + wait, from: from, sendid: sendid, to: to, ev: ev}
+		// After every timer due at the same time: they fire in the order sent.
+		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
 		sys.timers = append(sys.timers, nil)
 		copy(sys.timers[i+1:], sys.timers[i:])
 		sys.timers[i] = t
@@ -264,10 +255,7 @@ func (sys *System) cancelInvoke(parent *Session, id string) {
 }
 
 func (sys *System) load(dir, src string) (*Document, schema.List) {
-	path := strings.TrimPrefix(src, "file:")
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
+	path := srcPath(dir, src)
 	if d, ok := sys.docs[path]; ok {
 		return d, nil
 	}

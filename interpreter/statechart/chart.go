@@ -67,13 +67,9 @@ type State struct {
 	Ext any
 
 	index   int      // document order
-	depth   int      // 0 for the root
 	kids    []*State // child states without history states
 	history []*State
 }
-
-// Index is the state's place in document order (the root is 0).
-func (s *State) Index() int { return s.index }
 
 // Atomic reports whether the state has no child states.
 func (s *State) Atomic() bool { return s.Kind != Parallel && len(s.kids) == 0 && !s.IsHistory() }
@@ -115,15 +111,11 @@ type Transition struct {
 	Actions  Block
 	Ext      any
 
-	index int
 	// domain is the transition's domain when it does not depend on
 	// history (no target is a history state); dynamic says it does.
 	domain  *State
 	dynamic bool
 }
-
-// Index is the transition's place in the chart's document order.
-func (t *Transition) Index() int { return t.index }
 
 // Eventless reports whether the transition is taken without an event.
 func (t *Transition) Eventless() bool { return len(t.Events) == 0 && t.Match == nil }
@@ -155,14 +147,13 @@ type Chart struct {
 	// runs on its own: an error stops only the block it is in.
 	Setup []Block
 	ids   map[string]*State
-	trans int
 }
 
 // Build numbers the states of the tree under root and checks it. The
 // front end builds the tree (Parent links included) and calls Build once.
 func Build(root *State) (*Chart, error) {
 	c := &Chart{Root: root, ids: map[string]*State{}}
-	if err := c.walk(root, 0); err != nil {
+	if err := c.walk(root); err != nil {
 		return nil, err
 	}
 	for _, s := range c.States {
@@ -194,8 +185,8 @@ func Build(root *State) (*Chart, error) {
 	return c, nil
 }
 
-func (c *Chart) walk(s *State, depth int) error {
-	s.index, s.depth = len(c.States), depth
+func (c *Chart) walk(s *State) error {
+	s.index = len(c.States)
 	c.States = append(c.States, s)
 	if s.ID != "" {
 		if _, dup := c.ids[s.ID]; dup {
@@ -204,16 +195,11 @@ func (c *Chart) walk(s *State, depth int) error {
 		c.ids[s.ID] = s
 	}
 	s.kids, s.history = s.kids[:0], s.history[:0]
-	number := func(t *Transition) {
-		if t != nil {
-			t.Source = s
-			t.index = c.trans
-			c.trans++
-		}
+	if s.Initial != nil {
+		s.Initial.Source = s
 	}
-	number(s.Initial)
 	for _, t := range s.Transitions {
-		number(t)
+		t.Source = s
 	}
 	for _, ch := range s.Children {
 		if ch.Parent != s {
@@ -224,13 +210,12 @@ func (c *Chart) walk(s *State, depth int) error {
 		} else {
 			s.kids = append(s.kids, ch)
 		}
-		if err := c.walk(ch, depth+1); err != nil {
+		if err := c.walk(ch); err != nil {
 			return err
 		}
 	}
 	if s.Compound() && s.Initial == nil {
-		s.Initial = &Transition{Targets: []*State{s.kids[0]}}
-		number(s.Initial)
+		s.Initial = &Transition{Source: s, Targets: []*State{s.kids[0]}}
 	}
 	if s.Initial != nil {
 		owner := s

@@ -53,10 +53,7 @@ type Instance struct {
 	running  bool
 	started  bool
 	final    *State
-	doneData any
 	nextID   int
-
-	event *Event // the event being processed
 
 	// scratch, reused across microsteps
 	enabled   []*Transition
@@ -88,29 +85,17 @@ func New(c *Chart, opts Options) *Instance {
 	}
 }
 
-// Chart returns the instance's chart.
-func (in *Instance) Chart() *Chart { return in.chart }
-
-// Event returns the event being processed, nil during start.
-func (in *Instance) Event() *Event { return in.event }
-
 // Running reports whether the instance has started and not ended.
 func (in *Instance) Running() bool { return in.running }
 
 // Final returns the top-level final state the instance ended in, or nil.
 func (in *Instance) Final() *State { return in.final }
 
-// DoneData returns the data of the final state the instance ended in.
-func (in *Instance) DoneData() any { return in.doneData }
-
 // In reports whether the state with the id is active (SCXML's In()).
 func (in *Instance) In(id string) bool {
 	s := in.chart.ids[id]
 	return s != nil && in.active[s.index]
 }
-
-// IsActive reports whether s is active.
-func (in *Instance) IsActive(s *State) bool { return in.active[s.index] }
 
 // Configuration returns the active states in document order. The slice is
 // the instance's: copy it to keep it.
@@ -167,7 +152,6 @@ func (in *Instance) Handle(ev *Event) {
 	if !in.running {
 		return
 	}
-	in.event = ev
 	if in.opts.OnEvent != nil {
 		in.opts.OnEvent(ev)
 	}
@@ -223,7 +207,6 @@ func (in *Instance) settle() {
 				ev := in.internal[0]
 				in.internal[0] = nil
 				in.internal = in.internal[1:]
-				in.event = ev
 				if in.opts.OnEvent != nil {
 					in.opts.OnEvent(ev)
 				}
@@ -290,6 +273,7 @@ func (in *Instance) dropInvocation(s *State, id string) {
 }
 
 func (in *Instance) exitInterpreter() {
+	var data any // the final state's done data
 	for i := len(in.config) - 1; i >= 0; i-- {
 		s := in.config[i]
 		for _, b := range s.OnExit {
@@ -302,12 +286,12 @@ func (in *Instance) exitInterpreter() {
 		}
 		if s.Kind == Final && s.Parent == in.chart.Root && in.final == nil {
 			in.final = s
-			in.doneData = in.evalDoneData(s)
+			data = in.evalDoneData(s)
 		}
 	}
 	in.config = in.config[:0]
 	if in.opts.OnDone != nil {
-		in.opts.OnDone(in.final, in.doneData)
+		in.opts.OnDone(in.final, data)
 	}
 }
 
