@@ -304,6 +304,7 @@ func echoLines(c net.Conn) {
 
 type seatProc struct {
 	cmd     *exec.Cmd
+	exited  chan struct{} // closed when the process has ended
 	ports   []string
 	control string
 	rssK    int
@@ -329,8 +330,25 @@ var adaptorName = regexp.MustCompile(`<adaptor name="([^"]+)"`)
 // chosen here and handed over could be taken in between by a client
 // connection's local port) and learnt from the control API; without it,
 // free ports are handed over with --set. Extra arguments go before the
-// file.
+// file. A port chosen here can still be taken by another program before
+// seat binds it (the control port in every mode, the adaptors' without
+// --control): seat then exits at once, and is started again on fresh
+// ports, up to five times.
 func startSeat(bin, file, mode, cpuprofile string, extra ...string) (*seatProc, error) {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var s *seatProc
+		if s, err = startSeatOnce(bin, file, mode, cpuprofile, extra...); !errors.Is(err, errExitedEarly) {
+			return s, err
+		}
+		fmt.Fprintf(os.Stderr, "seatload: seat (%s) exited while starting; trying again on fresh ports\n", mode)
+	}
+	return nil, err
+}
+
+var errExitedEarly = errors.New("seat exited while starting")
+
+func startSeatOnce(bin, file, mode, cpuprofile string, extra ...string) (*seatProc, error) {
 	path := filepath.Join(*benchDir, file)
 	s := &seatProc{}
 	args := []string{"run", "--log-level", "warn", "--device-loop", "on"}
@@ -370,8 +388,16 @@ func startSeat(bin, file, mode, cpuprofile string, extra ...string) (*seatProc, 
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
+	s.exited = make(chan struct{})
+	go func() { s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		select {
+		case <-s.exited:
+			s.stop()
+			return nil, fmt.Errorf("seat (%s): %w", mode, errExitedEarly)
+		default:
+		}
 		if control {
 			var list []manager.Info
 			if err := (&manager.Client{Addr: s.control}).Do(http.MethodGet, "/behaviors", nil, &list); err == nil && len(list) == 1 && len(list[0].Adaptors) > 0 {
@@ -432,13 +458,11 @@ func (s *seatProc) stop() {
 		defer os.Remove(s.record)
 	}
 	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.exited:
 	case <-time.After(10 * time.Second):
 		s.cmd.Process.Kill()
-		<-done
+		<-s.exited
 	}
 }
 
