@@ -17,6 +17,7 @@ import (
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/luadm"
 )
 
 // Devices is the device layer a machine drives: the engine and the motion
@@ -400,7 +401,11 @@ func (m *Machine) luaSet(L *lua.LState) int {
 	if strings.HasPrefix(key, "Device/") {
 		L.RaiseError("seat.set: %q is device configuration and cannot be set", key)
 	}
-	if err := dev.Engine.Memory().Set(key, fromLua(L.Get(2))); err != nil {
+	v, err := luadm.FromLua(L.Get(2))
+	if err == nil {
+		err = dev.Engine.Memory().Set(key, v)
+	}
+	if err != nil {
 		L.RaiseError("seat.set: %v", err)
 	}
 	return 0
@@ -535,7 +540,11 @@ func (m *Machine) luaScripts(L *lua.LState, v lua.LValue, field string) []*motio
 			}
 			out = append(out, s)
 		case *lua.LTable:
-			data, err := json.Marshal(fromLua(x))
+			v, err := luadm.FromLua(x)
+			var data []byte
+			if err == nil {
+				data, err = json.Marshal(v)
+			}
 			if err != nil {
 				L.RaiseError("seat.motion: inline script %d: %v", i+1, err)
 			}
@@ -631,32 +640,4 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return t
 	}
 	return lua.LString(fmt.Sprint(v))
-}
-
-// fromLua converts a Lua value to a memory value: numbers, booleans,
-// strings, and tables as lists (a table with keys as a map).
-func fromLua(v lua.LValue) any {
-	switch x := v.(type) {
-	case lua.LNumber:
-		return float64(x)
-	case lua.LBool:
-		return bool(x)
-	case lua.LString:
-		return string(x)
-	case *lua.LTable:
-		if n := x.Len(); n > 0 {
-			out := make([]any, 0, n)
-			for i := 1; i <= n; i++ {
-				out = append(out, fromLua(x.RawGetInt(i)))
-			}
-			return out
-		}
-		out := map[string]any{}
-		x.ForEach(func(k, v lua.LValue) { out[k.String()] = fromLua(v) })
-		if len(out) == 0 {
-			return []any{} // an empty table is an empty list
-		}
-		return out
-	}
-	return nil
 }

@@ -391,6 +391,36 @@ func TestRunTimeErrorNamesTheNil(t *testing.T) {
 	}
 }
 
+// TestSelfReferencingTableIsRefused: a script that stores a table
+// containing itself gets an error naming its line, and the behavior goes
+// on (real binary): before, converting it recursed until the whole
+// process died of a stack overflow.
+func TestSelfReferencingTableIsRefused(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "loop.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="loop"><adaptor name="term" type="stdio"/></general>
+<state name="待機">
+<rule><key>記憶</key><script sendto="term">local t = {["名前"] = "輪"} t["自分"] = t seat.set("輪", t) return "stored"</script></rule>
+<rule><key>共有</key><script sendto="term">
+local t = {1}
+for i = 1, 40 do t = {t, t} end
+seat.set("共有", t)
+return "stored"</script></rule>
+<rule><key>こんにちは</key><message sendto="term">こんにちは！</message></rule>
+</state></seatml>`), 0o644)
+	stdout, stderr, code := runBinaryIO(t, "記憶\n共有\nこんにちは\n", "run", f)
+	for _, want := range []string{
+		f + ":3: seat.set: the value is a table that contains itself",
+		f + ":7: seat.set: the value has more than 100000 values in all",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code != 0 || stdout != "こんにちは！\n" {
+		t.Errorf("exit %d, stdout %q; want 0 and only the greeting\n%s", code, stdout, stderr)
+	}
+}
+
 // TestSetErrorsNameTheFlag: a bad --set value is reported against the
 // flag, saying what the file has, not at the file's line as if the file
 // were wrong (real binary).

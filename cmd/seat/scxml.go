@@ -44,6 +44,7 @@ func runSCXML(ctx context.Context, file string, limits scxmlLimits, log *zap.Log
 	}
 	sys := scxml.NewSystem()
 	sys.ScriptTimeout, sys.ScriptMemory = limits.timeout, limits.memory
+	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*limits.timeout)
 	sys.Log = func(s *scxml.Session, label, text string) {
 		fields := []zap.Field{zap.String("document", filepath.Base(s.Doc.File)), zap.String("session", s.ID)}
 		if label == "error" {

@@ -96,17 +96,24 @@ func freePortNumber(t *testing.T) string {
 // and exit status.
 func runBinary(t *testing.T, stdin string, args ...string) (stderr string, code int) {
 	t.Helper()
+	_, stderr, code = runBinaryIO(t, stdin, args...)
+	return stderr, code
+}
+
+// runBinaryIO is runBinary that returns standard output too.
+func runBinaryIO(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
 	cmd.Stdin = strings.NewReader(stdin)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	var outb, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outb, &errb
 	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
 		t.Fatalf("seat %v: %v", args, err)
 	}
-	return errb.String(), cmd.ProcessState.ExitCode()
+	return outb.String(), errb.String(), cmd.ProcessState.ExitCode()
 }
 
 // busyPort listens on a free loopback port until the test ends and

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
 )
 
 // DataModel evaluates expressions, conditions, locations and scripts in a
@@ -237,37 +239,112 @@ func ToLua(L *lua.LState, v any) lua.LValue {
 }
 
 // FromLua converts a Lua value to a Go value that does not refer to any
-// Lua state: tables become []any (a sequence) or map[string]any, and
-// functions and userdata their description.
-func FromLua(v lua.LValue) any { return fromLua(v, 0) }
+// Lua state: tables become []any (a sequence; an empty table is an empty
+// list) or map[string]any, and functions and userdata their description.
+// A table that contains itself, one nested deeper than MaxDepth, or more
+// than MaxValues values in all (a table shared many times over is copied
+// each time) is refused with an error instead of running out of stack or
+// memory.
+func FromLua(v lua.LValue) (any, error) {
+	c := converter{budget: MaxValues}
+	return c.value(v, 0)
+}
 
-func fromLua(v lua.LValue, depth int) any {
+// The bounds of FromLua.
+const (
+	MaxDepth  = 100
+	MaxValues = 100000
+)
+
+type converter struct {
+	budget int
+	path   []*lua.LTable // the tables being converted, outermost first
+}
+
+func (c *converter) value(v lua.LValue, depth int) (any, error) {
+	if c.budget--; c.budget < 0 {
+		return nil, fmt.Errorf("the value has more than %d values in all", MaxValues)
+	}
 	switch x := v.(type) {
 	case *lua.LNilType:
-		return nil
+		return nil, nil
 	case lua.LBool:
-		return bool(x)
+		return bool(x), nil
 	case lua.LNumber:
-		return float64(x)
+		return float64(x), nil
 	case lua.LString:
-		return string(x)
+		return string(x), nil
 	case *lua.LTable:
-		if depth > 100 {
-			return nil
-		}
-		n := x.Len()
-		count := 0
-		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if n > 0 && n == count {
-			l := make([]any, n)
-			for i := 1; i <= n; i++ {
-				l[i-1] = fromLua(x.RawGetInt(i), depth+1)
-			}
-			return l
-		}
-		m := make(map[string]any, count)
-		x.ForEach(func(k, e lua.LValue) { m[k.String()] = fromLua(e, depth+1) })
-		return m
+		return c.table(x, depth)
 	}
-	return v.String()
+	return v.String(), nil
+}
+
+func (c *converter) table(t *lua.LTable, depth int) (any, error) {
+	if depth >= MaxDepth {
+		return nil, fmt.Errorf("the value has tables nested more than %d deep", MaxDepth)
+	}
+	for _, p := range c.path {
+		if p == t {
+			return nil, fmt.Errorf("the value is a table that contains itself")
+		}
+	}
+	c.path = append(c.path, t)
+	defer func() { c.path = c.path[:len(c.path)-1] }()
+	n := t.Len()
+	count := 0
+	t.ForEach(func(lua.LValue, lua.LValue) { count++ })
+	if n == count {
+		l := make([]any, n)
+		for i := 1; i <= n; i++ {
+			e, err := c.value(t.RawGetInt(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			l[i-1] = e
+		}
+		return l, nil
+	}
+	m := make(map[string]any, count)
+	var err error
+	t.ForEach(func(k, e lua.LValue) {
+		if err == nil {
+			m[k.String()], err = c.value(e, depth+1)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// IsLiteral reports whether text is a Lua literal: nil, a boolean, a
+// number, a string, or a table constructor of literals (a negative
+// number included). Such text is data; anything else (a name, a call) is
+// code, which <data> content is never run as.
+func IsLiteral(text string) bool {
+	stmts, err := parse.Parse(strings.NewReader("return "+text), "literal")
+	if err != nil || len(stmts) != 1 {
+		return false
+	}
+	ret, ok := stmts[0].(*ast.ReturnStmt)
+	return ok && len(ret.Exprs) == 1 && literal(ret.Exprs[0])
+}
+
+func literal(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return ok
+	case *ast.TableExpr:
+		for _, f := range x.Fields {
+			if f.Key != nil && !literal(f.Key) || !literal(f.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -5,6 +5,7 @@
 package scxml
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -291,7 +292,7 @@ func (c *compiler) value(n *schema.Node) func(*Session) (lua.LValue, error) {
 		if err != nil {
 			c.errorf(a.ValuePos, "%v", err)
 		}
-		return func(s *Session) (lua.LValue, error) { return textValue(s, text), nil }
+		return func(s *Session) (lua.LValue, error) { return textValue(s, text) }
 	}
 	if len(n.Children) > 0 {
 		// XML content: kept as the element, which <invoke> can run.
@@ -302,21 +303,24 @@ func (c *compiler) value(n *schema.Node) func(*Session) (lua.LValue, error) {
 	if text == "" {
 		return func(*Session) (lua.LValue, error) { return lua.LNil, nil }
 	}
-	return func(s *Session) (lua.LValue, error) { return textValue(s, text), nil }
+	return func(s *Session) (lua.LValue, error) { return textValue(s, text) }
 }
 
-// textValue is the value of literal text: a Lua expression if it is one
-// (a number, a table constructor, a string literal), a JSON array of
-// numbers as a sequence, else the text itself.
-func textValue(s *Session, text string) lua.LValue {
+// textValue is the value of literal text: JSON (an object becomes a
+// table with keys, an array a sequence), a Lua literal (a number, a
+// string, a table constructor of literals), else the text itself. Text is
+// never run as code: <data id="copy">x</data> is the string "x", not the
+// variable x.
+func textValue(s *Session, text string) (lua.LValue, error) {
 	text = strings.TrimSpace(text)
-	if strings.HasPrefix(text, "[") && strings.HasSuffix(text, "]") {
-		text = "{" + text[1:len(text)-1] + "}"
+	var v any
+	if json.Unmarshal([]byte(text), &v) == nil {
+		return luadm.ToLua(s.dm.L, v), nil
 	}
-	if v, err := s.dm.Eval(text); err == nil && v != lua.LNil {
-		return v
+	if luadm.IsLiteral(text) {
+		return s.dm.Eval(text)
 	}
-	return lua.LString(text)
+	return lua.LString(text), nil
 }
 
 // srcPath is the file a src attribute names: a file: URL or a path,
@@ -554,7 +558,7 @@ func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Ins
 			if ud, ok := v.(*lua.LUserData); ok {
 				return ud.Value, nil
 			}
-			return luadm.FromLua(v), nil
+			return luadm.FromLua(v)
 		}
 		m := map[string]any{}
 		for _, name := range names {
@@ -562,7 +566,9 @@ func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Ins
 			if err != nil {
 				return nil, err
 			}
-			m[name] = luadm.FromLua(v)
+			if m[name], err = luadm.FromLua(v); err != nil {
+				return nil, fmt.Errorf("namelist %s: %w", name, err)
+			}
 		}
 		for _, p := range params {
 			e := p.expr
@@ -573,7 +579,9 @@ func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Ins
 			if err != nil {
 				return nil, err
 			}
-			m[p.name] = luadm.FromLua(v)
+			if m[p.name], err = luadm.FromLua(v); err != nil {
+				return nil, fmt.Errorf("<param name=%q>: %w", p.name, err)
+			}
 		}
 		return m, nil
 	}

@@ -117,7 +117,9 @@ func runIRP(path string, trace bool) irpResult {
 		sys.Trace = func(s *Session, ev *statechart.Event) { fmt.Printf("session %s: event %s\n", s.ID, ev.Name) }
 	}
 	s := sys.Start(doc)
-	sys.Run(s, 10*time.Second)
+	if err := sys.Run(s, 10*time.Second); err != nil {
+		r.errors = append(r.errors, err.Error())
+	}
 	r.final = s.Final
 	r.wall = time.Since(start)
 	return r

@@ -1,6 +1,7 @@
 package scxml
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,20 @@ import (
 // clock and returns the session and the errors it logged.
 func runText(t *testing.T, text string, setup func(*System)) (*Session, []string) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "doc.scxml")
+	s, logs := runLogged(t, text, setup)
+	var errs []string
+	for _, l := range logs {
+		if text, ok := strings.CutPrefix(l, "error: "); ok {
+			errs = append(errs, text)
+		}
+	}
+	return s, errs
+}
+
+// loadText writes a document into a directory of its own and loads it.
+func loadText(t *testing.T, name, text string) *Document {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -20,19 +34,25 @@ func runText(t *testing.T, text string, setup func(*System)) (*Session, []string
 	if doc == nil {
 		t.Fatalf("load: %v", diags.Err())
 	}
+	return doc
+}
+
+// runLogged runs a document as runText does and returns every line it
+// logged, as "label: text".
+func runLogged(t *testing.T, text string, setup func(*System)) (*Session, []string) {
+	t.Helper()
+	doc := loadText(t, "doc.scxml", text)
 	sys := NewSystem()
-	var errs []string
-	sys.Log = func(s *Session, label, text string) {
-		if label == "error" {
-			errs = append(errs, text)
-		}
-	}
+	var logs []string
+	sys.Log = func(s *Session, label, text string) { logs = append(logs, label+": "+text) }
 	if setup != nil {
 		setup(sys)
 	}
 	s := sys.Start(doc)
-	sys.Run(s, 10*time.Second)
-	return s, errs
+	if err := sys.Run(s, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return s, logs
 }
 
 // TestRunawayScriptStops: a script that never ends is stopped at the
@@ -47,5 +67,205 @@ func TestRunawayScriptStops(t *testing.T) {
 </scxml>`, func(sys *System) { sys.ScriptTimeout = 50 * time.Millisecond })
 	if s.Final != "pass" || len(errs) != 1 || !strings.Contains(errs[0], "time limit of 50ms") {
 		t.Errorf("final %q, errors %q", s.Final, errs)
+	}
+}
+
+const head = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua"`
+
+// TestSlowEventlessLoopStops: an eventless transition whose cond the
+// script limit stops each time would keep one macrostep going without
+// end (each error.execution makes the transitions be selected again);
+// the macrostep limit ends the session instead.
+func TestSlowEventlessLoopStops(t *testing.T) {
+	s, errs := runText(t, head+`>
+  <state id="待つ">
+    <transition cond="(function() while true do end end)()" target="先"/>
+  </state>
+  <final id="先"/>
+</scxml>`, func(sys *System) { sys.ScriptTimeout, sys.MacrostepTimeout = 20*time.Millisecond, 300*time.Millisecond })
+	if !s.Ended() || s.Final != "" || len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "the macrostep ran longer than 300ms") {
+		t.Errorf("ended %v in %q, errors %q", s.Ended(), s.Final, errs)
+	}
+}
+
+// TestSendLoopWithoutDelay: sessions that keep sending events with no
+// delay never let the virtual clock advance; Run says so instead of
+// running forever.
+func TestSendLoopWithoutDelay(t *testing.T) {
+	doc := loadText(t, "loop.scxml", head+`>
+  <state id="回る">
+    <onentry><send event="もう一度"/></onentry>
+    <transition event="もう一度" target="回る"/>
+  </state>
+</scxml>`)
+	sys := NewSystem()
+	sys.instant = 1000
+	if err := sys.Run(sys.Start(doc), time.Second); !errors.Is(err, ErrNoProgress) {
+		t.Errorf("Run returned %v; want ErrNoProgress", err)
+	}
+}
+
+// TestDelayedSendErrorIsHandledAtOnce: a delayed send that fails when it
+// fires raises error.communication, which is handled then, not when some
+// later event arrives.
+func TestDelayedSendErrorIsHandledAtOnce(t *testing.T) {
+	s, _ := runText(t, head+`>
+  <state id="送信">
+    <onentry><send event="届かない" target="#_scxml_nosuchsession" delay="1s"/></onentry>
+    <transition event="error.communication" target="合格"/>
+  </state>
+  <final id="合格"/>
+</scxml>`, nil)
+	if s.Final != "合格" {
+		t.Errorf("ended %v in %q; want 合格", s.Ended(), s.Final)
+	}
+}
+
+// TestCancelledInvocationIsNotHeard: once the parent leaves the state
+// that invoked a child, the events the child had already sent are
+// dropped, not delivered (SCXML 6.4.3).
+func TestCancelledInvocationIsNotHeard(t *testing.T) {
+	s, _ := runText(t, head+`>
+  <state id="呼ぶ">
+    <invoke id="子">
+      <content>
+        <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua">
+          <state id="子の状態">
+            <onentry><send target="#_parent" event="一"/><send target="#_parent" event="二"/></onentry>
+          </state>
+        </scxml>
+      </content>
+    </invoke>
+    <transition event="一" target="聞かない"/>
+  </state>
+  <state id="聞かない">
+    <onentry><send event="終わり" delay="1s"/></onentry>
+    <transition event="二" target="不合格"/>
+    <transition event="終わり" target="合格"/>
+  </state>
+  <final id="合格"/>
+  <final id="不合格"/>
+</scxml>`, nil)
+	if s.Final != "合格" {
+		t.Errorf("ended in %q; want 合格", s.Final)
+	}
+}
+
+// TestInvokeRecursionIsBounded: a document that invokes itself gets
+// error.execution at the depth bound instead of running out of memory.
+func TestInvokeRecursionIsBounded(t *testing.T) {
+	doc := loadText(t, "self.scxml", head+`>
+  <state id="自分">
+    <invoke src="self.scxml"/>
+    <transition event="error.execution" target="深すぎ">
+      <send target="#_parent" event="深すぎ"/>
+    </transition>
+    <transition event="深すぎ" target="深すぎ"><send target="#_parent" event="深すぎ"/></transition>
+  </state>
+  <final id="深すぎ"/>
+</scxml>`)
+	sys := NewSystem()
+	var errs []string
+	sys.Log = func(s *Session, label, text string) {
+		if label == "error" {
+			errs = append(errs, text)
+		}
+	}
+	s := sys.Start(doc)
+	if err := sys.Run(s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// The deepest session could not invoke; the top one, sending the news
+	// on, has no parent to send it to.
+	if s.Final != "深すぎ" || len(errs) != 2 || !strings.Contains(errs[0], "invocations nest more than 64 deep") {
+		t.Errorf("ended in %q, errors %q", s.Final, errs)
+	}
+}
+
+// TestPrintGoesToTheLog: print in a document's script is a log line, not
+// output on the standard output an adaptor may own.
+func TestPrintGoesToTheLog(t *testing.T) {
+	_, logs := runLogged(t, head+`>
+  <state id="s"><onentry><script>print("こんにちは", 1, nil)</script></onentry></state>
+</scxml>`, nil)
+	if len(logs) != 1 || logs[0] != "print: こんにちは\t1\tnil" {
+		t.Errorf("logged %q", logs)
+	}
+}
+
+// TestEventDataThatWouldNotEnd: a namelist variable holding a table that
+// contains itself is error.execution, not a hang.
+func TestEventDataThatWouldNotEnd(t *testing.T) {
+	s, errs := runText(t, head+`>
+  <datamodel><data id="t" expr="{}"/></datamodel>
+  <state id="s">
+    <onentry><script>t["自分"] = t</script><send event="e" namelist="t"/></onentry>
+    <transition event="error.execution" target="合格"/>
+    <transition event="e" target="不合格"/>
+  </state>
+  <final id="合格"/><final id="不合格"/>
+</scxml>`, nil)
+	if s.Final != "合格" || len(errs) != 1 || !strings.Contains(errs[0], "namelist t: the value is a table that contains itself") {
+		t.Errorf("ended in %q, errors %q", s.Final, errs)
+	}
+}
+
+// TestInvokeFanOutIsBounded: a document that invokes itself twice at each
+// level would start 2^64 sessions; the bound on invoked sessions stops it
+// with error.execution, and every session ends when the top one does.
+func TestInvokeFanOutIsBounded(t *testing.T) {
+	doc := loadText(t, "twice.scxml", head+`>
+  <state id="二つ">
+    <onentry><send event="時間" delay="1s"/></onentry>
+    <invoke src="twice.scxml"/><invoke src="twice.scxml"/>
+    <transition event="時間" target="終"/>
+  </state>
+  <final id="終"/>
+</scxml>`)
+	sys := NewSystem()
+	most, refused := 0, 0
+	sys.Log = func(s *Session, label, text string) {
+		most = max(most, sys.invoked)
+		if label == "error" && strings.Contains(text, "1000 invoked sessions already run") {
+			refused++
+		}
+	}
+	s := sys.Start(doc)
+	if err := sys.Run(s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s.Final != "終" || most != MaxInvoked || refused == 0 {
+		t.Errorf("ended in %q, at most %d invoked, %d refused", s.Final, most, refused)
+	}
+	if sys.invoked != 0 || len(sys.sessions) != 0 {
+		t.Errorf("%d invoked sessions, %d sessions left", sys.invoked, len(sys.sessions))
+	}
+}
+
+// TestDataTextIsData: <data> text is JSON or a Lua literal, else text; it
+// is never run as code (before, "x" copied the variable x and a call ran).
+func TestDataTextIsData(t *testing.T) {
+	_, logs := runLogged(t, head+`>
+  <datamodel>
+    <data id="x" expr="'秘密'"/>
+    <data id="copy">x</data>
+    <data id="call">os.time()</data>
+    <data id="obj">{"名前": "花子", "好き": [1, 2]}</data>
+    <data id="lit">{1, 2, k = "値"}</data>
+    <data id="neg"> -3 </data>
+    <data id="words">こんにちは 世界</data>
+  </datamodel>
+  <state id="s"><onentry>
+    <log label="copy" expr="type(copy) .. ' ' .. copy"/>
+    <log label="call" expr="type(call) .. ' ' .. call"/>
+    <log label="obj" expr="obj['名前'] .. ' ' .. #obj['好き']"/>
+    <log label="lit" expr="#lit .. ' ' .. lit.k"/>
+    <log label="neg" expr="type(neg) .. ' ' .. neg"/>
+    <log label="words" expr="words"/>
+  </onentry></state>
+</scxml>`, nil)
+	want := []string{"copy: string x", "call: string os.time()", "obj: 花子 2", "lit: 2 値", "neg: number -3", "words: こんにちは 世界"}
+	if strings.Join(logs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("logged\n%s\nwant\n%s", strings.Join(logs, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -186,15 +186,14 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 			}
 			params, _ = d.(map[string]any)
 		}
-		s.sys.invoke(s, id, doc, params)
-		return nil
+		return s.sys.invoke(s, id, doc, params)
 	}
 	inv.Cancel = func(in *statechart.Instance, id string) { sess(in).sys.cancelInvoke(sess(in), id) }
 	inv.Forward = func(in *statechart.Instance, id string, ev *statechart.Event) {
 		s := sess(in)
 		if child := s.children[id]; child != nil {
 			cp := *ev
-			s.sys.enqueue(child, &cp)
+			s.sys.enqueue(child, s, &cp)
 		}
 	}
 	return inv

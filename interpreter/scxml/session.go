@@ -2,6 +2,7 @@ package scxml
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -27,7 +28,10 @@ type Session struct {
 	invokeID string // the id its parent invoked it under
 	children map[string]*Session
 	params   map[string]any // values the invoking parent gave its data
+	depth    int            // how many invocations deep it runs
 	ended    bool
+	// macro is when the current macrostep began.
+	macro time.Time
 	// cancelled: its parent cancelled the invocation, and what it sends
 	// is dropped.
 	cancelled bool
@@ -53,19 +57,26 @@ type System struct {
 	// script: a call over either is stopped with error.execution.
 	ScriptTimeout time.Duration
 	ScriptMemory  uint64
+	// MacrostepTimeout bounds one macrostep: eventless transitions or
+	// raised events that keep it going longer (each waiting on a script
+	// that the script limit stops, say) stop the session with
+	// error.execution.
+	MacrostepTimeout time.Duration
 
+	instant  int // how many events Run handles without the clock advancing
 	now      time.Duration
 	queue    []delivery
 	timers   []*timer
 	sessions map[string]*Session
 	docs     map[string]*Document
 	nextSess int
+	invoked  int // invoked sessions running
 	nextSend int
 }
 
 type delivery struct {
-	s  *Session
-	ev *statechart.Event
+	to, from *Session
+	ev       *statechart.Event
 }
 
 type timer struct {
@@ -78,8 +89,21 @@ type timer struct {
 
 // NewSystem returns an empty system.
 func NewSystem() *System {
-	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, ScriptTimeout: time.Second, ScriptMemory: 64 << 20}
+	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{},
+		ScriptTimeout: time.Second, ScriptMemory: 64 << 20, MacrostepTimeout: 10 * time.Second, instant: 1000000}
 }
+
+// Bounds on invocations (a session takes some 50 KiB): a document that
+// invokes itself without end gets error.execution instead of exhausting
+// the memory.
+const (
+	MaxInvokeDepth = 64   // invocations within invocations
+	MaxInvoked     = 1000 // invoked sessions running at once
+)
+
+// ErrNoProgress is returned by Run when sessions keep sending each other
+// events without a delay, so that the virtual clock never advances.
+var ErrNoProgress = errors.New("a million events without the clock advancing: a <send> loop with no delay?")
 
 // Start starts a top-level session of doc.
 func (sys *System) Start(doc *Document) *Session {
@@ -89,7 +113,11 @@ func (sys *System) Start(doc *Document) *Session {
 func (sys *System) start(doc *Document, parent *Session, invokeID string, params map[string]any) *Session {
 	sys.nextSess++
 	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
-		children: map[string]*Session{}, params: params}
+		children: map[string]*Session{}, params: params, macro: time.Now()}
+	if parent != nil {
+		s.depth = parent.depth + 1
+		sys.invoked++
+	}
 	sys.sessions[s.ID] = s
 	L := luadm.Sandbox(sys.ScriptMemory)
 	s.dm = luadm.New(L)
@@ -111,11 +139,25 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 		},
 		OnError: func(ev *statechart.Event, err error) { sys.log(s, "error", ev.Name+": "+err.Error()) },
 		OnDone:  func(final *statechart.State, data any) { sys.ended(s, final, data) },
+		Limit: func() error {
+			if sys.MacrostepTimeout > 0 && time.Since(s.macro) > sys.MacrostepTimeout {
+				return fmt.Errorf("the macrostep ran longer than %v: its eventless transitions or raised events kept it going", sys.MacrostepTimeout)
+			}
+			return nil
+		},
 	})
 	s.in.Ext = s
 	L.SetGlobal("In", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(s.in.In(L.CheckString(1))))
 		return 1
+	}))
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		parts := make([]string, L.GetTop())
+		for i := range parts {
+			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+		}
+		sys.log(s, "print", strings.Join(parts, "\t"))
+		return 0
 	}))
 	s.dm.Protect("_sessionid", "_name", "_ioprocessors", "_event", "In")
 	if parent != nil {
@@ -154,6 +196,9 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 		sys.cancelInvoke(s, id)
 	}
 	delete(sys.sessions, s.ID)
+	if s.parent != nil {
+		sys.invoked--
+	}
 	defer s.dm.Close()
 	kept := sys.timers[:0] // its delayed events go with it
 	for _, t := range sys.timers {
@@ -165,7 +210,7 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 	sys.timers = kept
 	if p := s.parent; p != nil && final != nil && p.children[s.invokeID] == s {
 		delete(p.children, s.invokeID)
-		sys.enqueue(p, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})
+		sys.enqueue(p, s, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})
 	}
 }
 
@@ -175,9 +220,11 @@ func (sys *System) log(s *Session, label, text string) {
 	}
 }
 
-func (sys *System) enqueue(s *Session, ev *statechart.Event) {
-	if !s.ended {
-		sys.queue = append(sys.queue, delivery{s, ev})
+// enqueue puts ev on the external queue of to; from is the session that
+// sent it.
+func (sys *System) enqueue(to, from *Session, ev *statechart.Event) {
+	if !to.ended {
+		sys.queue = append(sys.queue, delivery{to, from, ev})
 	}
 }
 
@@ -201,24 +248,24 @@ func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error
 	}
 	switch {
 	case to == "":
-		sys.enqueue(from, ev)
+		sys.enqueue(from, from, ev)
 	case to == "#_parent":
 		if from.parent == nil {
 			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to #_parent from a session that was not invoked")}
 		}
-		sys.enqueue(from.parent, ev)
+		sys.enqueue(from.parent, from, ev)
 	case strings.HasPrefix(to, "#_scxml_"):
 		target := sys.sessions[strings.TrimPrefix(to, "#_scxml_")]
 		if target == nil {
 			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session", to)}
 		}
-		sys.enqueue(target, ev)
+		sys.enqueue(target, from, ev)
 	default:
 		child := from.children[strings.TrimPrefix(to, "#_")]
 		if child == nil {
 			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such invocation", to)}
 		}
-		sys.enqueue(child, ev)
+		sys.enqueue(child, from, ev)
 	}
 	return nil
 }
@@ -232,7 +279,13 @@ func (sys *System) cancelSend(from *Session, sendid string) {
 	}
 }
 
-func (sys *System) invoke(parent *Session, id string, doc *Document, params map[string]any) {
+func (sys *System) invoke(parent *Session, id string, doc *Document, params map[string]any) error {
+	if parent.depth >= MaxInvokeDepth {
+		return fmt.Errorf("<invoke>: invocations nest more than %d deep (a document that invokes itself?)", MaxInvokeDepth)
+	}
+	if sys.invoked >= MaxInvoked {
+		return fmt.Errorf("<invoke>: %d invoked sessions already run (a document that invokes itself?)", MaxInvoked)
+	}
 	p := map[string]any{}
 	for k, v := range params {
 		if doc.data[k] {
@@ -240,6 +293,7 @@ func (sys *System) invoke(parent *Session, id string, doc *Document, params map[
 		}
 	}
 	sys.start(doc, parent, id, p)
+	return nil
 }
 
 func (sys *System) cancelInvoke(parent *Session, id string) {
@@ -267,33 +321,43 @@ func (sys *System) load(dir, src string) (*Document, schema.List) {
 }
 
 // Step handles one queued event; it reports false when every queue is
-// empty.
+// empty. An event a cancelled invocation sent is dropped: its invoker no
+// longer hears from it, even what it sent before the cancellation.
 func (sys *System) Step() bool {
 	for len(sys.queue) > 0 {
 		d := sys.queue[0]
 		sys.queue[0] = delivery{}
 		sys.queue = sys.queue[1:]
-		if d.s.ended {
+		if d.to.ended || d.from.cancelled {
 			continue
 		}
-		d.s.in.Handle(d.ev)
+		d.to.macro = time.Now()
+		d.to.in.Handle(d.ev)
 		return true
 	}
 	return false
 }
 
 // Run handles events until every queue is empty and no delayed event is
-// due before limit (virtual time), or until the session ends.
-func (sys *System) Run(s *Session, limit time.Duration) {
+// due before limit (virtual time), or until the session ends. It returns
+// ErrNoProgress if the sessions handle a million events without the
+// clock advancing.
+func (sys *System) Run(s *Session, limit time.Duration) error {
+	n := 0
 	for !s.ended {
 		if sys.Step() {
+			if n++; n > sys.instant {
+				return ErrNoProgress
+			}
 			continue
 		}
 		if len(sys.timers) == 0 || sys.timers[0].at > limit {
-			return
+			return nil
 		}
+		n = 0
 		sys.fire()
 	}
+	return nil
 }
 
 // RunRealTime runs the session on the real clock until it ends or ctx is
@@ -341,7 +405,9 @@ func (sys *System) fire() {
 		return
 	}
 	if err := sys.deliver(t.from, t.to, t.ev); err != nil {
+		t.from.macro = time.Now()
 		t.from.in.RaiseError(err)
+		t.from.in.Settle()
 	}
 }
 

@@ -17,6 +17,12 @@ type Options struct {
 	OnTransition func(t *Transition)
 	// OnError is told of each error raised as an event.
 	OnError func(ev *Event, err error)
+	// Limit, if set, is asked after each microstep and each internal
+	// event of a macrostep whether to go on: an error stops the macrostep
+	// as a runaway one is stopped (raised as error.execution, the instance
+	// ended). A runtime bounds a macrostep's time with it, which
+	// maxMicrosteps cannot do when each step waits on a slow script.
+	Limit func() error
 	// OnDone is called once when the instance has ended: final is the
 	// top-level final state reached (nil when cancelled) and data its
 	// done data.
@@ -183,6 +189,15 @@ func isDoneInvoke(ev *Event) bool {
 	return len(ev.Name) > len("done.invoke.") && ev.Name[:len("done.invoke.")] == "done.invoke."
 }
 
+// Settle processes the events raised between macrosteps (an error a
+// delayed send met when it fired) and the eventless transitions they
+// enable, as the end of a macrostep would.
+func (in *Instance) Settle() {
+	if in.running && len(in.internal) > 0 {
+		in.settle()
+	}
+}
+
 // Cancel ends the instance as if it were cancelled: its active states are
 // exited, and OnDone is told of no final state.
 func (in *Instance) Cancel() {
@@ -215,9 +230,15 @@ func (in *Instance) settle() {
 			if len(ts) > 0 {
 				in.microstep(ts)
 			}
+			err := error(nil)
 			if steps++; steps > maxMicrosteps {
+				err = ErrRunaway
+			} else if in.opts.Limit != nil {
+				err = in.opts.Limit()
+			}
+			if err != nil {
 				in.internal = in.internal[:0]
-				in.RaiseError(ErrRunaway)
+				in.RaiseError(err)
 				in.running = false
 			}
 		}

@@ -347,3 +347,53 @@ func TestParallelEventAllocatesNothing(t *testing.T) {
 		t.Errorf("configuration %q", config(in))
 	}
 }
+
+// TestLimitStopsAMacrostep: a runtime's Limit stops a macrostep that
+// would otherwise go on (here within maxMicrosteps), raising its error.
+func TestLimitStopsAMacrostep(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "行き", Basic)
+	c := b.state(root, "帰り", Basic)
+	b.on(a, "", "帰り")
+	b.on(c, "", "行き")
+	chart, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	tooLong := errors.New("the macrostep ran over its time")
+	var raised []string
+	in := New(chart, Options{
+		Limit: func() error {
+			if steps++; steps == 10 {
+				return tooLong
+			}
+			return nil
+		},
+		OnError: func(ev *Event, err error) { raised = append(raised, ev.Name+": "+err.Error()) },
+	})
+	in.Start()
+	if in.Running() || steps != 10 || len(raised) != 1 || raised[0] != "error.execution: "+tooLong.Error() {
+		t.Errorf("running %v after %d steps, raised %q", in.Running(), steps, raised)
+	}
+}
+
+// TestSettleRunsRaisedEvents: an error raised between macrosteps is
+// processed by Settle, without waiting for the next external event.
+func TestSettleRunsRaisedEvents(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	b.state(root, "待機", Basic)
+	b.state(root, "失敗", Basic)
+	b.on(root.Children[0], "error.communication", "失敗")
+	in := b.start(t, root)
+	in.RaiseError(&Error{Event: "error.communication", Err: errors.New("no such session")})
+	if !in.In("待機") {
+		t.Fatal("the raised error ran before Settle")
+	}
+	in.Settle()
+	if !in.In("失敗") {
+		t.Errorf("configuration %q after Settle; want 失敗", config(in))
+	}
+}
