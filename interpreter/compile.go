@@ -9,11 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/schema"
 )
 
@@ -960,20 +959,20 @@ func mayFailToCompile(src string) bool {
 // first use (proto), which keeps loading a large file fast.
 func (ch *chunk) check() *schema.Diagnostic {
 	if mayFailToCompile(ch.src) {
-		proto, d := compileLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+		proto, d := luadm.Compile(ch.file, ch.src, ch.line, ch.col, ch.kind())
 		if proto != nil {
 			ch.once.Do(func() { ch.compiled = proto })
 		}
 		return d
 	}
-	_, d := parseLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+	_, d := luadm.Parse(ch.file, ch.src, ch.line, ch.col, ch.kind())
 	return d
 }
 
 // get returns the chunk's compiled function, compiling it once.
 func (ch *chunk) get() (*lua.FunctionProto, error) {
 	ch.once.Do(func() {
-		proto, d := compileLua(ch.file, ch.src, ch.line, ch.col, ch.expr)
+		proto, d := luadm.Compile(ch.file, ch.src, ch.line, ch.col, ch.kind())
 		if d != nil {
 			ch.err = errors.New(d.Error())
 			return
@@ -1082,152 +1081,6 @@ func firstLocal(stmts []ast.Stmt) (*ast.LocalAssignStmt, bool) {
 	}
 	la, ok := stmts[0].(*ast.LocalAssignStmt)
 	return la, ok
-}
-
-// compileLua compiles src, which starts at line:col of file, so that Lua's
-// positions are the file's: the first line is indented to col, and the
-// compiled line numbers are shifted by the lines before it (padding with
-// newlines instead would make a large file's load quadratic). expr
-// compiles a condition.
-func compileLua(file, src string, line, col int, expr bool) (*lua.FunctionProto, *schema.Diagnostic) {
-	stmts, d := parseLua(file, src, line, col, expr)
-	if d != nil {
-		return nil, d
-	}
-	offset := line - 1
-	if expr {
-		offset = line - 2
-	}
-	proto, err := lua.Compile(stmts, file)
-	if err != nil {
-		return nil, compileDiagnostic(err, file, line, col, offset)
-	}
-	shiftLines(proto, offset)
-	// A chunk is a vararg function; gopher-lua would build Lua 5.0's "arg"
-	// table at every call for it. Chunks are called with no arguments.
-	proto.IsVarArg &^= lua.VarArgNeedsArg
-	return proto, nil
-}
-
-var (
-	compileErrRE = regexp.MustCompile(`^compile error near line\((\d+)\) [^:]*: (.*)$`)
-	atLineRE     = regexp.MustCompile(`at line (\d+)`)
-)
-
-// compileDiagnostic places a gopher-lua compile error at its file line
-// (gopher-lua counts lines from the chunk's start).
-func compileDiagnostic(err error, file string, line, col, offset int) *schema.Diagnostic {
-	d := &schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
-	m := compileErrRE.FindStringSubmatch(strings.TrimSpace(err.Error()))
-	if m == nil {
-		return d
-	}
-	n, _ := strconv.Atoi(m[1])
-	if n > 0 {
-		d.Pos.Line = n + offset
-		if d.Pos.Line != line {
-			d.Pos.Col = 1
-		}
-	}
-	d.Msg = "lua: " + atLineRE.ReplaceAllStringFunc(m[2], func(s string) string {
-		k, _ := strconv.Atoi(strings.TrimPrefix(s, "at line "))
-		return fmt.Sprintf("at line %d", k+offset)
-	})
-	return d
-}
-
-// nthLine returns line n (1-based) of s, or "" past its end.
-func nthLine(s string, n int) string {
-	for ; n > 1; n-- {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			return ""
-		}
-		s = s[i+1:]
-	}
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// parseLua parses a chunk placed as compileLua places it.
-func parseLua(file, src string, line, col int, expr bool) ([]ast.Stmt, *schema.Diagnostic) {
-	var b strings.Builder
-	offset := line - 1
-	if expr {
-		b.WriteString("return (\n")
-		offset = line - 2
-	}
-	b.WriteString(strings.Repeat(" ", col-1))
-	b.WriteString(src)
-	if expr {
-		b.WriteString("\n)")
-	}
-	placed := b.String()
-	stmts, err := parse.Parse(strings.NewReader(placed), file)
-	if err != nil {
-		d := schema.Diagnostic{Pos: schema.Pos{File: file, Line: line, Col: col}, Msg: "lua: " + err.Error()}
-		var pe *parse.Error
-		if errors.As(err, &pe) {
-			d.Msg = "lua: " + pe.Message
-			if pe.Pos.Line != parse.EOF {
-				// The parser counts bytes; positions count characters.
-				d.Pos.Line, d.Pos.Col = pe.Pos.Line+offset, schema.CharCol(nthLine(placed, pe.Pos.Line), pe.Pos.Column)
-				switch line := nthLine(placed, pe.Pos.Line); {
-				case pe.Token != "" && !utf8.ValidString(pe.Token):
-					// The lexer stopped inside a character: name it whole.
-					r, _ := utf8.DecodeRuneInString(line[min(max(pe.Pos.Column-1, 0), len(line)):])
-					d.Msg = fmt.Sprintf("lua: %q cannot start a name or a value: Lua names are ASCII letters, digits and _; put Japanese text in quotes", r)
-				case pe.Token != "":
-					d.Msg += fmt.Sprintf(" near %q", pe.Token)
-				}
-			} else {
-				d.Pos = schema.Pos{File: file, Line: line, Col: col}.Advance(src)
-				d.Msg += " at the end of the script"
-			}
-			if expr {
-				condDiagnostic(&d, pe, src, schema.Pos{File: file, Line: line, Col: col})
-			}
-		}
-		return nil, &d
-	}
-	return stmts, nil
-}
-
-// condDiagnostic rewords a cond's syntax error in the terms of what the
-// user wrote: the cond's own text is quoted, and an error the parser found
-// in the wrapper seat adds around it ("return (" and ")") is placed at the
-// end of the cond, as the expression being incomplete there.
-func condDiagnostic(d *schema.Diagnostic, pe *parse.Error, src string, start schema.Pos) {
-	text := strings.TrimSpace(src)
-	end := start.Advance(strings.TrimRight(src, " \t\r\n"))
-	quoted := fmt.Sprintf("lua: cond %q: ", schema.Excerpt(text, maxQuoted))
-	switch {
-	case pe.Pos.Line == parse.EOF || d.Pos.Line > end.Line || d.Pos.Line == end.Line && d.Pos.Col > end.Col:
-		d.Pos = end
-		d.Msg = quoted + "the expression is incomplete at its end (a missing operand or closing parenthesis?)"
-	case pe.Token == "=":
-		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ") + `; a cond is an expression: compare with ==`
-	default:
-		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ")
-	}
-}
-
-// shiftLines adds offset to every line number of a compiled function and
-// of the functions it defines.
-func shiftLines(p *lua.FunctionProto, offset int) {
-	if offset == 0 {
-		return
-	}
-	if p.LineDefined > 0 {
-		p.LineDefined += offset
-		p.LastLineDefined += offset
-	}
-	for i := range p.DbgSourcePositions {
-		p.DbgSourcePositions[i] += offset
-	}
-	for _, f := range p.FunctionPrototypes {
-		shiftLines(f, offset)
-	}
 }
 
 // indexAll builds the matching index of every scope and runs the checks

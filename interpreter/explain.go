@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/schema"
 )
 
@@ -215,7 +216,7 @@ func failingLine(se *ScriptError, ch *chunk) (string, bool) {
 	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
 		return "", false
 	}
-	line := blankStrings(nthLine(ch.src, se.Line-ch.line+1))
+	line := blankStrings(luadm.NthLine(ch.src, se.Line-ch.line+1))
 	if i := strings.Index(line, "--"); i >= 0 {
 		line = line[:i]
 	}

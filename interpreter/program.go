@@ -167,11 +167,21 @@ type chunk struct {
 	line int
 	src  string
 	col  int
-	expr bool
+	expr bool // a <cond>
 
 	once     sync.Once
 	compiled *lua.FunctionProto
 	err      error
+}
+
+// kind is what luadm.Compile calls the chunk: a cond, or a script.
+func (ch *chunk) kind() string { return condKind(ch.expr) }
+
+func condKind(expr bool) string {
+	if expr {
+		return "cond"
+	}
+	return ""
 }
 
 type actionKind int

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/schema"
 )
 
@@ -337,7 +338,7 @@ func containsAnyWord(s string, words ...string) bool {
 // IsLua reports whether src is valid Lua (an expression for a cond) with
 // no Python idiom in it: seat port leaves such a body alone.
 func IsLua(src string, expr bool) bool {
-	if _, d := parseLua("body", src, 1, 1, expr); d != nil {
+	if _, d := luadm.Parse("body", src, 1, 1, condKind(expr)); d != nil {
 		return false
 	}
 	return len(pythonisms(&chunk{file: "body", line: 1, col: 1, src: src}, map[string]bool{})) == 0
@@ -345,6 +346,6 @@ func IsLua(src string, expr bool) bool {
 
 // IsLuaSyntax reports whether src parses as Lua (an expression for a cond).
 func IsLuaSyntax(src string, expr bool) bool {
-	_, d := parseLua("body", src, 1, 1, expr)
+	_, d := luadm.Parse("body", src, 1, 1, condKind(expr))
 	return d == nil
 }
