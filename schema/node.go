@@ -3,7 +3,10 @@ package schema
 // Node is one element of a behavior file with the positions the loader
 // found for it.
 type Node struct {
-	Name     string
+	Name string
+	// Space is the element's namespace: the URL its prefix or the nearest
+	// xmlns declares, the prefix itself if nothing declares it, or "".
+	Space    string
 	Pos      Pos // the element's '<'
 	Attrs    []Attr
 	Children []*Node
@@ -21,6 +24,7 @@ type Node struct {
 // Attr is an attribute with the positions of its name and of its value.
 type Attr struct {
 	Name     string
+	Space    string // the attribute's namespace, as Node.Space; "" unprefixed
 	Value    string
 	Pos      Pos
 	ValuePos Pos

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -128,8 +129,53 @@ func (e *posError) Error() string { return e.msg }
 
 // open is an element being read, with its own character data so far.
 type open struct {
-	n    *Node
-	text []byte
+	n      *Node
+	text   []byte
+	prefix string            // the element's prefix, which its end tag repeats
+	ns     map[string]string // the namespaces in scope: prefix to URL ("" the default)
+}
+
+// xmlNS is the namespace the prefix xml stands for without declaration.
+const xmlNS = "http://www.w3.org/XML/1998/namespace"
+
+// scope returns the namespaces in scope inside an element with attrs,
+// given those outside it (shared when it declares none).
+func scope(outer map[string]string, attrs []xml.Attr) map[string]string {
+	ns, copied := outer, false
+	for _, a := range attrs {
+		prefix, ok := "", false
+		switch {
+		case a.Name.Space == "xmlns":
+			prefix, ok = a.Name.Local, true
+		case a.Name.Space == "" && a.Name.Local == "xmlns":
+			ok = true
+		}
+		if !ok {
+			continue
+		}
+		if !copied {
+			ns, copied = make(map[string]string, len(outer)+1), true
+			maps.Copy(ns, outer)
+		}
+		ns[prefix] = a.Value
+	}
+	return ns
+}
+
+// resolve is the namespace of a prefix: an unprefixed element is in the
+// default namespace, an unprefixed attribute in none; an undeclared
+// prefix stands for itself.
+func resolve(ns map[string]string, prefix string, element bool) string {
+	switch {
+	case prefix == "" && !element:
+		return ""
+	case prefix == "xml":
+		return xmlNS
+	}
+	if u, ok := ns[prefix]; ok {
+		return u
+	}
+	return prefix
 }
 
 func parseTree(data []byte, li *lineIndex) (*Node, error) {
@@ -186,14 +232,19 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 				return nil, &posError{off: off, msg: "malformed XML: more than one root element"}
 			}
 			end := int(d.InputOffset())
-			n := &Node{Name: t.Name.Local, Pos: li.pos(off), ContentPos: li.pos(end), TextPos: li.pos(firstTextOffset(data, end))}
+			var outer map[string]string
+			if len(stack) > 0 {
+				outer = stack[len(stack)-1].ns
+			}
+			ns := scope(outer, t.Attr)
+			n := &Node{Name: t.Name.Local, Space: resolve(ns, t.Name.Space, true), Pos: li.pos(off), ContentPos: li.pos(end), TextPos: li.pos(firstTextOffset(data, end))}
 			offsets := scanAttrs(data[off:end], off)
 			for _, a := range t.Attr {
 				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
 					continue
 				}
 				at := offsets[a.Name.Local]
-				n.Attrs = append(n.Attrs, Attr{Name: a.Name.Local, Value: a.Value, Pos: li.pos(at[0]), ValuePos: li.pos(at[1])})
+				n.Attrs = append(n.Attrs, Attr{Name: a.Name.Local, Space: resolve(ns, a.Name.Space, false), Value: a.Value, Pos: li.pos(at[0]), ValuePos: li.pos(at[1])})
 			}
 			if len(stack) == 0 {
 				root = n
@@ -201,13 +252,14 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 				p := stack[len(stack)-1].n
 				p.Children = append(p.Children, n)
 			}
-			stack = append(stack, &open{n: n})
+			stack = append(stack, &open{n: n, prefix: t.Name.Space, ns: ns})
 		case xml.EndElement:
 			if len(stack) == 0 {
 				return nil, &posError{off: off, msg: fmt.Sprintf("malformed XML: </%s> closes no element", qname(t.Name))}
 			}
 			top := stack[len(stack)-1]
-			if t.Name.Local != top.n.Name || (t.Name.Space != "" && !strings.HasPrefix(string(data[off:]), "</"+t.Name.Space+":")) {
+			// RawToken leaves matching to us: t.Name.Space is the prefix.
+			if t.Name.Local != top.n.Name || t.Name.Space != top.prefix {
 				return nil, &posError{off: int(d.InputOffset()), msg: fmt.Sprintf("malformed XML: element <%s> closed by </%s>", top.n.Name, qname(t.Name))}
 			}
 			top.n.Text = string(top.text)

@@ -1,6 +1,9 @@
 package schema
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseXMLPositions(t *testing.T) {
 	src := "\xef\xbb\xbf<?xml version=\"1.0\"?>\n<seatml>\n  <general name='g'  rate=\"2\">\n" +
@@ -52,5 +55,25 @@ func TestParseXMLErrors(t *testing.T) {
 	}
 	if _, diags := ParseXML("f.seatml", []byte(deep)); len(diags) != 1 || diags[0].Msg != "elements nest deeper than 64 levels" {
 		t.Errorf("deep nesting: %v", diags)
+	}
+}
+
+// TestNamespacedElements: an element with a declared prefix, self-closed
+// or not, parses, with its namespace; before, a declared prefix's end
+// tag was taken for a mismatch ("element <x> closed by </p:x>").
+func TestNamespacedElements(t *testing.T) {
+	root, diags := ParseXML("f.xml", []byte(`<a xmlns="urn:a" xmlns:p="urn:p"><p:x p:k="値"/><p:y>文</p:y><b/></a>`))
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	var got []string
+	for _, n := range root.Children {
+		got = append(got, n.Space+" "+n.Name)
+	}
+	if strings.Join(got, ",") != "urn:p x,urn:p y,urn:a b" || root.Children[0].Attrs[0].Space != "urn:p" {
+		t.Errorf("children %q, attrs %+v", got, root.Children[0].Attrs)
+	}
+	if _, diags := ParseXML("f.xml", []byte(`<a xmlns:p="urn:p" xmlns:q="urn:q"><p:x></q:x></a>`)); !diags.HasErrors() {
+		t.Error("</q:x> closed <p:x>")
 	}
 }

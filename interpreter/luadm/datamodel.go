@@ -3,33 +3,106 @@ package luadm
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/seatml/seat/schema"
 )
 
+// Code is Lua compiled once, at load, and placed at its position in its
+// file, so that its run-time errors name the file's line: an expression,
+// a location to assign to, or a script. Code that does not compile keeps
+// its error, which every run returns (SCXML runs a document with an
+// illegal expression: evaluating it raises error.execution).
+type Code struct {
+	Pos   schema.Pos
+	Src   string
+	what  string // "expr", "cond", "location", "script" ...: for errors
+	proto *lua.FunctionProto
+	err   *schema.Diagnostic
+	root  string // a location's variable
+}
+
+// CompileExpr compiles an expression that starts at pos; what names it
+// in errors (the attribute: "expr", "cond").
+func CompileExpr(src string, pos schema.Pos, what string) *Code {
+	c := &Code{Pos: pos, Src: src, what: what}
+	c.proto, c.err = Compile(pos.File, src, pos.Line, pos.Col, what)
+	return c
+}
+
+// CompileScript compiles a script that starts at pos.
+func CompileScript(src string, pos schema.Pos) *Code {
+	c := &Code{Pos: pos, Src: src, what: "script"}
+	c.proto, c.err = Compile(pos.File, src, pos.Line, pos.Col, "")
+	return c
+}
+
+// CompileLocation compiles an assignment to a location: a variable, or a
+// field path such as a.b[1], that starts at pos.
+func CompileLocation(loc string, pos schema.Pos) *Code {
+	c := &Code{Pos: pos, Src: loc, what: "location"}
+	trimmed := strings.TrimSpace(loc)
+	c.root = trimmed
+	if i := strings.IndexAny(c.root, ".[: "); i >= 0 {
+		c.root = c.root[:i]
+	}
+	if !isLocation(trimmed) {
+		c.err = &schema.Diagnostic{Pos: pos, Msg: fmt.Sprintf("location %q is not a variable or a field", loc)}
+		return c
+	}
+	// A chunk takes its arguments as "...": the value is the first.
+	c.proto, c.err = Compile(pos.File, loc+" = ...", pos.Line, pos.Col, "")
+	return c
+}
+
+// Err is the code's compile error, or nil.
+func (c *Code) Err() *schema.Diagnostic { return c.err }
+
+// fail places a run-time error: at the code's position, or for a script
+// at the line Lua names (a script spans lines; an expression is placed
+// at its start, as Lua may name the line of the wrapper seat adds).
+func (c *Code) fail(err error) error {
+	msg, pos := err.Error(), c.Pos
+	if rest, ok := strings.CutPrefix(msg, c.Pos.File+":"); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if line, e := strconv.Atoi(rest[:i]); e == nil {
+				msg = rest[i+2:]
+				if c.what == "script" && line != c.Pos.Line {
+					pos = schema.Pos{File: c.Pos.File, Line: line}
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%s: %s: %s", pos, c.label(), msg)
+}
+
+func (c *Code) label() string {
+	if c.what == "script" {
+		return "<script>"
+	}
+	return fmt.Sprintf("%s %q", c.what, schema.Excerpt(strings.TrimSpace(c.Src), maxQuoted))
+}
+
 // DataModel evaluates expressions, conditions, locations and scripts in a
-// Lua state. Each source text is compiled once per state and kept.
+// Lua state.
 type DataModel struct {
 	L         *lua.LState
-	fns       map[string]compiled
+	fns       map[*Code]*lua.LFunction
 	protected map[string]bool
 	dog       *Watchdog
 	timeout   time.Duration
 	memory    uint64
 }
 
-type compiled struct {
-	fn  *lua.LFunction
-	err error
-}
-
 // New returns a datamodel over L.
 func New(L *lua.LState) *DataModel {
-	return &DataModel{L: L, fns: map[string]compiled{}, protected: map[string]bool{}}
+	return &DataModel{L: L, fns: map[*Code]*lua.LFunction{}, protected: map[string]bool{}}
 }
 
 // Limit stops each later call that runs longer than timeout or grows the
@@ -56,30 +129,16 @@ func (d *DataModel) Protect(names ...string) {
 	}
 }
 
-func (d *DataModel) compile(key, src, name string) (*lua.LFunction, error) {
-	if c, ok := d.fns[key]; ok {
-		return c.fn, c.err
+// run calls code with args, leaving nret results on the stack.
+func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
+	if c.err != nil {
+		return errors.New(c.err.Error())
 	}
-	fn, err := d.L.LoadString(src)
-	if err != nil {
-		err = syntaxError(name, err)
+	fn := d.fns[c]
+	if fn == nil {
+		fn = d.L.NewFunctionFromProto(c.proto)
+		d.fns[c] = fn
 	}
-	d.fns[key] = compiled{fn, err}
-	return fn, err
-}
-
-// syntaxError shortens gopher-lua's compile error.
-func syntaxError(name string, err error) error {
-	msg := err.Error()
-	if i := strings.Index(msg, "<string>"); i >= 0 {
-		msg = msg[i+len("<string>"):]
-		msg = strings.TrimLeft(msg, ":0123456789 ")
-	}
-	msg = strings.Split(msg, "\n")[0]
-	return fmt.Errorf("%s: %s", name, msg)
-}
-
-func (d *DataModel) call(fn *lua.LFunction, nret int, args ...lua.LValue) error {
 	d.L.Push(fn)
 	for _, a := range args {
 		d.L.Push(a)
@@ -91,29 +150,25 @@ func (d *DataModel) call(fn *lua.LFunction, nret int, args ...lua.LValue) error 
 	if d.dog != nil {
 		switch d.dog.Stop() {
 		case StoppedTime:
-			return fmt.Errorf("script stopped: it ran longer than the time limit of %v", d.timeout)
+			return c.fail(fmt.Errorf("stopped: it ran longer than the time limit of %v", d.timeout))
 		case StoppedMemory:
-			return fmt.Errorf("script stopped: it grew the heap by more than the script memory limit of %s", BytesText(d.memory))
+			return c.fail(fmt.Errorf("stopped: it grew the heap by more than the script memory limit of %s", BytesText(d.memory)))
 		}
 	}
 	if err != nil {
 		var ae *lua.ApiError
 		if errors.As(err, &ae) && ae.Object != nil {
-			return errors.New(strings.TrimPrefix(ae.Object.String(), "<string>:"))
+			err = errors.New(ae.Object.String())
 		}
-		return err
+		return c.fail(err)
 	}
 	return nil
 }
 
 // Eval evaluates an expression.
-func (d *DataModel) Eval(expr string) (lua.LValue, error) {
-	fn, err := d.compile("e"+expr, "return ("+expr+")", fmt.Sprintf("expression %q", expr))
-	if err != nil {
+func (d *DataModel) Eval(c *Code) (lua.LValue, error) {
+	if err := d.run(c, 1); err != nil {
 		return lua.LNil, err
-	}
-	if err := d.call(fn, 1); err != nil {
-		return lua.LNil, fmt.Errorf("expression %q: %w", expr, err)
 	}
 	v := d.L.Get(-1)
 	d.L.Pop(1)
@@ -121,38 +176,21 @@ func (d *DataModel) Eval(expr string) (lua.LValue, error) {
 }
 
 // Cond evaluates a condition: Lua's truth (nil and false are false).
-func (d *DataModel) Cond(expr string) (bool, error) {
-	v, err := d.Eval(expr)
+func (d *DataModel) Cond(c *Code) (bool, error) {
+	v, err := d.Eval(c)
 	if err != nil {
 		return false, err
 	}
 	return lua.LVAsBool(v), nil
 }
 
-// Assign sets a location (a variable, or a field path such as a.b[1])
-// to v. A location whose table does not exist is an error, as is one
-// naming a protected variable.
-func (d *DataModel) Assign(location string, v lua.LValue) error {
-	location = strings.TrimSpace(location)
-	root := location
-	if i := strings.IndexAny(root, ".[: "); i >= 0 {
-		root = root[:i]
+// Assign sets a location to v. A location whose table does not exist is
+// an error, as is one naming a protected variable.
+func (d *DataModel) Assign(c *Code, v lua.LValue) error {
+	if d.protected[c.root] {
+		return fmt.Errorf("%s: %s is a system variable and cannot be assigned", c.Pos, c.root)
 	}
-	if d.protected[root] {
-		return fmt.Errorf("%s is a system variable and cannot be assigned", root)
-	}
-	if !isLocation(location) {
-		return fmt.Errorf("location %q is not a variable or a field", location)
-	}
-	// A chunk takes its arguments as "...": the value is the first.
-	set, err := d.compile("a"+location, location+" = ...", fmt.Sprintf("location %q", location))
-	if err != nil {
-		return err
-	}
-	if err := d.call(set, 0, v); err != nil {
-		return fmt.Errorf("location %q: %w", location, err)
-	}
-	return nil
+	return d.run(c, 0, v)
 }
 
 // isLocation reports whether s looks like an assignable Lua expression:
@@ -189,17 +227,8 @@ func IsName(s string) bool {
 	return true
 }
 
-// Exec runs a script; name says where it is, for errors.
-func (d *DataModel) Exec(script, name string) error {
-	fn, err := d.compile("s"+script, script, name)
-	if err != nil {
-		return err
-	}
-	if err := d.call(fn, 0); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
+// Exec runs a script.
+func (d *DataModel) Exec(c *Code) error { return d.run(c, 0) }
 
 // Set sets a global variable.
 func (d *DataModel) Set(name string, v lua.LValue) { d.L.SetGlobal(name, v) }

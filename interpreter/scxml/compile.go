@@ -6,6 +6,7 @@ package scxml
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -101,6 +102,10 @@ func (c *compiler) document(n *schema.Node) *Document {
 		a, _ := n.Attr("datamodel")
 		c.errorf(a.ValuePos, "datamodel %q is not supported: seat runs datamodel=\"lua\"", dm)
 	}
+	c.validate(n, nil)
+	if c.diags.HasErrors() {
+		return nil // compiling would only repeat what is wrong
+	}
 	c.late = n.AttrValue("binding") == "late"
 	doc := &Document{File: c.file, Name: n.AttrValue("name"), data: c.data}
 	root := &statechart.State{ID: "", Ext: n}
@@ -118,7 +123,14 @@ func (c *compiler) document(n *schema.Node) *Document {
 	}
 	chart, err := statechart.Build(root)
 	if err != nil {
-		c.errorf(n.Pos, "%v", err)
+		pos := n.Pos
+		var be *statechart.BuildError
+		if errors.As(err, &be) {
+			if at, ok := be.State.Ext.(*schema.Node); ok {
+				pos = at.Pos
+			}
+		}
+		c.errorf(pos, "%v", err)
 		return nil
 	}
 	chart.Setup = c.setup
@@ -200,7 +212,7 @@ func (c *compiler) state(parent *statechart.State, n *schema.Node) *statechart.S
 	if s.Kind == statechart.Final {
 		for _, ch := range n.Children {
 			if ch.Name == "donedata" {
-				s.DoneData = c.payload(ch, "")
+				s.DoneData = c.payload(ch)
 			}
 		}
 	}
@@ -210,8 +222,8 @@ func (c *compiler) state(parent *statechart.State, n *schema.Node) *statechart.S
 func (c *compiler) transition(n *schema.Node) *statechart.Transition {
 	t := &statechart.Transition{Events: strings.Fields(n.AttrValue("event")), Internal: n.AttrValue("type") == "internal", Ext: n}
 	if a, ok := n.Attr("cond"); ok {
-		expr := a.Value
-		t.Cond = func(in *statechart.Instance) (bool, error) { return sess(in).dm.Cond(expr) }
+		cond := c.expr(a)
+		t.Cond = func(in *statechart.Instance) (bool, error) { return sess(in).dm.Cond(cond) }
 	}
 	if a, ok := n.Attr("target"); ok {
 		c.pending = append(c.pending, pendingTarget{t: t, ids: strings.Fields(a.Value), attr: a})
@@ -284,7 +296,7 @@ func (c *compiler) datamodel(s *statechart.State, n *schema.Node) {
 // its src file, or its text.
 func (c *compiler) value(n *schema.Node) func(*Session) (lua.LValue, error) {
 	if a, ok := n.Attr("expr"); ok {
-		expr := a.Value
+		expr := c.expr(a)
 		return func(s *Session) (lua.LValue, error) { return s.dm.Eval(expr) }
 	}
 	if a, ok := n.Attr("src"); ok {
@@ -292,35 +304,77 @@ func (c *compiler) value(n *schema.Node) func(*Session) (lua.LValue, error) {
 		if err != nil {
 			c.errorf(a.ValuePos, "%v", err)
 		}
-		return func(s *Session) (lua.LValue, error) { return textValue(s, text) }
+		return c.textValue(text, schema.Pos{File: srcPath(c.dir, a.Value), Line: 1, Col: 1})
 	}
 	if len(n.Children) > 0 {
 		// XML content: kept as the element, which <invoke> can run.
 		xml := n.Children[0]
 		return func(s *Session) (lua.LValue, error) { return &lua.LUserData{Value: xml}, nil }
 	}
-	text := strings.TrimSpace(n.Text)
-	if text == "" {
+	if strings.TrimSpace(n.Text) == "" {
 		return func(*Session) (lua.LValue, error) { return lua.LNil, nil }
 	}
-	return func(s *Session) (lua.LValue, error) { return textValue(s, text) }
+	return c.textValue(n.Text, n.TextPos)
 }
 
-// textValue is the value of literal text: JSON (an object becomes a
-// table with keys, an array a sequence), a Lua literal (a number, a
-// string, a table constructor of literals), else the text itself. Text is
-// never run as code: <data id="copy">x</data> is the string "x", not the
-// variable x.
-func textValue(s *Session, text string) (lua.LValue, error) {
-	text = strings.TrimSpace(text)
+// textValue compiles the value of literal text that starts at pos: JSON
+// (an object becomes a table with keys, an array a sequence), a Lua
+// literal (a number, a string, a table constructor of literals), else the
+// text itself. Text is never run as code: <data id="copy">x</data> is the
+// string "x", not the variable x.
+func (c *compiler) textValue(text string, pos schema.Pos) func(*Session) (lua.LValue, error) {
+	trimmed := strings.TrimSpace(text)
 	var v any
-	if json.Unmarshal([]byte(text), &v) == nil {
-		return luadm.ToLua(s.dm.L, v), nil
+	if json.Unmarshal([]byte(trimmed), &v) == nil {
+		return func(s *Session) (lua.LValue, error) { return luadm.ToLua(s.dm.L, v), nil }
 	}
-	if luadm.IsLiteral(text) {
-		return s.dm.Eval(text)
+	if luadm.IsLiteral(trimmed) {
+		code := luadm.CompileExpr(text, pos, "data")
+		return func(s *Session) (lua.LValue, error) { return s.dm.Eval(code) }
 	}
-	return lua.LString(text), nil
+	return func(*Session) (lua.LValue, error) { return lua.LString(trimmed), nil }
+}
+
+// expr compiles an attribute's Lua expression. One that does not compile
+// is a warning: the document runs, and evaluating it raises
+// error.execution, as SCXML asks.
+func (c *compiler) expr(a schema.Attr) *luadm.Code {
+	return c.warnLua(luadm.CompileExpr(a.Value, a.ValuePos, a.Name))
+}
+
+func (c *compiler) warnLua(code *luadm.Code) *luadm.Code {
+	if d := code.Err(); d != nil {
+		w := *d
+		w.Severity = schema.Warning
+		w.Msg += "; evaluating it raises error.execution"
+		c.diags = append(c.diags, w)
+	}
+	return code
+}
+
+// location compiles an attribute naming a location to assign to.
+func (c *compiler) location(a schema.Attr) *luadm.Code {
+	return c.warnLua(luadm.CompileLocation(a.Value, a.ValuePos))
+}
+
+// names compiles a namelist: each name an expression at its place in the
+// attribute.
+func (c *compiler) names(a schema.Attr) []*luadm.Code {
+	var codes []*luadm.Code
+	rest, pos := a.Value, a.ValuePos
+	for {
+		i := strings.IndexFunc(rest, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+		if i < 0 {
+			return codes
+		}
+		pos, rest = pos.Advance(rest[:i]), rest[i:]
+		j := strings.IndexAny(rest, " \t\n\r")
+		if j < 0 {
+			j = len(rest)
+		}
+		codes = append(codes, c.warnLua(luadm.CompileExpr(rest[:j], pos, "namelist")))
+		pos, rest = pos.Advance(rest[:j]), rest[j:]
+	}
 }
 
 // srcPath is the file a src attribute names: a file: URL or a path,
@@ -342,17 +396,17 @@ func (c *compiler) readSrc(src string) (string, error) {
 }
 
 func (c *compiler) script(n *schema.Node) statechart.Action {
-	text := n.Text
-	name := fmt.Sprintf("%s:%d: <script>", c.file, n.Pos.Line)
+	text, pos := n.Text, n.ContentPos
 	if a, ok := n.Attr("src"); ok {
 		t, err := c.readSrc(a.Value)
 		if err != nil {
 			c.errorf(a.ValuePos, "%v", err)
 			return nil
 		}
-		text = t
+		text, pos = t, schema.Pos{File: srcPath(c.dir, a.Value), Line: 1, Col: 1}
 	}
-	return func(in *statechart.Instance) error { return sess(in).dm.Exec(text, name) }
+	code := c.warnLua(luadm.CompileScript(text, pos))
+	return func(in *statechart.Instance) error { return sess(in).dm.Exec(code) }
 }
 
 // block compiles executable content.
@@ -385,12 +439,15 @@ func (c *compiler) action(n *schema.Node) statechart.Action {
 		}
 	case "log":
 		label := n.AttrValue("label")
-		expr, has := n.Attr("expr")
+		var expr *luadm.Code
+		if a, ok := n.Attr("expr"); ok {
+			expr = c.expr(a)
+		}
 		return func(in *statechart.Instance) error {
 			s := sess(in)
 			text := ""
-			if has {
-				v, err := s.dm.Eval(expr.Value)
+			if expr != nil {
+				v, err := s.dm.Eval(expr)
 				if err != nil {
 					return err
 				}
@@ -400,7 +457,8 @@ func (c *compiler) action(n *schema.Node) statechart.Action {
 			return nil
 		}
 	case "assign":
-		loc := n.AttrValue("location")
+		a, _ := n.Attr("location")
+		loc := c.location(a)
 		value := c.value(n)
 		return func(in *statechart.Instance) error {
 			s := sess(in)
@@ -420,12 +478,15 @@ func (c *compiler) action(n *schema.Node) statechart.Action {
 		return c.send(n)
 	case "cancel":
 		id := n.AttrValue("sendid")
-		expr, hasExpr := n.Attr("sendidexpr")
+		var expr *luadm.Code
+		if a, ok := n.Attr("sendidexpr"); ok {
+			expr = c.expr(a)
+		}
 		return func(in *statechart.Instance) error {
 			s := sess(in)
 			id := id
-			if hasExpr {
-				v, err := s.dm.Eval(expr.Value)
+			if expr != nil {
+				v, err := s.dm.Eval(expr)
 				if err != nil {
 					return err
 				}
@@ -440,10 +501,14 @@ func (c *compiler) action(n *schema.Node) statechart.Action {
 
 func (c *compiler) ifAction(n *schema.Node) statechart.Action {
 	type branch struct {
-		cond string
+		cond *luadm.Code // nil: else
 		body statechart.Block
 	}
-	branches := []branch{{cond: n.AttrValue("cond")}}
+	cond := func(n *schema.Node) *luadm.Code {
+		a, _ := n.Attr("cond")
+		return c.expr(a)
+	}
+	branches := []branch{{cond: cond(n)}}
 	var body []*schema.Node
 	flush := func() {
 		branches[len(branches)-1].body = c.block(body)
@@ -453,10 +518,10 @@ func (c *compiler) ifAction(n *schema.Node) statechart.Action {
 		switch ch.Name {
 		case "elseif":
 			flush()
-			branches = append(branches, branch{cond: ch.AttrValue("cond")})
+			branches = append(branches, branch{cond: cond(ch)})
 		case "else":
 			flush()
-			branches = append(branches, branch{cond: "true"})
+			branches = append(branches, branch{})
 		default:
 			body = append(body, ch)
 		}
@@ -465,6 +530,9 @@ func (c *compiler) ifAction(n *schema.Node) statechart.Action {
 	return func(in *statechart.Instance) error {
 		s := sess(in)
 		for _, b := range branches {
+			if b.cond == nil {
+				return run(in, b.body)
+			}
 			ok, err := s.dm.Cond(b.cond)
 			if err != nil {
 				return err
@@ -478,12 +546,14 @@ func (c *compiler) ifAction(n *schema.Node) statechart.Action {
 }
 
 func (c *compiler) foreach(n *schema.Node) statechart.Action {
-	array, item, index := n.AttrValue("array"), n.AttrValue("item"), n.AttrValue("index")
+	a, _ := n.Attr("array")
+	array := c.expr(a)
+	item, index := n.AttrValue("item"), n.AttrValue("index")
 	body := c.block(n.Children)
 	return func(in *statechart.Instance) error {
 		s := sess(in)
 		if !luadm.IsName(item) || index != "" && !luadm.IsName(index) {
-			return fmt.Errorf("<foreach>: item %q and index %q must be variable names", item, index)
+			return fmt.Errorf("%s: <foreach>: item %q and index %q must be variable names", n.Pos, item, index)
 		}
 		v, err := s.dm.Eval(array)
 		if err != nil {
@@ -491,7 +561,7 @@ func (c *compiler) foreach(n *schema.Node) statechart.Action {
 		}
 		t, ok := v.(*lua.LTable)
 		if !ok {
-			return fmt.Errorf("<foreach>: array %q is a %s, not a table", array, v.Type())
+			return fmt.Errorf("%s: <foreach>: array %q is a %s, not a table", array.Pos, array.Src, v.Type())
 		}
 		var items []lua.LValue
 		for i := 1; i <= t.Len(); i++ {
@@ -512,23 +582,28 @@ func (c *compiler) foreach(n *schema.Node) statechart.Action {
 
 // payload compiles the data of a <send>, <donedata> or <invoke>: its
 // namelist, <param>s and <content>.
-func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Instance) (any, error) {
+func (c *compiler) payload(n *schema.Node) func(*statechart.Instance) (any, error) {
 	invoke := n.Name == "invoke" // whose <content> is the document to run
 	type param struct {
-		name, expr, location string
+		name string
+		expr *luadm.Code // its expr, or its location read
 	}
 	var params []param
 	var content func(*Session) (lua.LValue, error)
 	for _, ch := range n.Children {
 		switch ch.Name {
 		case "param":
-			params = append(params, param{ch.AttrValue("name"), ch.AttrValue("expr"), ch.AttrValue("location")})
+			a, ok := ch.Attr("location")
+			if !ok {
+				a, _ = ch.Attr("expr")
+			}
+			params = append(params, param{ch.AttrValue("name"), c.expr(a)})
 		case "content":
 			if invoke {
 				continue
 			}
 			if a, ok := ch.Attr("expr"); ok {
-				expr := a.Value
+				expr := c.expr(a)
 				content = func(s *Session) (lua.LValue, error) { return s.dm.Eval(expr) }
 			} else if len(ch.Children) > 0 {
 				node := ch.Children[0]
@@ -544,7 +619,10 @@ func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Ins
 			}
 		}
 	}
-	names := strings.Fields(namelist)
+	var names []*luadm.Code
+	if a, ok := n.Attr("namelist"); ok {
+		names = c.names(a)
+	}
 	if len(params) == 0 && len(names) == 0 && content == nil {
 		return nil
 	}
@@ -566,21 +644,17 @@ func (c *compiler) payload(n *schema.Node, namelist string) func(*statechart.Ins
 			if err != nil {
 				return nil, err
 			}
-			if m[name], err = luadm.FromLua(v); err != nil {
-				return nil, fmt.Errorf("namelist %s: %w", name, err)
+			if m[name.Src], err = luadm.FromLua(v); err != nil {
+				return nil, fmt.Errorf("%s: namelist %s: %w", name.Pos, name.Src, err)
 			}
 		}
 		for _, p := range params {
-			e := p.expr
-			if p.location != "" {
-				e = p.location
-			}
-			v, err := s.dm.Eval(e)
+			v, err := s.dm.Eval(p.expr)
 			if err != nil {
 				return nil, err
 			}
 			if m[p.name], err = luadm.FromLua(v); err != nil {
-				return nil, fmt.Errorf("<param name=%q>: %w", p.name, err)
+				return nil, fmt.Errorf("%s: <param name=%q>: %w", p.expr.Pos, p.name, err)
 			}
 		}
 		return m, nil
@@ -604,7 +678,7 @@ func parseDelay(text string) (time.Duration, error) {
 	orig := text
 	if ms, err := strconv.ParseFloat(text, 64); err == nil {
 		if ms < 0 || math.IsNaN(ms) || ms*float64(time.Millisecond) > float64(maxDelay) {
-			return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most %v)", orig, maxDelay)
+			return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most a year)", orig)
 		}
 		return time.Duration(ms * float64(time.Millisecond)), nil // a number: milliseconds
 	}
@@ -619,7 +693,7 @@ func parseDelay(text string) (time.Duration, error) {
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || f < 0 || math.IsNaN(f) || f*float64(unit) > float64(maxDelay) {
-		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most %v)", orig, maxDelay)
+		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most a year)", orig)
 	}
 	return time.Duration(f * float64(unit)), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -19,9 +20,9 @@ const (
 
 // attrOrExpr compiles an attribute that may be given literally or as an
 // expression (event/eventexpr, target/targetexpr...).
-func attrOrExpr(n *schema.Node, name string) func(*Session) (string, bool, error) {
+func (c *compiler) attrOrExpr(n *schema.Node, name string) func(*Session) (string, bool, error) {
 	if a, ok := n.Attr(name + "expr"); ok {
-		expr := a.Value
+		expr := c.expr(a)
 		return func(s *Session) (string, bool, error) {
 			v, err := s.dm.Eval(expr)
 			if err != nil {
@@ -35,13 +36,13 @@ func attrOrExpr(n *schema.Node, name string) func(*Session) (string, bool, error
 }
 
 func (c *compiler) send(n *schema.Node) statechart.Action {
-	event := attrOrExpr(n, "event")
-	target := attrOrExpr(n, "target")
-	typ := attrOrExpr(n, "type")
-	delay := attrOrExpr(n, "delay")
+	event := c.attrOrExpr(n, "event")
+	target := c.attrOrExpr(n, "target")
+	typ := c.attrOrExpr(n, "type")
+	delay := c.attrOrExpr(n, "delay")
 	id := n.AttrValue("id")
-	idloc := n.AttrValue("idlocation")
-	data := c.payload(n, n.AttrValue("namelist"))
+	idloc := c.idLocation(n)
+	data := c.payload(n)
 	return func(in *statechart.Instance) error {
 		s := sess(in)
 		sendid := id
@@ -49,7 +50,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 			s.sys.nextSend++
 			sendid = fmt.Sprintf("send.%d", s.sys.nextSend)
 		}
-		if idloc != "" {
+		if idloc != nil {
 			if err := s.dm.Assign(idloc, lua.LString(sendid)); err != nil {
 				return err
 			}
@@ -88,7 +89,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if to == "#_parent" {
 			ev.InvokeID = s.invokeID // only events to the invoker carry the invoke id
 		}
-		if id == "" && idloc == "" {
+		if id == "" && idloc == nil {
 			ev.SendID = "" // only a send given an id names it in its event
 		}
 		if data != nil {
@@ -116,20 +117,30 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 	}
 }
 
+// idLocation compiles an idlocation attribute, or returns nil.
+func (c *compiler) idLocation(n *schema.Node) *luadm.Code {
+	if a, ok := n.Attr("idlocation"); ok {
+		return c.location(a)
+	}
+	return nil
+}
+
 func validTarget(to string) bool { return len(to) > 2 && to[:2] == "#_" }
 
 func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 	inv := &statechart.Invoke{ID: n.AttrValue("id"), Autoforward: n.AttrValue("autoforward") == "true"}
-	typ := attrOrExpr(n, "type")
-	src := attrOrExpr(n, "src")
-	idloc := n.AttrValue("idlocation")
-	data := c.payload(n, n.AttrValue("namelist"))
+	typ := c.attrOrExpr(n, "type")
+	src := c.attrOrExpr(n, "src")
+	idloc := c.idLocation(n)
+	data := c.payload(n)
 	var inline *Document
-	var contentExpr string
+	var contentExpr *luadm.Code
 	for _, ch := range n.Children {
 		switch ch.Name {
 		case "content":
-			contentExpr = ch.AttrValue("expr")
+			if a, ok := ch.Attr("expr"); ok {
+				contentExpr = c.expr(a)
+			}
 			if len(ch.Children) > 0 && ch.Children[0].Name == "scxml" {
 				sub := newCompiler(c.file)
 				inline = sub.document(ch.Children[0])
@@ -142,7 +153,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 	dir := c.dir
 	inv.Start = func(in *statechart.Instance, id string) error {
 		s := sess(in)
-		if idloc != "" {
+		if idloc != nil {
 			if err := s.dm.Assign(idloc, lua.LString(id)); err != nil {
 				return err
 			}
@@ -157,7 +168,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 			return fmt.Errorf("<invoke> type %q is not supported: seat invokes SCXML documents", kind)
 		}
 		doc := inline
-		if contentExpr != "" {
+		if contentExpr != nil {
 			v, err := s.dm.Eval(contentExpr)
 			if err != nil {
 				return err

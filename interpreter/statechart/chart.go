@@ -175,10 +175,10 @@ func Build(root *State) (*Chart, error) {
 	for _, s := range c.States {
 		if s.IsHistory() {
 			if s.Parent == nil {
-				return nil, fmt.Errorf("history state %q has no parent state", s.ID)
+				return nil, &BuildError{s, fmt.Sprintf("history state %q has no parent state", s.ID)}
 			}
 			if s.Initial == nil {
-				return nil, fmt.Errorf("history state %q has no default transition", s.ID)
+				return nil, &BuildError{s, fmt.Sprintf("history state %q has no default transition", s.ID)}
 			}
 		}
 	}
@@ -190,7 +190,7 @@ func (c *Chart) walk(s *State) error {
 	c.States = append(c.States, s)
 	if s.ID != "" {
 		if _, dup := c.ids[s.ID]; dup {
-			return fmt.Errorf("state id %q is used twice", s.ID)
+			return &BuildError{s, fmt.Sprintf("state id %q is used twice", s.ID)}
 		}
 		c.ids[s.ID] = s
 	}
@@ -203,7 +203,7 @@ func (c *Chart) walk(s *State) error {
 	}
 	for _, ch := range s.Children {
 		if ch.Parent != s {
-			return fmt.Errorf("state %q: child %q has another parent", s.ID, ch.ID)
+			return &BuildError{ch, fmt.Sprintf("state %q: child %q has another parent", s.ID, ch.ID)}
 		}
 		if ch.IsHistory() {
 			s.history = append(s.history, ch)
@@ -224,12 +224,21 @@ func (c *Chart) walk(s *State) error {
 		}
 		for _, t := range s.Initial.Targets {
 			if !t.Descends(owner) {
-				return fmt.Errorf("state %q: initial state %q is not its descendant", s.ID, t.ID)
+				return &BuildError{s, fmt.Sprintf("state %q: initial state %q is not its descendant", s.ID, t.ID)}
 			}
 		}
 	}
 	return nil
 }
+
+// A BuildError is a chart that cannot run; State is the state at fault,
+// which a front end places in its file.
+type BuildError struct {
+	State *State
+	Msg   string
+}
+
+func (e *BuildError) Error() string { return e.Msg }
 
 // State returns the state with the id, or nil.
 func (c *Chart) State(id string) *State { return c.ids[id] }
