@@ -21,6 +21,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
 
@@ -297,6 +298,39 @@ func (c *compiler) compile(root *schema.Node) {
 	}
 	c.indexAll()
 	c.warnUnshownWidgets()
+	c.buildChart()
+}
+
+// buildChart makes the behavior's statechart: its states under a root
+// that stands for the behavior, the initial state, and for each state the
+// transition that statetransition takes to it. The engine exits and
+// enters the states; each Machine runs their lists from the engine's
+// OnExit and OnEnter (a state's Ext is its *State).
+func (c *compiler) buildChart() {
+	if c.prog.Initial == nil {
+		return
+	}
+	root := &statechart.State{}
+	for _, s := range c.prog.States {
+		s.node = &statechart.State{ID: s.Name, Parent: root, Ext: s}
+		root.Children = append(root.Children, s.node)
+		c.prog.onExit = c.prog.onExit || len(s.OnExit) > 0
+	}
+	root.Initial = &statechart.Transition{Targets: []*statechart.State{c.prog.Initial.node}}
+	chart, err := statechart.Build(root)
+	if err != nil {
+		pos := schema.Pos{File: c.file}
+		var be *statechart.BuildError
+		if errors.As(err, &be) {
+			pos = be.State.Ext.(*State).Pos
+		}
+		c.errorf(pos, "%v", err)
+		return
+	}
+	c.prog.chart = chart
+	for _, s := range c.prog.States {
+		s.into = chart.Transition(root, s.node)
+	}
 }
 
 // warnUnshownWidgets warns once when states have widgets but no web

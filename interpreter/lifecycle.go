@@ -15,6 +15,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
 
@@ -58,6 +59,12 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		encodeWarned: map[*action]bool{},
 		tried:        make([]uint64, len(prog.rules)),
 	}
+	scOpts := statechart.Options{OnEnter: enteredHook}
+	if opts.Trace != nil || prog.onExit {
+		scOpts.OnExit = exitedHook // else exiting a state has nothing to do
+	}
+	m.sc = statechart.New(prog.chart, scOpts)
+	m.sc.Ext = m
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
@@ -339,10 +346,7 @@ func (m *Machine) drain(limit int) (more bool) {
 func (m *Machine) shutdown() {
 	m.running.Store(false)
 	if m.cur != nil {
-		m.trace("exit:" + m.cur.Name)
-		m.inExit = true
-		m.runList(m.cur.OnExit, m.ctx(ctxLifecycle))
-		m.inExit = false
+		m.sc.Cancel() // the active state is exited: its onexit runs
 		m.req = request{}
 	}
 	m.runCallback("onInput_onStop")

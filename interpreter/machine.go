@@ -16,6 +16,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/statechart"
 )
 
 // Defaults of Options.
@@ -158,6 +159,9 @@ type Machine struct {
 	cc          *callCtx
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
+
+	sc      *statechart.Instance // enters and exits the states
+	pending request              // the transition the onentry list being run asks for
 }
 
 // request is a transition asked for by a list; ok is false for none.
@@ -436,14 +440,41 @@ func (m *Machine) trace(s string) {
 	}
 }
 
+// enterInitial enters the initial state and carries out the transitions
+// its onentry list asks for.
 func (m *Machine) enterInitial() {
-	s := m.prog.Initial
+	m.sc.Start()
+	m.settle(m.takePending())
+}
+
+// enteredHook and exitedHook are the engine's OnEnter and OnExit: plain
+// functions, so that a session's instance costs no closures.
+func enteredHook(in *statechart.Instance, n *statechart.State) { in.Ext.(*Machine).entered(n) }
+func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machine).exited(n) }
+
+// entered is the engine telling the machine that it entered a state: the
+// machine's own bookkeeping, then the state's onentry list, whose
+// transition request settle carries out once the engine's step is over.
+func (m *Machine) entered(n *statechart.State) {
+	s := n.Ext.(*State)
+	from := m.cur
 	m.cur = s
-	m.log.Info("state", zap.String("to", s.Name))
+	if from == nil { // the initial state
+		m.log.Info("state", zap.String("to", s.Name))
+	} else {
+		m.moves++
+		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
+		}
+	}
 	m.notifyState()
 	m.armTimeout()
-	m.enteredAt = m.clock.Now()
-	m.nextTick = m.enteredAt.Add(m.period())
+	if from == nil {
+		m.enteredAt = m.clock.Now()
+		m.nextTick = m.enteredAt.Add(m.period())
+	} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
+		m.enteredAt = m.clock.Now()
+	}
 	m.publishTick()
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
@@ -451,7 +482,28 @@ func (m *Machine) enterInitial() {
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
-	m.settle(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
+	m.pending = m.runList(s.OnEntry, m.ctx(ctxLifecycle))
+}
+
+// exited is the engine telling the machine that it exits a state: the
+// state's onexit list runs, where no transition may be asked for.
+func (m *Machine) exited(n *statechart.State) {
+	s := n.Ext.(*State)
+	if m.tracing() {
+		m.trace("exit:" + s.Name)
+	}
+	if len(s.OnExit) == 0 {
+		return
+	}
+	m.inExit = true
+	m.runList(s.OnExit, m.ctx(ctxLifecycle))
+	m.inExit = false
+}
+
+func (m *Machine) takePending() request {
+	r := m.pending
+	m.pending = request{}
+	return r
 }
 
 func (m *Machine) period() time.Duration {
@@ -933,31 +985,8 @@ func (m *Machine) settle(req request) {
 			target = m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
 		}
-		from := m.cur
-		if m.tracing() {
-			m.trace("exit:" + from.Name)
-		}
-		m.inExit = true
-		m.runList(from.OnExit, m.ctx(ctxLifecycle))
-		m.inExit = false
-		m.cur = target
-		m.moves++
-		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
-			ce.Write(zap.String("from", from.Name), zap.String("to", target.Name))
-		}
-		m.notifyState()
-		m.armTimeout()
-		if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
-			m.enteredAt = m.clock.Now()
-		}
-		m.publishTick()
-		if m.tracing() {
-			m.trace("enter:" + target.Name)
-		}
-		if m.watching() {
-			m.observe(Record{Kind: RecState, State: target.Name, Peer: m.sessionPeer()})
-		}
-		req = m.runList(target.OnEntry, m.ctx(ctxLifecycle))
+		m.sc.Take(target.into) // exited, then entered, run the lists
+		req = m.takePending()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
 
@@ -61,6 +62,10 @@ type Program struct {
 	// Sources are the behavior files read: the file and its includes.
 	Sources []string
 
+	// chart is the behavior's statechart: the engine enters and exits
+	// its states; SEATML picks the rules and runs their actions.
+	chart       *statechart.Chart
+	onExit      bool // some state has an onexit list
 	stateByName map[string]*State
 	sourceIDs   map[string]int // sources of keyed rules; "" is 0
 	widgets     map[string]*Widget
@@ -101,6 +106,9 @@ type State struct {
 	OnEntry []action
 	OnExit  []action
 	Widgets []*Widget
+
+	node *statechart.State      // the state in Program.chart
+	into *statechart.Transition // a statetransition to it, from wherever
 }
 
 // Timeout is an ontimeout list.

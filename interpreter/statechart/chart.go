@@ -115,6 +115,11 @@ type Transition struct {
 	// history (no target is a history state); dynamic says it does.
 	domain  *State
 	dynamic bool
+	// flat: one atomic target, a child of the root, and the root as the
+	// domain: from a configuration of one top-level atomic state, the
+	// microstep exits that state and enters the target (flat SEATML's
+	// every transition), which the engine does without computing sets.
+	flat bool
 }
 
 // Eventless reports whether the transition is taken without an event.
@@ -147,6 +152,10 @@ type Chart struct {
 	// runs on its own: an error stops only the block it is in.
 	Setup []Block
 	ids   map[string]*State
+	// eventless: some state has an eventless transition, which settling
+	// must look for; a chart without one (flat SEATML) settles at once
+	// when no event is raised.
+	eventless bool
 }
 
 // Build numbers the states of the tree under root and checks it. The
@@ -162,14 +171,10 @@ func Build(root *State) (*Chart, error) {
 			ts = append(ts[:len(ts):len(ts)], s.Initial)
 		}
 		for _, t := range ts {
-			for _, x := range t.Targets {
-				if x.IsHistory() {
-					t.dynamic = true
-				}
-			}
-			if !t.dynamic && len(t.Targets) > 0 {
-				t.domain = staticDomain(t, t.Targets)
-			}
+			c.prepare(t)
+		}
+		for _, t := range s.Transitions {
+			c.eventless = c.eventless || t.Eventless()
 		}
 	}
 	for _, s := range c.States {
@@ -183,6 +188,31 @@ func Build(root *State) (*Chart, error) {
 		}
 	}
 	return c, nil
+}
+
+// prepare computes what a transition's microsteps need: its domain when
+// no target is a history state, and whether it is flat.
+func (c *Chart) prepare(t *Transition) {
+	for _, x := range t.Targets {
+		if x.IsHistory() {
+			t.dynamic = true
+		}
+	}
+	if !t.dynamic && len(t.Targets) > 0 {
+		t.domain = staticDomain(t, t.Targets)
+	}
+	t.flat = !t.dynamic && len(t.Targets) == 1 && t.Targets[0].Atomic() &&
+		t.Targets[0].Parent == c.Root && t.domain == c.Root
+}
+
+// Transition returns a transition from source to the targets that is not
+// in the chart: one a front end selects itself and runs with
+// Instance.Take (SEATML's statetransition, whose rule picked it). source
+// may be the root: the transition then leaves whatever is active.
+func (c *Chart) Transition(source *State, targets ...*State) *Transition {
+	t := &Transition{Source: source, Targets: targets}
+	c.prepare(t)
+	return t
 }
 
 func (c *Chart) walk(s *State) error {

@@ -11,8 +11,10 @@ type Options struct {
 	// before it selects transitions: the datamodel binds _event here.
 	OnEvent func(ev *Event)
 	// OnEnter and OnExit are told of each state entered and exited,
-	// after its OnEntry and after its OnExit content.
-	OnEnter, OnExit func(s *State)
+	// after its OnEntry and after its OnExit content. They are given the
+	// instance: a front end sharing one Options value among its instances
+	// finds its own in Instance.Ext.
+	OnEnter, OnExit func(in *Instance, s *State)
 	// OnTransition is told of each transition taken, before its content.
 	OnTransition func(t *Transition)
 	// OnError is told of each error raised as an event.
@@ -62,6 +64,7 @@ type Instance struct {
 	nextID   int
 
 	// scratch, reused across microsteps
+	one       [1]*Transition // Take's
 	enabled   []*Transition
 	kept      []*Transition // removeConflicts' result
 	toExit    []bool
@@ -80,14 +83,17 @@ type invocation struct {
 	id  string
 }
 
-// New returns an instance of the chart, not started.
+// New returns an instance of the chart, not started. It allocates little
+// (a front end may start one per conversation): the per-state flags share
+// one array, and the maps of history and invocations are made when first
+// needed.
 func New(c *Chart, opts Options) *Instance {
 	n := len(c.States)
+	flags := make([]bool, 6*n)
 	return &Instance{
 		chart: c, opts: opts,
-		active: make([]bool, n), entered: make([]bool, n), toInvok: make([]bool, n),
-		toExit: make([]bool, n), toEnter: make([]bool, n), defEntry: make([]bool, n),
-		history: map[*State][]*State{}, invoked: map[*State][]invocation{},
+		active: flags[:n:n], entered: flags[n : 2*n : 2*n], toInvok: flags[2*n : 3*n : 3*n],
+		toExit: flags[3*n : 4*n : 4*n], toEnter: flags[4*n : 5*n : 5*n], defEntry: flags[5*n:],
 	}
 }
 
@@ -145,7 +151,11 @@ func (in *Instance) Start() {
 	root := in.chart.Root // the document: never in the configuration
 	in.entered[root.index] = true
 	in.exec(root.Init)
-	if root.Initial != nil {
+	switch {
+	case root.Initial == nil:
+	case root.Initial.flat: // a top-level atomic state: nothing to compute
+		in.enterFlat(root.Initial.Targets[0])
+	default:
 		in.enterStates([]*Transition{root.Initial})
 	}
 	in.settle()
@@ -189,6 +199,32 @@ func isDoneInvoke(ev *Event) bool {
 	return len(ev.Name) > len("done.invoke.") && ev.Name[:len("done.invoke.")] == "done.invoke."
 }
 
+// Take runs a transition the front end selected itself (see
+// Chart.Transition), as a macrostep: its microstep from the current
+// configuration, then eventless transitions and raised events until the
+// configuration is stable. It does nothing once the instance has ended.
+func (in *Instance) Take(t *Transition) {
+	if !in.running {
+		return
+	}
+	if in.flatFrom(t) {
+		in.flatStep(t)
+	} else {
+		in.one[0] = t
+		in.microstep(in.one[:])
+		in.one[0] = nil
+	}
+	if !in.running || in.chart.eventless || len(in.internal) > 0 || in.toStart > 0 {
+		in.settle()
+	}
+}
+
+// flatFrom reports whether t, taken now, is a flat step: t is flat and
+// the configuration one top-level state.
+func (in *Instance) flatFrom(t *Transition) bool {
+	return t.flat && len(in.config) == 1 && in.config[0].Parent == in.chart.Root
+}
+
 // Settle processes the events raised between macrosteps (an error a
 // delayed send met when it fired) and the eventless transitions they
 // enable, as the end of a macrostep would.
@@ -211,6 +247,9 @@ func (in *Instance) Cancel() {
 // transition enabled, the internal queue empty), starting invocations,
 // and ends the instance when it reached a top-level final state.
 func (in *Instance) settle() {
+	if in.running && !in.chart.eventless && len(in.internal) == 0 && in.toStart == 0 {
+		return // nothing can be enabled: no eventless transition, no event
+	}
 	steps := 0
 	for in.running {
 		for in.running {
@@ -276,6 +315,9 @@ func (in *Instance) invoke(s *State, inv *Invoke) {
 	if inv.Start == nil {
 		return
 	}
+	if in.invoked == nil {
+		in.invoked = map[*State][]invocation{}
+	}
 	in.invoked[s] = append(in.invoked[s], invocation{inv, id})
 	if err := inv.Start(in, id); err != nil {
 		in.dropInvocation(s, id)
@@ -303,7 +345,7 @@ func (in *Instance) exitInterpreter() {
 		in.cancelInvokes(s)
 		in.active[s.index] = false
 		if in.opts.OnExit != nil {
-			in.opts.OnExit(s)
+			in.opts.OnExit(in, s)
 		}
 		if s.Kind == Final && s.Parent == in.chart.Root && in.final == nil {
 			in.final = s
@@ -317,6 +359,9 @@ func (in *Instance) exitInterpreter() {
 }
 
 func (in *Instance) cancelInvokes(s *State) {
+	if len(s.Invokes) == 0 {
+		return // only a state with invocations has any running
+	}
 	for _, iv := range in.invoked[s] {
 		if iv.inv.Cancel != nil {
 			iv.inv.Cancel(in, iv.id)
@@ -533,6 +578,10 @@ func allDescend(l []*State, a *State) bool {
 }
 
 func (in *Instance) microstep(ts []*Transition) {
+	if len(ts) == 1 && in.flatFrom(ts[0]) {
+		in.flatStep(ts[0])
+		return
+	}
 	in.exitStates(ts)
 	for _, t := range ts {
 		if in.opts.OnTransition != nil {
@@ -581,6 +630,9 @@ func (in *Instance) exitStates(ts []*Transition) {
 					rec = append(rec, s0)
 				}
 			}
+			if in.history == nil {
+				in.history = map[*State][]*State{}
+			}
 			in.history[h] = rec
 		}
 	}
@@ -591,7 +643,7 @@ func (in *Instance) exitStates(ts []*Transition) {
 		in.cancelInvokes(s)
 		in.active[s.index] = false
 		if in.opts.OnExit != nil {
-			in.opts.OnExit(s)
+			in.opts.OnExit(in, s)
 		}
 	}
 	in.exiting = exiting[:0]
@@ -606,6 +658,60 @@ func (in *Instance) exitStates(ts []*Transition) {
 	in.config = in.config[:n]
 }
 
+// flatStep is the microstep of a flat transition from a configuration of
+// one top-level atomic state: what exitStates and enterStates would do,
+// without their sets (an atomic state has no history to record and no
+// descendants to enter).
+func (in *Instance) flatStep(t *Transition) {
+	from, to := in.config[0], t.Targets[0]
+	if in.toInvok[from.index] {
+		in.toInvok[from.index] = false
+		in.toStart--
+	}
+	for _, b := range from.OnExit {
+		in.exec(b)
+	}
+	if len(from.Invokes) > 0 {
+		in.cancelInvokes(from)
+	}
+	in.active[from.index] = false
+	if in.opts.OnExit != nil {
+		in.opts.OnExit(in, from)
+	}
+	in.config[0] = nil
+	in.config = in.config[:0]
+	if in.opts.OnTransition != nil {
+		in.opts.OnTransition(t)
+	}
+	if len(t.Actions) > 0 {
+		in.exec(t.Actions)
+	}
+	in.enterFlat(to)
+}
+
+// enterFlat enters a top-level atomic state into an empty configuration.
+func (in *Instance) enterFlat(to *State) {
+	in.active[to.index] = true
+	if len(to.Invokes) > 0 && !in.toInvok[to.index] {
+		in.toInvok[to.index] = true
+		in.toStart++
+	}
+	in.config = append(in.config, to)
+	if !in.entered[to.index] {
+		in.entered[to.index] = true
+		in.exec(to.Init)
+	}
+	for _, b := range to.OnEntry {
+		in.exec(b)
+	}
+	if in.opts.OnEnter != nil {
+		in.opts.OnEnter(in, to)
+	}
+	if to.Kind == Final {
+		in.running = false // a top-level final state
+	}
+}
+
 // insertConfig adds s to the configuration list, in document order.
 func (in *Instance) insertConfig(s *State) {
 	i := len(in.config)
@@ -618,9 +724,6 @@ func (in *Instance) insertConfig(s *State) {
 }
 
 func (in *Instance) enterStates(ts []*Transition) {
-	if in.defHist == nil {
-		in.defHist = map[*State]Block{}
-	}
 	clear(in.defHist) // Appendix D: defaultHistoryContent is per call
 	for _, t := range ts {
 		for _, s := range t.Targets {
@@ -672,7 +775,7 @@ func (in *Instance) enterStates(ts []*Transition) {
 			in.exec(b)
 		}
 		if in.opts.OnEnter != nil {
-			in.opts.OnEnter(s)
+			in.opts.OnEnter(in, s)
 		}
 		if s.Kind != Final {
 			continue
@@ -730,6 +833,9 @@ func (in *Instance) addDescendants(s *State) {
 				in.addAncestors(x, s.Parent)
 			}
 			return
+		}
+		if in.defHist == nil {
+			in.defHist = map[*State]Block{}
 		}
 		in.defHist[s.Parent] = s.Initial.Actions
 		for _, x := range s.Initial.Targets {

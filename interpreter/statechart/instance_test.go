@@ -278,8 +278,8 @@ func TestRootIsNotInTheConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := New(c, Options{
-		OnEnter: func(s *State) { entered = append(entered, s.ID) },
-		OnExit:  func(s *State) { exited = append(exited, s.ID) },
+		OnEnter: func(_ *Instance, s *State) { entered = append(entered, s.ID) },
+		OnExit:  func(_ *Instance, s *State) { exited = append(exited, s.ID) },
 	})
 	in.Start()
 	if got := in.Configuration(); len(got) != 1 || got[0].ID != "a" {
@@ -395,5 +395,96 @@ func TestSettleRunsRaisedEvents(t *testing.T) {
 	in.Settle()
 	if !in.In("失敗") {
 		t.Errorf("configuration %q after Settle; want 失敗", config(in))
+	}
+}
+
+// TestTakeFlat: a front end's transition between top-level states (the
+// engine's fast path) exits, runs its actions and enters as any microstep,
+// from a state's own rule or from the root (a rule of SEATML's general).
+func TestTakeFlat(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	b.state(root, "受付", Basic)
+	b.state(root, "案内", Basic)
+	in := b.start(t, root)
+	b.took(t, "+受付")
+	chart := in.chart
+	toGuide := chart.Transition(chart.State("受付"), chart.State("案内"))
+	toGuide.Actions = Block{func(*Instance) error { b.trace = append(b.trace, "act"); return nil }}
+	in.Take(toGuide)
+	b.took(t, "-受付 act +案内")
+	in.Take(chart.Transition(chart.Root, chart.State("案内"))) // a self-transition from anywhere
+	b.took(t, "-案内 +案内")
+	if config(in) != "案内" {
+		t.Errorf("configuration %q", config(in))
+	}
+}
+
+// TestTakeNested: a front end's transition between leaves of different
+// compound states exits and enters along the way, in document order, and
+// one into a compound state enters its initial child; one to a history
+// state restores what was active.
+func TestTakeNested(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	talk := b.state(root, "対話", Basic)
+	b.state(talk, "挨拶", Basic)
+	b.state(talk, "質問", Basic)
+	h := b.state(talk, "履歴", ShallowHistory)
+	stop := b.state(root, "停止", Basic)
+	h.Initial = &Transition{Targets: []*State{b.ids["挨拶"]}}
+	in := b.start(t, root)
+	c := in.chart
+	b.took(t, "+対話 +挨拶")
+	in.Take(c.Transition(c.State("挨拶"), c.State("質問")))
+	b.took(t, "-挨拶 +質問")
+	in.Take(c.Transition(c.Root, stop))
+	b.took(t, "-質問 -対話 +停止")
+	in.Take(c.Transition(stop, h))
+	b.took(t, "-停止 +対話 +質問")
+	in.Take(c.Transition(c.Root, talk))
+	b.took(t, "-質問 -対話 +対話 +挨拶")
+}
+
+// TestFlatTransitionAllocatesNothing: the fast path keeps a front end's
+// flat transition at no allocation.
+func TestFlatTransitionAllocatesNothing(t *testing.T) {
+	root := &State{}
+	a := &State{ID: "a", Parent: root}
+	c := &State{ID: "b", Parent: root}
+	root.Children = []*State{a, c}
+	chart, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := New(chart, Options{})
+	in.Start()
+	ab, ba := chart.Transition(a, c), chart.Transition(c, a)
+	if !ab.flat || !ba.flat {
+		t.Fatal("not flat")
+	}
+	if n := testing.AllocsPerRun(1000, func() { in.Take(ab); in.Take(ba) }); n != 0 {
+		t.Errorf("%v allocations per round trip", n)
+	}
+}
+
+// BenchmarkFlatTake is a front end's transition between two top-level
+// states (flat SEATML's ping-pong, without its matching).
+func BenchmarkFlatTake(b *testing.B) {
+	root := &State{}
+	x := &State{ID: "a", Parent: root}
+	y := &State{ID: "b", Parent: root}
+	root.Children = []*State{x, y}
+	chart, err := Build(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := New(chart, Options{})
+	in.Start()
+	ab, ba := chart.Transition(x, y), chart.Transition(y, x)
+	b.ReportAllocs()
+	for b.Loop() {
+		in.Take(ab)
+		in.Take(ba)
 	}
 }
