@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // MaxDepth bounds how deeply elements may nest in a behavior file.
@@ -76,6 +77,7 @@ var errCharset = errors.New("unsupported encoding: seat reads UTF-8, US-ASCII, S
 // Shift_JIS or EUC-JP, and some declare US-ASCII.
 var charsets = map[string]encoding.Encoding{
 	"utf-8": nil, "utf8": nil, "us-ascii": nil, "ascii": nil,
+	"utf-16":    nil, // read by its byte order mark (toUTF8)
 	"shift_jis": japanese.ShiftJIS, "shift-jis": japanese.ShiftJIS, "sjis": japanese.ShiftJIS,
 	"cp932": japanese.ShiftJIS, "windows-31j": japanese.ShiftJIS, "ms_kanji": japanese.ShiftJIS,
 	"euc-jp": japanese.EUCJP, "euc_jp": japanese.EUCJP, "eucjp": japanese.EUCJP,
@@ -101,6 +103,15 @@ func DecodeUTF8(data []byte) ([]byte, error) {
 // before parsing, so that every position counts the characters of the
 // decoded text (lines are the same; columns count characters either way).
 func toUTF8(data []byte) ([]byte, error) {
+	if len(data) >= 2 && (data[0] == 0xFE && data[1] == 0xFF || data[0] == 0xFF && data[1] == 0xFE) {
+		// UTF-16, which XML 1.0 requires a reader to take: its byte order
+		// mark says which order (and is dropped).
+		out, err := unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder().Bytes(data)
+		if err != nil {
+			return nil, fmt.Errorf("the file starts as UTF-16 but is not valid UTF-16: %v", err)
+		}
+		return out, nil // its declaration may say UTF-16: the decoder is told it is UTF-8 now
+	}
 	m := declRE.FindSubmatch(data)
 	if m == nil {
 		return data, nil

@@ -77,3 +77,32 @@ func TestNamespacedElements(t *testing.T) {
 		t.Error("</q:x> closed <p:x>")
 	}
 }
+
+// TestUTF16 reads a UTF-16 file in either byte order, as XML 1.0 asks,
+// with positions in characters.
+func TestUTF16(t *testing.T) {
+	text := "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<a>\n  <受付 名=\"花子\"/></a>"
+	for _, order := range []string{"big", "little"} {
+		var b []byte
+		if order == "big" {
+			b = append(b, 0xFE, 0xFF)
+		} else {
+			b = append(b, 0xFF, 0xFE)
+		}
+		for _, r := range text {
+			if order == "big" {
+				b = append(b, byte(r>>8), byte(r))
+			} else {
+				b = append(b, byte(r), byte(r>>8))
+			}
+		}
+		root, diags := ParseXML("f.xml", b)
+		if diags.HasErrors() {
+			t.Fatalf("%s endian: %v", order, diags.Err())
+		}
+		ch := root.Children[0]
+		if ch.Name != "受付" || ch.Pos.Line != 3 || ch.Pos.Col != 3 || ch.AttrValue("名") != "花子" {
+			t.Errorf("%s endian: <%s> at %v, 名=%q", order, ch.Name, ch.Pos, ch.AttrValue("名"))
+		}
+	}
+}

@@ -35,7 +35,8 @@ type scxmlLimits struct {
 
 // runSCXML runs an SCXML document on its own until it reaches a top-level
 // final state (exit status 0, a "finished" log line naming it) or ctx
-// ends. Its <log> output and error events are logged.
+// ends. A session that a bound stops (a runaway macrostep) exits with
+// status 1. Its <log> output and error events are logged.
 func runSCXML(ctx context.Context, file string, limits scxmlLimits, log *zap.Logger, stderr io.Writer) error {
 	doc, diags := scxml.Load(file)
 	printDiags(stderr, diags)
@@ -62,6 +63,11 @@ func runSCXML(ctx context.Context, file string, limits scxmlLimits, log *zap.Log
 		log.Info("stopping", zap.String("cause", context.Cause(ctx).Error()))
 		s.Instance().Cancel()
 		return nil
+	}
+	if s.Final == "" {
+		// A bound stopped it (a runaway macrostep): not a finish.
+		log.Error("stopped without reaching a final state", zap.String("document", file), zap.String("cause", s.StopCause))
+		return exitStatus(1)
 	}
 	log.Info("finished", zap.String("document", file), zap.String("final", s.Final))
 	return nil

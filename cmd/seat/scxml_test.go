@@ -172,10 +172,10 @@ func TestCheckSCXMLStructure(t *testing.T) {
 		`:4:17: <transition> has no attribute "evnet"; did you mean "event"?`,
 		`:5:34: type="outer": it is one of external or internal`,
 		":6:30: <send> has both event and eventexpr: give one",
-		`:6:53: delay "2 minutes" is not a time such as "1s" or "500ms"`,
+		`:6:53: delay "2 minutes" is not a time such as "1s", "500ms" or ".5s"`,
 		":6:65: <raise> needs the event attribute",
 		`:9:18: state "案内" has no child states for initial to name`,
-		":10:34: the <transition> of <history> has no event: it is taken on entry",
+		":10:34: the <transition> of <history> may not have an event: it is taken on entry",
 		":12:17: <state> cannot be in <final>: <final> may hold <onentry>, <onexit> or <donedata>",
 		`:13:3: state "葉" has an <initial> but no child states`,
 		":14:43: <param> needs exactly one of expr, location",
@@ -217,5 +217,67 @@ func TestCheckSCXMLLua(t *testing.T) {
 	want = file + `:4:36: expr \"visitor.name\": attempt to index a non-table object(nil) with key 'name'`
 	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, `"final": "終"`) {
 		t.Errorf("seat run: exit %d, output:\n%s", code, out)
+	}
+}
+
+// TestCheckSCXMLEveryProblemAtOnce: errors of every kind come in one
+// run: a misspelt element does not hide a misspelt target or a Japanese
+// data id; the wrong root namespace is refused; names and values that
+// cannot work are errors.
+func TestCheckSCXMLEveryProblemAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "全部.scxml")
+	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua">
+  <datamodel><data id="名前"/><data id="k" expr="1" src="k.json"/></datamodel>
+  <state id="受付">
+    <transiton event="挨拶"/>
+    <transition event="挨拶" target="終わり"/>
+    <transition event="" target="終"/>
+    <onentry><raise event="人 検出"/><send target="#_parent"/><assign location="x"/><send event="e" delay="1e3ms"/></onentry>
+    <onentry><if cond="true"><else/><elseif cond="false"/></if></onentry>
+  </state>
+  <final id="終"/>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "", "check", file)
+	for _, want := range []string{
+		`:2:24: data id "名前" is not a Lua variable name`,
+		":2:29: <data> has more than one of expr, src and content",
+		":4:5: <transiton> is not an SCXML element",
+		`:5:36: no state "終わり"`,
+		":6:24: event is empty: leave it out for an eventless transition",
+		`:7:28: event name "人 検出": an event name is one word`,
+		":7:35: <send> needs an event or eventexpr attribute",
+		":7:60: <assign> needs an expr or content",
+		`:7:105: delay "1e3ms" is not a time`,
+		":8:37: <elseif> after <else>: <else> comes last",
+	} {
+		if !strings.Contains(out, file+want) {
+			t.Errorf("output lacks %s%s", file, want)
+		}
+	}
+	if code != 1 || t.Failed() {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	other := filepath.Join(dir, "other.scxml")
+	os.WriteFile(other, []byte(`<scxml xmlns="http://example.com/not-scxml" version="1.0"><state id="a"/></scxml>`), 0o644)
+	out, code = runBinary(t, "", "check", other)
+	if want := other + `:1:1: <scxml> is in the namespace "http://example.com/not-scxml"`; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output:\n%s\nwant %s", code, out, want)
+	}
+}
+
+// TestRunSCXMLStoppedByABound: a document that a bound stops (here a
+// macrostep over the microstep bound) is not a finish: seat run says so
+// and exits 1 (before: "finished" with an empty final, exit 0).
+func TestRunSCXMLStoppedByABound(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "回転.scxml")
+	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua">
+  <state id="回転"><transition target="回転"/></state>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "", "run", file)
+	if code != 1 || strings.Contains(out, "finished") || !strings.Contains(out, "stopped without reaching a final state") || !strings.Contains(out, "too many microsteps") {
+		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }

@@ -142,11 +142,30 @@ func exprDiagnostic(d *schema.Diagnostic, pe *parse.Error, what, src string, sta
 	case pe.Pos.Line == parse.EOF || d.Pos.Line > end.Line || d.Pos.Line == end.Line && d.Pos.Col > end.Col:
 		d.Pos = end
 		d.Msg = quoted + "the expression is incomplete at its end (a missing operand or closing parenthesis?)"
-	case pe.Token == "=":
+	case pe.Token == "=" && loneEquals(text):
 		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ") + "; a " + what + " is an expression: compare with =="
 	default:
 		d.Msg = quoted + strings.TrimPrefix(d.Msg, "lua: ")
 	}
+}
+
+// loneEquals reports whether text has an = that is not part of ==, ~=,
+// <= or >=: an assignment written where a comparison was meant.
+func loneEquals(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '=' {
+			continue
+		}
+		if i+1 < len(text) && text[i+1] == '=' {
+			i++
+			continue
+		}
+		if i > 0 && strings.IndexByte("=~<>", text[i-1]) >= 0 {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // shiftLines adds offset to every line number of a compiled function and

@@ -56,6 +56,12 @@ func CompileLocation(loc string, pos schema.Pos) *Code {
 		c.err = &schema.Diagnostic{Pos: pos, Msg: fmt.Sprintf("location %q is not a variable or a field", loc)}
 		return c
 	}
+	// Its syntax errors are placed in what the user wrote, read as the
+	// expression it is, not in the assignment seat makes of it.
+	if _, d := Parse(pos.File, loc, pos.Line, pos.Col, "location"); d != nil {
+		c.err = d
+		return c
+	}
 	// A chunk takes its arguments as "...": the value is the first.
 	c.proto, c.err = Compile(pos.File, loc+" = ...", pos.Line, pos.Col, "")
 	return c
@@ -128,6 +134,9 @@ func (d *DataModel) Protect(names ...string) {
 		d.protected[n] = true
 	}
 }
+
+// Protected reports whether a name is read-only (see Protect).
+func (d *DataModel) Protected(name string) bool { return d.protected[name] }
 
 // run calls code with args, leaving nret results on the stack.
 func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {

@@ -8,9 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -93,19 +93,24 @@ func (c *compiler) errorf(pos schema.Pos, format string, args ...any) {
 	c.diags.Errorf(pos, format, args...)
 }
 
+func (c *compiler) warnf(pos schema.Pos, format string, args ...any) {
+	c.diags.Warnf(pos, format, args...)
+}
+
 func (c *compiler) document(n *schema.Node) *Document {
 	if n.Name != "scxml" {
 		c.errorf(n.Pos, "the root element is <%s>; an SCXML document's is <scxml>", n.Name)
+		return nil
+	}
+	if n.Space != "" && n.Space != Namespace {
+		c.errorf(n.Pos, "<scxml> is in the namespace %q; an SCXML document's is %q (xmlns=%q)", n.Space, Namespace, Namespace)
 		return nil
 	}
 	if dm := n.AttrValue("datamodel"); dm != "" && dm != "lua" {
 		a, _ := n.Attr("datamodel")
 		c.errorf(a.ValuePos, "datamodel %q is not supported: seat runs datamodel=\"lua\"", dm)
 	}
-	c.validate(n, nil)
-	if c.diags.HasErrors() {
-		return nil // compiling would only repeat what is wrong
-	}
+	c.validate(n, nil) // what is wrong is removed, and the rest compiled: every error at once
 	c.late = n.AttrValue("binding") == "late"
 	doc := &Document{File: c.file, Name: n.AttrValue("name"), data: c.data}
 	root := &statechart.State{ID: "", Ext: n}
@@ -119,7 +124,7 @@ func (c *compiler) document(n *schema.Node) *Document {
 	}
 	c.resolve()
 	if c.diags.HasErrors() {
-		return nil
+		return nil // Build would only repeat them
 	}
 	chart, err := statechart.Build(root)
 	if err != nil {
@@ -203,10 +208,7 @@ func (c *compiler) state(parent *statechart.State, n *schema.Node) *statechart.S
 				s.Initial = c.transition(ch)
 			}
 		}
-		if s.Initial == nil {
-			c.errorf(n.Pos, "history state %q needs a default <transition>", s.ID)
-		}
-		return s
+		return s // validate said if it has no transition
 	}
 	c.children(s, n)
 	if s.Kind == statechart.Final {
@@ -555,6 +557,9 @@ func (c *compiler) foreach(n *schema.Node) statechart.Action {
 		if !luadm.IsName(item) || index != "" && !luadm.IsName(index) {
 			return fmt.Errorf("%s: <foreach>: item %q and index %q must be variable names", n.Pos, item, index)
 		}
+		if s.dm.Protected(item) || s.dm.Protected(index) {
+			return fmt.Errorf("%s: <foreach>: %s is a system variable and cannot be assigned", n.Pos, map[bool]string{true: item, false: index}[s.dm.Protected(item)])
+		}
 		v, err := s.dm.Eval(array)
 		if err != nil {
 			return err
@@ -590,6 +595,7 @@ func (c *compiler) payload(n *schema.Node) func(*statechart.Instance) (any, erro
 	}
 	var params []param
 	var content func(*Session) (lua.LValue, error)
+	var contentPos schema.Pos
 	for _, ch := range n.Children {
 		switch ch.Name {
 		case "param":
@@ -602,6 +608,7 @@ func (c *compiler) payload(n *schema.Node) func(*statechart.Instance) (any, erro
 			if invoke {
 				continue
 			}
+			contentPos = ch.Pos
 			if a, ok := ch.Attr("expr"); ok {
 				expr := c.expr(a)
 				content = func(s *Session) (lua.LValue, error) { return s.dm.Eval(expr) }
@@ -636,7 +643,11 @@ func (c *compiler) payload(n *schema.Node) func(*statechart.Instance) (any, erro
 			if ud, ok := v.(*lua.LUserData); ok {
 				return ud.Value, nil
 			}
-			return luadm.FromLua(v)
+			data, err := luadm.FromLua(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: <content>: %w", contentPos, err)
+			}
+			return data, nil
 		}
 		m := map[string]any{}
 		for _, name := range names {
@@ -672,28 +683,23 @@ func number(text string) (lua.LValue, bool) {
 // maxDelay is the longest delay a <send> may ask for.
 const maxDelay = 365 * 24 * time.Hour
 
+// delayRE is a CSS2 time: a number without sign or exponent, then s or
+// ms (any case); seat reads a bare number as milliseconds.
+var delayRE = regexp.MustCompile(`^(\d+(?:\.\d*)?|\.\d+)((?i)ms|s)?$`)
+
 // parseDelay reads a CSS2 time: "1s", "500ms", ".5s".
 func parseDelay(text string) (time.Duration, error) {
-	text = strings.TrimSpace(text)
-	orig := text
-	if ms, err := strconv.ParseFloat(text, 64); err == nil {
-		if ms < 0 || math.IsNaN(ms) || ms*float64(time.Millisecond) > float64(maxDelay) {
-			return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most a year)", orig)
-		}
-		return time.Duration(ms * float64(time.Millisecond)), nil // a number: milliseconds
+	m := delayRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return 0, fmt.Errorf("delay %q is not a time such as \"1s\", \"500ms\" or \".5s\"", text)
 	}
-	unit := time.Second
-	switch {
-	case strings.HasSuffix(text, "ms"):
-		unit, text = time.Millisecond, strings.TrimSuffix(text, "ms")
-	case strings.HasSuffix(text, "s"):
-		text = strings.TrimSuffix(text, "s")
-	default:
-		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\"", text)
+	f, _ := strconv.ParseFloat(m[1], 64)
+	unit := time.Millisecond
+	if strings.EqualFold(m[2], "s") {
+		unit = time.Second
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || f < 0 || math.IsNaN(f) || f*float64(unit) > float64(maxDelay) {
-		return 0, fmt.Errorf("delay %q is not a time such as \"1s\" or \"500ms\" (at most a year)", orig)
+	if f*float64(unit) > float64(maxDelay) {
+		return 0, fmt.Errorf("delay %q is longer than a year", text)
 	}
 	return time.Duration(f * float64(unit)), nil
 }

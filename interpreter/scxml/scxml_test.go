@@ -269,3 +269,68 @@ func TestDataTextIsData(t *testing.T) {
 		t.Errorf("logged\n%s\nwant\n%s", strings.Join(logs, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestForeignElementsAreIgnored: elements of another namespace are
+// another tool's: they neither run nor become states (before, <r:log>
+// ran and <r:final> was a final state).
+func TestForeignElementsAreIgnored(t *testing.T) {
+	s, logs := runLogged(t, `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:r="urn:robot" version="1.0" datamodel="lua" initial="a">
+  <state id="a">
+    <onentry><r:log expr="'foreign'"/><r:raise event="go"/><log label="own" expr="'scxml'"/></onentry>
+    <transition event="go" target="b"/>
+    <r:final id="b"/>
+  </state>
+  <final id="b"/>
+</scxml>`, nil)
+	if s.Ended() || len(logs) != 1 || logs[0] != "own: scxml" {
+		t.Errorf("ended %v in %q, logged %q; want it waiting in a, one log", s.Ended(), s.Final, logs)
+	}
+}
+
+// TestForeachCannotAssignSystemVariables: <foreach item> naming a system
+// variable is error.execution, as <assign> to one is.
+func TestForeachCannotAssignSystemVariables(t *testing.T) {
+	s, errs := runText(t, head+`>
+  <state id="s">
+    <onentry><foreach array="{1, 2}" item="_sessionid" index="i"><log expr="'ran'"/></foreach></onentry>
+    <transition event="error.execution" cond="_sessionid ~= 2" target="合格"/>
+  </state>
+  <final id="合格"/>
+</scxml>`, nil)
+	if s.Final != "合格" || len(errs) != 1 || !strings.Contains(errs[0], "_sessionid is a system variable") {
+		t.Errorf("ended in %q, errors %q", s.Final, errs)
+	}
+}
+
+// TestSendValuesMustBeStrings: an eventexpr or delayexpr that is not a
+// string (or number) is error.execution naming the expression's place,
+// not an event named "" or a send with no delay.
+func TestSendValuesMustBeStrings(t *testing.T) {
+	for _, send := range []string{`<send eventexpr="{}"/>`, `<send eventexpr="nil"/>`, `<send event="e" delayexpr="{}"/>`, `<send event="e" delayexpr="true"/>`} {
+		s, errs := runText(t, head+`>
+  <state id="s">
+    <onentry>`+send+`</onentry>
+    <transition event="error.execution" target="合格"/>
+    <transition event="*" target="不合格"/>
+  </state>
+  <final id="合格"/><final id="不合格"/>
+</scxml>`, nil)
+		if s.Final != "合格" || len(errs) != 1 || !strings.Contains(errs[0], "doc.scxml:3:") || !strings.Contains(errs[0], "not a string") {
+			t.Errorf("%s: ended in %q, errors %q", send, s.Final, errs)
+		}
+	}
+}
+
+// TestRunTimeErrorsArePlaced: errors that are not Lua's name the element
+// too: a send to a session that does not exist, an unknown send type.
+func TestRunTimeErrorsArePlaced(t *testing.T) {
+	_, errs := runText(t, head+`>
+  <state id="s">
+    <onentry><send event="e" target="#_scxml_nope"/></onentry>
+    <onentry><send event="e" type="http://unknown"/></onentry>
+  </state>
+</scxml>`, nil)
+	if len(errs) != 2 || !strings.Contains(errs[0], "doc.scxml:3:14: <send> to #_scxml_nope") || !strings.Contains(errs[1], "doc.scxml:4:14: <send> type") {
+		t.Errorf("errors %q", errs)
+	}
+}

@@ -3,6 +3,7 @@ package scxml
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -28,7 +29,11 @@ func (c *compiler) attrOrExpr(n *schema.Node, name string) func(*Session) (strin
 			if err != nil {
 				return "", true, err
 			}
-			return lua.LVAsString(v), true, nil
+			switch v.(type) {
+			case lua.LString, lua.LNumber:
+				return lua.LVAsString(v), true, nil
+			}
+			return "", true, fmt.Errorf("%s: %s %q is a %s, not a string", expr.Pos, name+"expr", expr.Src, v.Type())
 		}
 	}
 	a, ok := n.Attr(name)
@@ -55,9 +60,10 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 				return err
 			}
 		}
-		// fail names the send in the error event (_event.sendid).
+		// fail names the send in the error event (_event.sendid), and
+		// places the error at the <send> unless it has a place.
 		fail := func(err error) error {
-			e := &statechart.Error{SendID: sendid, Err: err}
+			e := &statechart.Error{SendID: sendid, Err: at(n.Pos, err)}
 			var se *statechart.Error
 			if errors.As(err, &se) {
 				e.Event = se.Event
@@ -67,6 +73,9 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		name, _, err := event(s)
 		if err != nil {
 			return fail(err)
+		}
+		if name == "" || strings.ContainsAny(name, " \t\r\n") {
+			return fail(fmt.Errorf("<send> event name %q: an event name is one word, without spaces", name))
 		}
 		to, _, err := target(s)
 		if err != nil {
@@ -125,6 +134,15 @@ func (c *compiler) idLocation(n *schema.Node) *luadm.Code {
 	return nil
 }
 
+// at places err at pos, unless it names a place in the file already (a
+// Lua error names its expression's).
+func at(pos schema.Pos, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), pos.File+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", pos, err)
+}
+
 func validTarget(to string) bool { return len(to) > 2 && to[:2] == "#_" }
 
 func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
@@ -151,7 +169,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		}
 	}
 	dir := c.dir
-	inv.Start = func(in *statechart.Instance, id string) error {
+	start := func(in *statechart.Instance, id string) error {
 		s := sess(in)
 		if idloc != nil {
 			if err := s.dm.Assign(idloc, lua.LString(id)); err != nil {
@@ -199,6 +217,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		}
 		return s.sys.invoke(s, id, doc, params)
 	}
+	inv.Start = func(in *statechart.Instance, id string) error { return at(n.Pos, start(in, id)) }
 	inv.Cancel = func(in *statechart.Instance, id string) { sess(in).sys.cancelInvoke(sess(in), id) }
 	inv.Forward = func(in *statechart.Instance, id string, ev *statechart.Event) {
 		s := sess(in)

@@ -37,6 +37,9 @@ type Session struct {
 	cancelled bool
 	// Final is the id of the top-level final state the session ended in.
 	Final string
+	// StopCause is the error that stopped it, when it ended without
+	// reaching a final state (a runaway macrostep).
+	StopCause string
 }
 
 // Instance returns the session's statechart instance.
@@ -137,8 +140,11 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 			}
 			L.SetGlobal("_event", eventTable(L, ev))
 		},
-		OnError: func(ev *statechart.Event, err error) { sys.log(s, "error", ev.Name+": "+err.Error()) },
-		OnDone:  func(final *statechart.State, data any) { sys.ended(s, final, data) },
+		OnError: func(ev *statechart.Event, err error) {
+			sys.log(s, "error", ev.Name+": "+err.Error())
+			s.StopCause = err.Error() // kept if this error ends the session
+		},
+		OnDone: func(final *statechart.State, data any) { sys.ended(s, final, data) },
 		Limit: func() error {
 			if sys.MacrostepTimeout > 0 && time.Since(s.macro) > sys.MacrostepTimeout {
 				return fmt.Errorf("the macrostep ran longer than %v: its eventless transitions or raised events kept it going", sys.MacrostepTimeout)

@@ -45,7 +45,7 @@ var vocabulary = map[string]element{
 	"foreach":    {attrs: []string{"array", "item", "index"}, required: []string{"array", "item"}},
 	"log":        {attrs: []string{"label", "expr"}, children: none},
 	"datamodel":  {children: []string{"data"}},
-	"data":       {attrs: []string{"id", "src", "expr"}, anyXML: true, required: []string{"id"}, pairs: [][2]string{{"expr", "src"}}},
+	"data":       {attrs: []string{"id", "src", "expr"}, anyXML: true, required: []string{"id"}},
 	"assign":     {attrs: []string{"location", "expr"}, anyXML: true, required: []string{"location"}},
 	"donedata":   {children: []string{"content", "param"}},
 	"content":    {attrs: []string{"expr"}, anyXML: true},
@@ -75,8 +75,12 @@ func foreign(n *schema.Node) bool { return n.Space != "" && n.Space != Namespace
 
 // validate checks n and what it holds against the vocabulary: every
 // element and attribute known (a misspelt one with a suggestion), in a
-// place it may be, with the attributes it needs.
-func (c *compiler) validate(n *schema.Node, parent *schema.Node) {
+// place it may be, with the attributes it needs. It reports whether n's
+// own element and attributes are sound, and removes from n's children
+// those that are not and those of other namespaces, so that compiling
+// the rest finds the document's other errors without repeating these.
+func (c *compiler) validate(n *schema.Node, parent *schema.Node) bool {
+	before := c.errorCount()
 	el, ok := vocabulary[n.Name]
 	if !ok {
 		names := make([]string, 0, len(vocabulary))
@@ -87,12 +91,12 @@ func (c *compiler) validate(n *schema.Node, parent *schema.Node) {
 			names = allowed(vocabulary[parent.Name])
 		}
 		c.errorf(n.Pos, "<%s> is not an SCXML element%s", n.Name, schema.DidYouMean(n.Name, names, "<%s>"))
-		return
+		return false
 	}
 	if parent != nil {
 		if may := allowed(vocabulary[parent.Name]); !slices.Contains(may, n.Name) {
 			c.errorf(n.Pos, "<%s> cannot be in <%s>%s", n.Name, parent.Name, mayHold(parent.Name, may))
-			return
+			return false
 		}
 	}
 	for _, a := range n.Attrs {
@@ -106,6 +110,7 @@ func (c *compiler) validate(n *schema.Node, parent *schema.Node) {
 		if values, ok := enumerations[[2]string{n.Name, a.Name}]; ok && !slices.Contains(values, a.Value) {
 			c.errorf(a.ValuePos, "%s=%q: it is one of %s", a.Name, a.Value, quoteAll(values))
 		}
+		c.validateValue(n, a)
 	}
 	for _, r := range el.required {
 		if _, ok := n.Attr(r); !ok {
@@ -123,19 +128,53 @@ func (c *compiler) validate(n *schema.Node, parent *schema.Node) {
 			c.errorf(a.Pos, "<%s> has both %s and %s: give one", n.Name, p[0], p[1])
 		}
 	}
-	c.validateContent(n, el)
-	if el.anyXML {
-		return
+	sound := c.errorCount() == before
+	if !el.anyXML {
+		n.Children = slices.DeleteFunc(n.Children, func(ch *schema.Node) bool { return foreign(ch) || !c.validate(ch, n) })
 	}
-	for _, ch := range n.Children {
-		if !foreign(ch) {
-			c.validate(ch, n)
+	c.validateContent(n)
+	return sound
+}
+
+func (c *compiler) errorCount() int {
+	k := 0
+	for _, d := range c.diags {
+		if d.Severity == schema.Error {
+			k++
+		}
+	}
+	return k
+}
+
+// validateValue checks the values that have a form of their own: ids,
+// event names, literal delays.
+func (c *compiler) validateValue(n *schema.Node, a schema.Attr) {
+	switch {
+	case a.Name == "id" && (n.Name == "state" || n.Name == "parallel" || n.Name == "final" || n.Name == "history"):
+		if a.Value == "" || strings.ContainsAny(a.Value, " \t\r\n") {
+			c.errorf(a.ValuePos, "state id %q: an id is one word, without spaces (a target names it)", a.Value)
+		}
+	case a.Name == "initial" || a.Name == "target":
+		if strings.TrimSpace(a.Value) == "" {
+			c.errorf(a.ValuePos, "%s is empty: name a state, or leave the attribute out", a.Name)
+		}
+	case a.Name == "event" && n.Name == "transition":
+		if strings.TrimSpace(a.Value) == "" {
+			c.errorf(a.ValuePos, "event is empty: leave it out for an eventless transition")
+		}
+	case a.Name == "event" && (n.Name == "raise" || n.Name == "send"):
+		if a.Value == "" || strings.ContainsAny(a.Value, " \t\r\n") {
+			c.errorf(a.ValuePos, "event name %q: an event name is one word, without spaces (dots separate its parts: 挨拶.朝)", a.Value)
+		}
+	case a.Name == "delay" && n.Name == "send":
+		if _, err := parseDelay(a.Value); err != nil {
+			c.errorf(a.ValuePos, "%v", err)
 		}
 	}
 }
 
 // validateContent checks the rules that involve an element's children.
-func (c *compiler) validateContent(n *schema.Node, el element) {
+func (c *compiler) validateContent(n *schema.Node) {
 	count := func(name string) int {
 		k := 0
 		for _, ch := range n.Children {
@@ -145,14 +184,24 @@ func (c *compiler) validateContent(n *schema.Node, el element) {
 		}
 		return k
 	}
+	hasText := strings.TrimSpace(n.Text) != ""
+	_, hasExpr := n.Attr("expr")
+	_, hasSrc := n.Attr("src")
 	states := count("state") + count("parallel") + count("final")
 	switch n.Name {
+	case "scxml":
+		if states == 0 {
+			c.warnf(n.Pos, "the document has no state: it never ends")
+		}
 	case "state":
 		if a, ok := n.Attr("initial"); ok && states == 0 {
 			c.errorf(a.Pos, "state %q has no child states for initial to name", n.AttrValue("id"))
 		}
 		if count("initial") > 0 && states == 0 {
 			c.errorf(n.Pos, "state %q has an <initial> but no child states", n.AttrValue("id"))
+		}
+		if _, ok := n.Attr("initial"); ok && count("initial") > 0 {
+			c.errorf(n.Pos, "state %q has both an initial attribute and an <initial> element", n.AttrValue("id"))
 		}
 		if count("initial") > 1 {
 			c.errorf(n.Pos, "state %q has more than one <initial>", n.AttrValue("id"))
@@ -168,37 +217,74 @@ func (c *compiler) validateContent(n *schema.Node, el element) {
 			}
 			for _, a := range []string{"event", "cond"} {
 				if at, ok := t.Attr(a); ok {
-					c.errorf(at.Pos, "the <transition> of <%s> has no %s: it is taken on entry", n.Name, a)
+					c.errorf(at.Pos, "the <transition> of <%s> may not have %s %s: it is taken on entry", n.Name, map[string]string{"event": "an", "cond": "a"}[a], a)
 				}
 			}
 			if _, ok := t.Attr("target"); !ok {
 				c.errorf(t.Pos, "the <transition> of <%s> needs a target", n.Name)
 			}
 		}
-	case "data", "assign":
-		if _, ok := n.Attr("expr"); ok && len(n.Children) > 0 || ok && strings.TrimSpace(n.Text) != "" {
-			c.errorf(n.Pos, "<%s> has both expr and content: give one", n.Name)
+	case "data":
+		if (hasExpr || hasSrc) && (len(n.Children) > 0 || hasText) || hasExpr && hasSrc {
+			c.errorf(n.Pos, "<data> has more than one of expr, src and content: give one")
+		}
+	case "assign":
+		switch {
+		case hasExpr && (len(n.Children) > 0 || hasText):
+			c.errorf(n.Pos, "<assign> has both expr and content: give one")
+		case !hasExpr && len(n.Children) == 0 && !hasText:
+			c.errorf(n.Pos, "<assign> needs an expr or content: the value to assign")
+		}
+	case "script":
+		if hasSrc && hasText {
+			c.errorf(n.Pos, "<script> has both src and code: give one")
 		}
 	case "content":
-		if _, ok := n.Attr("expr"); ok && (len(n.Children) > 0 || strings.TrimSpace(n.Text) != "") {
+		if hasExpr && (len(n.Children) > 0 || hasText) {
 			c.errorf(n.Pos, "<content> has both expr and content: give one")
 		}
 	case "donedata":
 		if count("content") > 0 && count("param") > 0 {
 			c.errorf(n.Pos, "<donedata> has both <content> and <param>: give one")
 		}
+		if count("content") > 1 {
+			c.errorf(n.Pos, "<donedata> has more than one <content>")
+		}
 	case "send":
 		if count("content") > 0 && (count("param") > 0 || n.AttrValue("namelist") != "") {
 			c.errorf(n.Pos, "<send> has <content> and also namelist or <param>: give one")
 		}
-		if a, ok := n.Attr("delay"); ok {
-			if _, err := parseDelay(a.Value); err != nil {
-				c.errorf(a.ValuePos, "%v", err)
-			}
+		if count("content") > 1 {
+			c.errorf(n.Pos, "<send> has more than one <content>")
+		}
+		if c.present(n, []string{"event", "eventexpr"}) == 0 {
+			c.errorf(n.Pos, "<send> needs an event or eventexpr attribute: the name of the event it sends")
 		}
 	case "invoke":
 		if count("content") > 0 && (n.AttrValue("src") != "" || n.AttrValue("srcexpr") != "") {
 			c.errorf(n.Pos, "<invoke> has <content> and also src or srcexpr: give one")
+		}
+		if count("content") > 1 {
+			c.errorf(n.Pos, "<invoke> has more than one <content>")
+		}
+		if _, ok := n.Attr("namelist"); ok && count("param") > 0 {
+			c.errorf(n.Pos, "<invoke> has both namelist and <param>: give one")
+		}
+	case "if":
+		seenElse := false
+		for _, ch := range n.Children {
+			switch ch.Name {
+			case "elseif", "else":
+				if seenElse {
+					c.errorf(ch.Pos, "<%s> after <else>: <else> comes last", ch.Name)
+				}
+				seenElse = seenElse || ch.Name == "else"
+			}
+		}
+	}
+	for _, name := range []string{"datamodel", "donedata", "finalize"} {
+		if count(name) > 1 {
+			c.errorf(n.Pos, "<%s> has more than one <%s>", n.Name, name)
 		}
 	}
 }
