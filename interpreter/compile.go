@@ -268,7 +268,7 @@ func (c *compiler) compile(root *schema.Node) {
 			if general == nil {
 				general = n
 			}
-		case "state":
+		case "state", "parallel", "final":
 			states = append(states, n)
 		}
 	}
@@ -279,8 +279,9 @@ func (c *compiler) compile(root *schema.Node) {
 		c.setupDevices(general)
 	}
 	for _, n := range states {
-		c.declareState(n)
+		c.declareState(n, nil)
 	}
+	c.resolveInitials()
 	if len(c.prog.States) > 0 {
 		c.prog.Initial = c.prog.States[0]
 		if s := c.prog.stateByName["start"]; s != nil {
@@ -291,9 +292,9 @@ func (c *compiler) compile(root *schema.Node) {
 	if general != nil {
 		c.compileGeneral(general)
 	}
-	for i, n := range states {
-		if i < len(c.prog.States) && c.prog.States[i].Pos == n.Pos {
-			c.compileState(c.prog.States[i], n)
+	for _, s := range c.prog.States {
+		if !s.Kind.IsHistory() {
+			c.compileState(s, s.xml)
 		}
 	}
 	c.indexAll()
@@ -307,14 +308,27 @@ func (c *compiler) compile(root *schema.Node) {
 // enters the states; each Machine runs their lists from the engine's
 // OnExit and OnEnter (a state's Ext is its *State).
 func (c *compiler) buildChart() {
-	if c.prog.Initial == nil {
-		return
+	if c.prog.Initial == nil || c.ld.diags.HasErrors() {
+		return // the behavior will not run
 	}
 	root := &statechart.State{}
-	for _, s := range c.prog.States {
-		s.node = &statechart.State{ID: s.Name, Parent: root, Ext: s}
-		root.Children = append(root.Children, s.node)
+	for _, s := range c.prog.States { // parents come before their children
+		parent := root
+		if s.Parent != nil {
+			parent = s.Parent.node
+		}
+		s.node = &statechart.State{ID: s.Name, Kind: s.Kind, Parent: parent, Ext: s}
+		parent.Children = append(parent.Children, s.node)
 		c.prog.onExit = c.prog.onExit || len(s.OnExit) > 0
+	}
+	for _, s := range c.prog.States {
+		switch {
+		case s.Kind.IsHistory():
+			// Its default: the parent's initial state.
+			s.node.Initial = &statechart.Transition{Targets: []*statechart.State{s.Parent.initial.node}}
+		case s.initial != nil && s.Kind != statechart.Parallel:
+			s.node.Initial = &statechart.Transition{Targets: []*statechart.State{s.initial.node}}
+		}
 	}
 	root.Initial = &statechart.Transition{Targets: []*statechart.State{c.prog.Initial.node}}
 	chart, err := statechart.Build(root)
@@ -429,7 +443,9 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 	}
 }
 
-func (c *compiler) declareState(n *schema.Node) {
+// declareState declares the state n, inside parent (nil: at the top
+// level), and the states it holds.
+func (c *compiler) declareState(n *schema.Node, parent *State) {
 	name := n.AttrValue("name")
 	if name == "" {
 		return
@@ -442,9 +458,78 @@ func (c *compiler) declareState(n *schema.Node) {
 		c.errorf(n.Pos, "state %q is declared twice (first at %d:%d)", name, prev.Pos.Line, prev.Pos.Col)
 		return
 	}
-	s := &State{Name: name, Pos: n.Pos}
+	s := &State{Name: name, Pos: n.Pos, Parent: parent, xml: n}
+	switch n.Name {
+	case "parallel":
+		s.Kind = statechart.Parallel
+	case "final":
+		s.Kind = statechart.Final
+	case "history":
+		s.Kind = statechart.ShallowHistory
+		if n.AttrValue("type") == "deep" {
+			s.Kind = statechart.DeepHistory
+		}
+	}
+	if parent != nil {
+		parent.Children = append(parent.Children, s)
+		c.prog.nested = true
+	} else if s.Kind != statechart.Basic {
+		c.prog.nested = true
+	}
 	c.prog.stateByName[name] = s
 	c.prog.States = append(c.prog.States, s)
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "state", "parallel", "final", "history":
+			c.declareState(ch, s)
+		}
+	}
+}
+
+// resolveInitials finds each compound state's initial child: its initial
+// attribute, which names a state inside it, else its first child state
+// (SCXML's default). A history state needs a parent that holds states.
+func (c *compiler) resolveInitials() {
+	for _, s := range c.prog.States {
+		var kids []string
+		for _, ch := range s.Children {
+			if !ch.Kind.IsHistory() {
+				kids = append(kids, ch.Name)
+				if s.initial == nil {
+					s.initial = ch
+				}
+			}
+		}
+		if s.Kind.IsHistory() && (s.Parent == nil || len(s.Parent.Children) == 1) {
+			c.errorf(s.Pos, "history %q is not inside a state that holds states: it has nothing to remember", s.Name)
+		}
+		a, ok := s.xml.Attr("initial")
+		if !ok {
+			continue
+		}
+		name := strings.TrimSpace(a.Value)
+		t := c.prog.stateByName[name]
+		switch {
+		case len(kids) == 0:
+			c.errorf(a.Pos, "state %q holds no states for initial to name", s.Name)
+		case t == nil:
+			c.errorf(a.ValuePos, "initial %q: no such state%s", name, schema.DidYouMean(name, kids, "%q"))
+		case !descends(t, s):
+			c.errorf(a.ValuePos, "initial %q is not inside state %q%s", name, s.Name, schema.DidYouMean(name, kids, "%q"))
+		default:
+			s.initial = t
+		}
+	}
+}
+
+// descends reports whether s is inside a (not a itself).
+func descends(s, a *State) bool {
+	for p := s.Parent; p != nil; p = p.Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *compiler) compileGeneral(g *schema.Node) {

@@ -133,8 +133,8 @@ type Machine struct {
 	guiObs   []adaptors.GUIObserver
 	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
 
-	cur       *State
-	stack     []*State
+	cur       *State // the active atomic state (the first, in a parallel state)
+	stack     []frame
 	values    map[string]string
 	tried     []uint64
 	gen       uint64
@@ -162,6 +162,20 @@ type Machine struct {
 
 	sc      *statechart.Instance // enters and exits the states
 	pending request              // the transition the onentry list being run asks for
+	// In a nested behavior: the active leaf whose rules handle the event
+	// (nil outside matching), the transitions made so far, scratch.
+	leaf     *State
+	trans    map[[2]*State]*statechart.Transition
+	leafBuf  []*State
+	scopeBuf []*Scope
+	execBuf  []*statechart.State
+}
+
+// frame is what push saves: the active state, and in a nested behavior
+// every active leaf (the whole configuration, which pop restores).
+type frame struct {
+	leaf   *State
+	leaves []*State
 }
 
 // request is a transition asked for by a list; ok is false for none.
@@ -458,6 +472,21 @@ func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machin
 func (m *Machine) entered(n *statechart.State) {
 	s := n.Ext.(*State)
 	from := m.cur
+	if m.prog.nested && !n.Atomic() {
+		// A state around the leaf to come: its own onentry, no more.
+		m.moves++
+		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
+			ce.Write(zap.String("to", s.Name))
+		}
+		if m.tracing() {
+			m.trace("enter:" + s.Name)
+		}
+		if m.watching() {
+			m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+		}
+		m.pending = m.runList(s.OnEntry, m.ctx(ctxLifecycle))
+		return
+	}
 	m.cur = s
 	if from == nil { // the initial state
 		m.log.Info("state", zap.String("to", s.Name))
@@ -483,6 +512,12 @@ func (m *Machine) entered(n *statechart.State) {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
 	m.pending = m.runList(s.OnEntry, m.ctx(ctxLifecycle))
+	if n.Kind == statechart.Final && n.Parent == m.prog.chart.Root && m.exitCode == nil {
+		// A top-level final state ends the behavior, as a finished run.
+		m.log.Info("finished", zap.String("final", s.Name))
+		code := 0
+		m.exitCode = &code
+	}
 }
 
 // exited is the engine telling the machine that it exits a state: the
@@ -500,6 +535,42 @@ func (m *Machine) exited(n *statechart.State) {
 	m.inExit = false
 }
 
+// transitionTo is the transition a statetransition takes to target: in
+// a flat behavior, leave the state and enter target; in a nested one, the
+// transition from the active state the event was handled in (the
+// region's, in a parallel state), exiting and entering only the states
+// between the two, as SCXML's transition from that state would.
+func (m *Machine) transitionTo(target *State) *statechart.Transition {
+	if !m.prog.nested {
+		return target.into
+	}
+	from := m.leaf
+	if from == nil {
+		from = m.cur
+	}
+	key := [2]*State{from, target}
+	t := m.trans[key]
+	if t == nil {
+		t = m.prog.chart.Transition(from.node, target.node)
+		if m.trans == nil {
+			m.trans = map[[2]*State]*statechart.Transition{}
+		}
+		m.trans[key] = t
+	}
+	return t
+}
+
+// scopes returns the scopes whose lists apply now, inner first: the
+// active state, the states around it, general.
+func (m *Machine) scopes() []*Scope {
+	m.scopeBuf = m.scopeBuf[:0]
+	for s := m.cur; s != nil; s = s.Parent {
+		m.scopeBuf = append(m.scopeBuf, &s.Scope)
+	}
+	m.scopeBuf = append(m.scopeBuf, m.prog.General) // kept: no allocation next time
+	return m.scopeBuf
+}
+
 func (m *Machine) takePending() request {
 	r := m.pending
 	m.pending = request{}
@@ -510,10 +581,13 @@ func (m *Machine) period() time.Duration {
 	return time.Duration(float64(time.Second) / m.prog.Rate)
 }
 
-// effectiveTimeout is the state's ontimeout, else general's.
+// effectiveTimeout is the innermost active state's ontimeout (the leaf's,
+// else the nearest state around it with one), else general's.
 func (m *Machine) effectiveTimeout() *Timeout {
-	if m.cur.Timeout != nil {
-		return m.cur.Timeout
+	for s := m.cur; s != nil; s = s.Parent {
+		if s.Timeout != nil {
+			return s.Timeout
+		}
 	}
 	return m.prog.General.Timeout
 }
@@ -566,7 +640,17 @@ func (m *Machine) clearTimerAt() {
 }
 
 func (m *Machine) hasExec() bool {
-	return len(m.cur.OnExec) > 0 || len(m.prog.General.OnExec) > 0
+	if len(m.prog.General.OnExec) > 0 || len(m.cur.OnExec) > 0 {
+		return true
+	}
+	if m.prog.nested {
+		for _, n := range m.sc.Configuration() {
+			if len(n.Ext.(*State).OnExec) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nextWake returns when the next timer is due: the timeout or, if the
@@ -684,7 +768,21 @@ func (m *Machine) runTimer(at time.Time) {
 	// when the state was entered just before a tick); general's runs at
 	// every tick, so that transitions never starve it.
 	if now.Sub(m.enteredAt) >= m.period() {
-		m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+		if !m.prog.nested {
+			m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+		} else {
+			// Every active state's, outer first, until one moves on.
+			moves := m.moves
+			m.execBuf = append(m.execBuf[:0], m.sc.Configuration()...)
+			for _, n := range m.execBuf {
+				if m.moves != moves || m.exitCode != nil {
+					break
+				}
+				if s := n.Ext.(*State); len(s.OnExec) > 0 {
+					m.settle(m.runList(s.OnExec, m.ctx(ctxPeriodic)))
+				}
+			}
+		}
 	}
 	if m.exitCode == nil {
 		m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
@@ -770,13 +868,20 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 // a fired rule, it restarts the timeout. event.peer names the peer, and
 // seat.reply answers just that peer.
 func (m *Machine) handleConnection(ev adaptors.Event) {
-	what, state, general := "onconnect", m.cur.OnConnect, m.prog.General.OnConnect
+	what := "onconnect"
 	if ev.Kind == adaptors.Disconnected {
-		what, state, general = "ondisconnect", m.cur.OnDisconnect, m.prog.General.OnDisconnect
+		what = "ondisconnect"
 	}
-	list, ok := state[ev.Source]
-	if !ok {
-		list, ok = general[ev.Source]
+	var list []action
+	ok := false
+	for _, sc := range m.scopes() { // the innermost handler
+		handlers := sc.OnConnect
+		if ev.Kind == adaptors.Disconnected {
+			handlers = sc.OnDisconnect
+		}
+		if list, ok = handlers[ev.Source]; ok {
+			break
+		}
 	}
 	if !ok {
 		return
@@ -794,47 +899,80 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
 func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 	m.gen++
-	scopes := [2]*Scope{&m.cur.Scope, m.prog.General}
 	id, known := m.prog.sourceIDs[source]
-	ids := [2]int{id, 0}
-	for _, sc := range scopes {
-		for k, src := range ids {
-			if k == 0 && (!known || id == 0) {
-				continue // no rule names this source
+	if !m.prog.nested {
+		return m.matchScope(cc, &m.cur.Scope, id, known, l) || m.matchScope(cc, m.prog.General, id, known, l)
+	}
+	// Each region's active state, then the states around it, inner
+	// first; general's rules when no state's rule fired.
+	fired := false
+	m.leafBuf = m.appendLeaves(m.leafBuf[:0])
+	for _, leaf := range m.leafBuf {
+		if !m.sc.Active(leaf.node) {
+			continue // an earlier region's transition left it
+		}
+		m.leaf = leaf
+		for s := leaf; s != nil; s = s.Parent {
+			if m.matchScope(cc, &s.Scope, id, known, l) {
+				fired = true
+				break
 			}
-			g := sc.bySource[src]
-			if g == nil {
+		}
+	}
+	m.leaf = nil
+	return fired || m.matchScope(cc, m.prog.General, id, known, l)
+}
+
+// appendLeaves appends the active atomic states, in document order, to
+// dst: a copy, as transitions may change the configuration meanwhile.
+func (m *Machine) appendLeaves(dst []*State) []*State {
+	for _, n := range m.sc.Configuration() {
+		if n.Atomic() {
+			dst = append(dst, n.Ext.(*State))
+		}
+	}
+	return dst
+}
+
+// matchScope fires the first candidate rule of one scope for lookup text
+// l (§5 steps 2-4): rules of the event's source, then rules of any.
+func (m *Machine) matchScope(cc *callCtx, sc *Scope, id int, known bool, l string) bool {
+	for k, src := range [2]int{id, 0} {
+		if k == 0 && (!known || id == 0) {
+			continue // no rule names this source
+		}
+		g := sc.bySource[src]
+		if g == nil {
+			continue
+		}
+		for _, r := range g.exact[l] {
+			if m.try(cc, r, l, nil) {
+				return true
+			}
+		}
+		for _, w := range g.patterns {
+			r := w.rule
+			if m.tried[r.id] == m.gen {
 				continue
 			}
-			for _, r := range g.exact[l] {
-				if m.try(cc, r, l, nil) {
-					return true
-				}
-			}
-			for _, w := range g.patterns {
-				r := w.rule
-				if m.tried[r.id] == m.gen {
+			var caps []string
+			if w.re == nil {
+				if !strings.HasPrefix(l, w.Text) {
 					continue
 				}
-				var caps []string
-				if w.re == nil {
-					if !strings.HasPrefix(l, w.Text) {
-						continue
-					}
-				} else if w.re.NumSubexp() == 0 {
-					if !w.re.MatchString(l) {
-						continue
-					}
-				} else {
-					sm := w.re.FindStringSubmatch(l)
-					if sm == nil {
-						continue
-					}
-					caps = sm
+			} else if w.re.NumSubexp() == 0 {
+				if !w.re.MatchString(l) {
+					continue
 				}
-				if m.try(cc, r, w.Text, caps) {
-					return true
+			} else {
+				sm := w.re.FindStringSubmatch(l)
+				if sm == nil {
+					continue
 				}
+				caps = sm
+			}
+			if m.try(cc, r, w.Text, caps) {
+				return true
 			}
 		}
 	}
@@ -891,7 +1029,7 @@ func (m *Machine) condTrue(r *Rule, cc *callCtx) bool {
 func (m *Machine) runDataRules(cc *callCtx) bool {
 	ran := false
 	src := cc.ev.Source
-	for _, sc := range [2]*Scope{&m.cur.Scope, m.prog.General} {
+	for _, sc := range m.scopes() {
 		for _, r := range sc.DataRules {
 			if r.Source != "" && r.Source != src {
 				continue
@@ -969,23 +1107,38 @@ func (m *Machine) settle(req request) {
 			m.log.Error("transition chain cut", zap.Int("limit", maxChain), zap.String("state", m.cur.Name))
 			return
 		}
-		target := req.target
+		var t *statechart.Transition
 		switch req.fn {
 		case transPush:
 			if len(m.stack) >= maxStack {
 				m.log.Warn("state stack full; dropping its oldest entry", zap.Int("limit", maxStack))
 				m.stack = m.stack[1:]
 			}
-			m.stack = append(m.stack, m.cur)
+			f := frame{leaf: m.cur}
+			if m.prog.nested { // the whole configuration: its active leaves
+				f.leaves = m.appendLeaves(nil)
+			}
+			m.stack = append(m.stack, f)
 		case transPop:
 			if len(m.stack) == 0 {
 				m.log.Warn("pop on an empty state stack; staying", zap.String("state", m.cur.Name))
 				return
 			}
-			target = m.stack[len(m.stack)-1]
+			f := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
+			t = f.leaf.into
+			if len(f.leaves) > 1 {
+				targets := make([]*statechart.State, len(f.leaves))
+				for i, s := range f.leaves {
+					targets[i] = s.node
+				}
+				t = m.prog.chart.Transition(m.prog.chart.Root, targets...)
+			}
 		}
-		m.sc.Take(target.into) // exited, then entered, run the lists
+		if t == nil {
+			t = m.transitionTo(req.target)
+		}
+		m.sc.Take(t) // exited, then entered, run the lists
 		req = m.takePending()
 	}
 }

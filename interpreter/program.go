@@ -66,6 +66,7 @@ type Program struct {
 	// its states; SEATML picks the rules and runs their actions.
 	chart       *statechart.Chart
 	onExit      bool // some state has an onexit list
+	nested      bool // some state holds others (or is parallel, final or history)
 	stateByName map[string]*State
 	sourceIDs   map[string]int // sources of keyed rules; "" is 0
 	widgets     map[string]*Widget
@@ -107,9 +108,21 @@ type State struct {
 	OnExit  []action
 	Widgets []*Widget
 
-	node *statechart.State      // the state in Program.chart
-	into *statechart.Transition // a statetransition to it, from wherever
+	// Kind is Basic for a <state> (atomic or compound), or Parallel,
+	// Final, ShallowHistory or DeepHistory. Parent is the enclosing state
+	// (nil at the top level); Children the states it holds, in order.
+	Kind     statechart.Kind
+	Parent   *State
+	Children []*State
+
+	xml     *schema.Node
+	initial *State                 // the initial child of a compound state
+	node    *statechart.State      // the state in Program.chart
+	into    *statechart.Transition // a statetransition to it, from wherever
 }
+
+// Atomic reports whether the state holds no other state.
+func (s *State) Atomic() bool { return s.node.Atomic() }
 
 // Timeout is an ontimeout list.
 type Timeout struct {

@@ -30,7 +30,7 @@ func Check(root *Node) List {
 			} else if states > 0 {
 				l.Errorf(c.Pos, "<general> must come before every <state>")
 			}
-		case "state":
+		case "state", "parallel", "final":
 			states++
 		}
 		checkElement(&l, root, c)

@@ -125,7 +125,7 @@ var (
 // Elements maps an element name to its spec. A key "parent>name" overrides
 // the plain name in that parent.
 var Elements = map[string]ElementSpec{
-	"seatml": {Children: []string{"general", "state"}},
+	"seatml": {Children: []string{"general", "state", "parallel", "final"}},
 	"general": {
 		Attrs: map[string]AttrSpec{
 			"name":      {Required: true},
@@ -138,10 +138,28 @@ var Elements = map[string]ElementSpec{
 		Once:     []string{"onexec", "ontimeout"},
 	},
 	"state": {
-		Attrs: map[string]AttrSpec{"name": {Required: true}},
-		Children: append([]string{"onentry", "onexit", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated"},
+		Attrs: map[string]AttrSpec{"name": {Required: true}, "initial": {}},
+		Children: append([]string{"onentry", "onexit", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated",
+			"state", "parallel", "history", "final"},
 			append(append([]string{}, WidgetNames...), TkWidgetNames...)...),
 		Once: []string{"onentry", "onexit", "onexec", "ontimeout"},
+	},
+	// A parallel state's regions (its child states) are all active at
+	// once; every region handles each event.
+	"parallel": {
+		Attrs:    map[string]AttrSpec{"name": {Required: true}},
+		Children: []string{"onentry", "onexit", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "state", "parallel", "history"},
+		Once:     []string{"onentry", "onexit", "onexec", "ontimeout"},
+	},
+	// A history state remembers its parent's active children when the
+	// parent is exited; a transition to it restores them.
+	"history": {Attrs: map[string]AttrSpec{"name": {Required: true}, "type": {Kind: Enum, Enum: []string{"shallow", "deep"}}}},
+	// A final state: at the top level it ends the behavior; inside a
+	// state, its parent is done.
+	"final": {
+		Attrs:    map[string]AttrSpec{"name": {Required: true}},
+		Children: []string{"onentry", "onexit"},
+		Once:     []string{"onentry", "onexit"},
 	},
 	"adaptor": {Attrs: map[string]AttrSpec{"name": {Required: true}, "type": {Required: true}}},
 	"var": {Attrs: map[string]AttrSpec{

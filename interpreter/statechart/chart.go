@@ -78,7 +78,10 @@ func (s *State) Atomic() bool { return s.Kind != Parallel && len(s.kids) == 0 &&
 func (s *State) Compound() bool { return s.Kind == Basic && len(s.kids) > 0 }
 
 // IsHistory reports whether s is a history pseudo-state.
-func (s *State) IsHistory() bool { return s.Kind == ShallowHistory || s.Kind == DeepHistory }
+func (s *State) IsHistory() bool { return s.Kind.IsHistory() }
+
+// IsHistory reports whether the kind is a history pseudo-state's.
+func (k Kind) IsHistory() bool { return k == ShallowHistory || k == DeepHistory }
 
 // ChildStates are the child states, without history states.
 func (s *State) ChildStates() []*State { return s.kids }

@@ -109,6 +109,9 @@ func (in *Instance) In(id string) bool {
 	return s != nil && in.active[s.index]
 }
 
+// Active reports whether s is active.
+func (in *Instance) Active(s *State) bool { return in.active[s.index] }
+
 // Configuration returns the active states in document order. The slice is
 // the instance's: copy it to keep it.
 func (in *Instance) Configuration() []*State { return in.config }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nestedReception is a reception behavior with a nested dialogue whose
+// rules apply in each of its states, a deep history that resumes it after
+// an interruption, and a final state that ends the run.
+const nestedReception = `<seatml>
+<general name="受付ロボット">
+  <adaptor name="客" type="socket" role="server" port="PORT"/>
+  <rule><key>さようなら</key><message sendto="客">またね</message><statetransition>終わり</statetransition></rule>
+</general>
+<state name="接客" initial="挨拶">
+  <rule><key>止まって</key><message sendto="客">止まります</message><statetransition>中断</statetransition></rule>
+  <state name="挨拶">
+    <rule><key>こんにちは</key><message sendto="客">ご用件は?</message><statetransition>用件</statetransition></rule>
+  </state>
+  <state name="用件">
+    <rule><key>会議室</key><message sendto="客">三階です</message></rule>
+  </state>
+  <history name="再開" type="deep"/>
+</state>
+<state name="中断">
+  <rule><key>続けて</key><message sendto="客">再開します</message><statetransition>再開</statetransition></rule>
+</state>
+<final name="終わり"/>
+</seatml>
+`
+
+// TestNestedReceptionOverTCP runs a nested behavior through the real
+// binary over TCP, in Japanese: the compound state's rule works in its
+// child, the history resumes the dialogue where it was interrupted, and
+// the top-level final state ends the run with status 0 and "finished".
+func TestNestedReceptionOverTCP(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "受付.seatml")
+	os.WriteFile(f, []byte(strings.Replace(nestedReception, "PORT", port, 1)), 0o644)
+	if out, code := runBinary(t, "", "check", f); code != 0 || out != "" {
+		t.Fatalf("check: exit %d\n%s", code, out)
+	}
+	cmd, log := startSeat(t, "run", "--log-format", "json", f)
+	c := dialSeat(t, port)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	for _, step := range [][2]string{
+		{"こんにちは", "ご用件は?"},
+		{"止まって", "止まります"},
+		{"続けて", "再開します"},
+		{"会議室", "三階です"}, // 用件's rule: the dialogue resumed there, not at 挨拶
+		{"さようなら", "またね"},
+	} {
+		c.Write([]byte(step[0] + "\n"))
+		if l, err := r.ReadString('\n'); l != step[1]+"\n" {
+			t.Fatalf("%s: got %q (%v), want %q\n%s", step[0], l, err, step[1], log.String())
+		}
+	}
+	if err := waitExit(t, cmd, 10*time.Second, log); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), `"msg":"finished","behavior":"受付ロボット","final":"終わり"`) {
+		t.Errorf("no finished line naming 終わり:\n%s", log.String())
+	}
+}
+
+// TestCheckNestedStates: seat check places the errors of nested states:
+// an initial that names no state inside, a history with nothing to
+// remember, a name used at two levels.
+func TestCheckNestedStates(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "入れ子.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="入れ子"/>
+<state name="外" initial="挨捗">
+  <state name="挨拶"/>
+  <state name="外"/>
+</state>
+<state name="一人"><history name="履歴"/></state>
+</seatml>
+`), 0o644)
+	out, code := runBinary(t, "", "check", f)
+	for _, want := range []string{
+		`:2:26: initial "挨捗": no such state; did you mean "挨拶"?`,
+		`:4:3: state "外" is declared twice (first at 2:1)`,
+		`:6:18: history "履歴" is not inside a state that holds states: it has nothing to remember`,
+	} {
+		if !strings.Contains(out, f+want) {
+			t.Errorf("output lacks %s%s", f, want)
+		}
+	}
+	if code != 1 || t.Failed() {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}

@@ -1,0 +1,169 @@
+package interpreter
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// reception is a nested behavior: a dialogue of two states inside 接客,
+// whose rules apply in both, with a deep history to resume it, beside a
+// state for interruptions.
+const reception = `<state name="接客" initial="挨拶">
+  <onentry>` + `<message sendto="chat">接客 開始</message>` + `</onentry>
+  <onexit>` + `<message sendto="chat">接客 中断</message>` + `</onexit>
+  <rule><key>止まって</key><statetransition>停止</statetransition></rule>
+  <rule><key>天気</key><message sendto="chat">晴れです</message></rule>
+  <state name="挨拶">
+    <rule><key>こんにちは</key><message sendto="chat">ようこそ</message><statetransition>質問</statetransition></rule>
+  </state>
+  <state name="質問">
+    <rule><key>天気</key><message sendto="chat">今日は晴れ</message></rule>
+    <rule><key>最初から</key><statetransition>接客</statetransition></rule>
+  </state>
+  <history name="続き" type="deep"/>
+</state>
+<state name="停止">
+  <rule><key>続けて</key><statetransition>続き</statetransition></rule>
+</state>
+`
+
+// TestNestedStates: entry goes through the compound state to its initial
+// child; the child's rules come first, then its parent's (a key both
+// have fires the child's), then general's; a sibling transition inside
+// the compound state does not exit it; leaving it runs its onexit; a
+// transition to its history resumes where it was.
+func TestNestedStates(t *testing.T) {
+	h := start(t, doc(`<rule><key>天気</key><message sendto="chat">一般</message></rule>`, reception))
+	want := []string{"lua:open", "general", "adaptors:open", "enter:接客", "send:chat:接客 開始", "enter:挨拶"}
+	if diff := cmp.Diff(want, h.take()); diff != "" {
+		t.Errorf("start-up (-want +got):\n%s", diff)
+	}
+	steps := []struct {
+		in    string
+		want  []string
+		state string
+	}{
+		{"天気", []string{"send:chat:晴れです"}, "挨拶"}, // the parent's rule, not general's
+		{"こんにちは", []string{"send:chat:ようこそ", "exit:挨拶", "enter:質問"}, "質問"},
+		{"天気", []string{"send:chat:今日は晴れ"}, "質問"}, // the child's first
+		{"止まって", []string{"exit:質問", "exit:接客", "send:chat:接客 中断", "enter:停止"}, "停止"},
+		{"天気", []string{"send:chat:一般"}, "停止"}, // general's, outside 接客
+		{"続けて", []string{"exit:停止", "enter:接客", "send:chat:接客 開始", "enter:質問"}, "質問"},
+		{"最初から", []string{"exit:質問", "exit:接客", "send:chat:接客 中断", "enter:接客", "send:chat:接客 開始", "enter:挨拶"}, "挨拶"},
+	}
+	for _, s := range steps {
+		h.event("chat", s.in)
+		got := h.take()
+		var sends []string
+		for _, l := range got {
+			if len(l) > 5 && (l[:5] == "send:" || l[:5] == "exit:" || l[:6] == "enter:") {
+				sends = append(sends, l)
+			}
+		}
+		if diff := cmp.Diff(s.want, sends); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", s.in, diff)
+		}
+		if st := h.state(); st != s.state {
+			t.Errorf("after %s: state %q, want %q", s.in, st, s.state)
+		}
+	}
+}
+
+// TestParallelRegions: every region of a parallel state handles the
+// event, in document order; a region's transition leaves the others
+// alone; a transition out of the parallel state exits every region.
+func TestParallelRegions(t *testing.T) {
+	h := start(t, doc("", `<parallel name="見守り">
+  <state name="電池">
+    <state name="満充電"><rule><key>点検</key><message sendto="chat">電池 良好</message></rule>
+      <rule><key>電池低下</key><statetransition>低電圧</statetransition></rule></state>
+    <state name="低電圧"><rule><key>点検</key><message sendto="chat">電池 低い</message></rule></state>
+  </state>
+  <state name="頭">
+    <state name="静止"><rule><key>点検</key><message sendto="chat">頭 静止</message></rule>
+      <rule><key>終了</key><statetransition>終わり</statetransition></rule></state>
+  </state>
+</parallel>
+<state name="終わり"/>`))
+	h.take()
+	h.event("chat", "点検")
+	if diff := cmp.Diff([]string{"send:chat:電池 良好", "send:chat:頭 静止"}, sends(h.take())); diff != "" {
+		t.Errorf("both regions (-want +got):\n%s", diff)
+	}
+	h.event("chat", "電池低下")
+	if diff := cmp.Diff([]string{"exit:満充電", "enter:低電圧"}, sends(h.take())); diff != "" {
+		t.Errorf("one region's transition (-want +got):\n%s", diff)
+	}
+	h.event("chat", "点検")
+	if diff := cmp.Diff([]string{"send:chat:電池 低い", "send:chat:頭 静止"}, sends(h.take())); diff != "" {
+		t.Errorf("after it (-want +got):\n%s", diff)
+	}
+	h.event("chat", "終了")
+	if diff := cmp.Diff([]string{"exit:静止", "exit:頭", "exit:低電圧", "exit:電池", "exit:見守り", "enter:終わり"}, sends(h.take())); diff != "" {
+		t.Errorf("leaving the parallel state (-want +got):\n%s", diff)
+	}
+}
+
+// sends keeps the trace lines of messages, exits and entries.
+func sends(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		for _, p := range []string{"send:", "exit:", "enter:"} {
+			if len(l) >= len(p) && l[:len(p)] == p {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// TestEventPathAllocatesNothing: a keyed match with a data rule beside
+// it, and a keyed match plus a transition, allocate nothing per event,
+// in a flat behavior and in a nested one (once its transitions are
+// known). Before, looking up the scopes for data rules allocated.
+func TestEventPathAllocatesNothing(t *testing.T) {
+	for name, src := range map[string]string{
+		"flat": doc(`<rule source="chat"><cond>false</cond></rule>`,
+			`<state name="a"><rule><key>ping</key><statetransition>b</statetransition></rule><rule><key>stay</key><log>here</log></rule></state>
+<state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule><rule><key>stay</key><log>here</log></rule></state>`),
+		"nested": doc(`<rule source="chat"><cond>false</cond></rule>`,
+			`<state name="外"><rule><key>stay</key><log>here</log></rule>
+  <state name="a"><rule><key>ping</key><statetransition>b</statetransition></rule></state>
+  <state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule></state>
+</state>`),
+	} {
+		prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{})
+		if prog == nil {
+			t.Fatal(diags)
+		}
+		m, err := New(prog, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Begin()
+		ping := adaptors.Event{Source: "chat", Text: "ping"}
+		stay := adaptors.Event{Source: "chat", Text: "stay"}
+		m.Dispatch(ping) // the nested behavior's transitions, made once
+		m.Dispatch(ping)
+		if n := testing.AllocsPerRun(200, func() { m.Dispatch(ping); m.Dispatch(stay) }); n != 0 {
+			t.Errorf("%s: %v allocations per two events", name, n)
+		}
+	}
+}
+
+// TestNestedOnExec: at a tick, the onexec of every active state runs,
+// outer first.
+func TestNestedOnExec(t *testing.T) {
+	h := start(t, doc(`<onexec>`+msg("一般")+`</onexec>`, `<state name="外"><onexec>`+msg("外")+`</onexec>
+  <state name="内"><onexec>`+msg("内")+`</onexec></state>
+</state>`))
+	h.take()
+	h.advance(1500 * time.Millisecond)
+	if diff := cmp.Diff([]string{"send:chat:外", "send:chat:内", "send:chat:一般"}, sends(h.take())); diff != "" {
+		t.Errorf("a tick (-want +got):\n%s", diff)
+	}
+}
