@@ -321,11 +321,19 @@ func (m *Machine) installAPI() {
 	L := m.L
 	api := L.NewTable()
 	fns := map[string]lua.LGFunction{
-		"send":        m.luaSend,
-		"reply":       m.luaReply,
-		"transition":  m.luaTransition(transGoto),
-		"push":        m.luaTransition(transPush),
-		"pop":         m.luaTransition(transPop),
+		"send":       m.luaSend,
+		"reply":      m.luaReply,
+		"transition": m.luaTransition(transGoto),
+		"push":       m.luaTransition(transPush),
+		"pop":        m.luaTransition(transPop),
+		"raise": func(L *lua.LState) int {
+			name := L.CheckString(1)
+			if name == "" || strings.ContainsAny(name, " \t\r\n") {
+				L.ArgError(1, fmt.Sprintf("event name %q: an event name is one word, without spaces", name))
+			}
+			m.raise(name, "")
+			return 0
+		},
 		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
 		"timeout":     m.luaTimeout,
 		"reset_timer": func(L *lua.LState) int { m.resetTimeout(); return 0 },

@@ -92,7 +92,9 @@ func applyOverrides(root *schema.Node, set []Override) {
 // Reserved names: globals seat defines, and event sources adaptors may not use.
 var (
 	reservedGlobals = map[string]bool{"seat": true, "event": true, "rtc_result": true, "rtc_in_data": true, "web_in_data": true}
-	builtinSources  = []string{"gui", "memory", "motion"}
+	// event is the source of internal events: done.state.*, error.*, and
+	// those raised with <raise> or seat.raise (§14).
+	builtinSources = []string{"gui", "memory", "motion", internalSource}
 )
 
 // Load reads, validates and compiles a behavior file and everything it
@@ -284,7 +286,7 @@ func (c *compiler) compile(root *schema.Node) {
 	c.resolveInitials()
 	if len(c.prog.States) > 0 {
 		c.prog.Initial = c.prog.States[0]
-		if s := c.prog.stateByName["start"]; s != nil {
+		if s := c.prog.stateByName["start"]; s != nil && s.Parent == nil {
 			c.prog.Initial = s
 		}
 	}
@@ -500,12 +502,12 @@ func (c *compiler) resolveInitials() {
 				}
 			}
 		}
-		if s.Kind.IsHistory() && (s.Parent == nil || len(s.Parent.Children) == 1) {
+		if s.Kind.IsHistory() && (s.Parent == nil || !holdsStates(s.Parent.xml)) {
 			c.errorf(s.Pos, "history %q is not inside a state that holds states: it has nothing to remember", s.Name)
 		}
 		a, ok := s.xml.Attr("initial")
-		if !ok {
-			continue
+		if !ok || s.Kind != statechart.Basic {
+			continue // the schema refuses initial on the others
 		}
 		name := strings.TrimSpace(a.Value)
 		t := c.prog.stateByName[name]
@@ -516,10 +518,24 @@ func (c *compiler) resolveInitials() {
 			c.errorf(a.ValuePos, "initial %q: no such state%s", name, schema.DidYouMean(name, kids, "%q"))
 		case !descends(t, s):
 			c.errorf(a.ValuePos, "initial %q is not inside state %q%s", name, s.Name, schema.DidYouMean(name, kids, "%q"))
+		case t.Kind.IsHistory():
+			c.errorf(a.ValuePos, "initial %q is a history state, which starts from its parent's initial state: name a state%s", name, schema.DidYouMean(name, kids, "%q"))
 		default:
 			s.initial = t
 		}
 	}
+}
+
+// holdsStates reports whether an element holds a state, parallel or
+// final state.
+func holdsStates(n *schema.Node) bool {
+	for _, ch := range n.Children {
+		switch ch.Name {
+		case "state", "parallel", "final":
+			return true
+		}
+	}
+	return false
 }
 
 // descends reports whether s is inside a (not a itself).
@@ -692,6 +708,7 @@ func (c *compiler) sourceOK(pos schema.Pos, what, name string) bool {
 	for _, b := range builtinSources {
 		if name == b {
 			c.prog.UsesDevices = c.prog.UsesDevices || name == "memory" || name == "motion"
+			c.prog.hearsInternal = c.prog.hearsInternal || name == internalSource
 			return true
 		}
 	}
@@ -787,6 +804,9 @@ func (c *compiler) adaptorType(name string) string {
 	}
 	return ""
 }
+
+// internalSource is the source of internal events.
+const internalSource = "event"
 
 // maxQuoted is how many characters of a key a diagnostic quotes.
 const maxQuoted = 60
@@ -906,6 +926,12 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 					c.warnf(e.Pos, "encode=%q has no effect on web adaptor %q: WebSocket frames are UTF-8, so the message is sent as UTF-8", e.Value, a.sendto)
 					a.encode = identity
 				}
+			}
+		case "raise":
+			a.kind = actRaise
+			a.text = strings.TrimSpace(ch.AttrValue("event"))
+			if ev, _ := ch.Attr("event"); a.text == "" || strings.ContainsAny(a.text, " \t\r\n") {
+				c.errorf(ev.ValuePos, "event name %q: an event name is one word, without spaces (dots separate its parts: 挨拶.朝)", a.text)
 			}
 		case "statetransition":
 			a.kind = actTransition

@@ -59,7 +59,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		encodeWarned: map[*action]bool{},
 		tried:        make([]uint64, len(prog.rules)),
 	}
-	scOpts := statechart.Options{OnEnter: enteredHook}
+	scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
 	if opts.Trace != nil || prog.onExit {
 		scOpts.OnExit = exitedHook // else exiting a state has nothing to do
 	}

@@ -162,9 +162,12 @@ type Machine struct {
 
 	sc      *statechart.Instance // enters and exits the states
 	pending request              // the transition the onentry list being run asks for
-	// In a nested behavior: the active leaf whose rules handle the event
-	// (nil outside matching), the transitions made so far, scratch.
-	leaf     *State
+	// In a nested behavior: the state whose rule is running, which a
+	// statetransition leaves from (generalSource for general's; nil: the
+	// current state), the transitions made so far, scratch.
+	src      *State
+	leafBuf2 []*State
+	starting bool // the initial configuration is being entered
 	trans    map[[2]*State]*statechart.Transition
 	leafBuf  []*State
 	scopeBuf []*Scope
@@ -457,8 +460,12 @@ func (m *Machine) trace(s string) {
 // enterInitial enters the initial state and carries out the transitions
 // its onentry list asks for.
 func (m *Machine) enterInitial() {
+	m.starting = true
 	m.sc.Start()
+	m.starting = false
+	m.syncCur()
 	m.settle(m.takePending())
+	m.drainInternal()
 }
 
 // enteredHook and exitedHook are the engine's OnEnter and OnExit: plain
@@ -473,8 +480,12 @@ func (m *Machine) entered(n *statechart.State) {
 	s := n.Ext.(*State)
 	from := m.cur
 	if m.prog.nested && !n.Atomic() {
-		// A state around the leaf to come: its own onentry, no more.
-		m.moves++
+		// A state around the leaf to come: current while its onentry
+		// runs (seat.state() names it), no timers of its own.
+		m.cur = s
+		if !m.starting {
+			m.moves++
+		}
 		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
 			ce.Write(zap.String("to", s.Name))
 		}
@@ -484,21 +495,23 @@ func (m *Machine) entered(n *statechart.State) {
 		if m.watching() {
 			m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 		}
-		m.pending = m.runList(s.OnEntry, m.ctx(ctxLifecycle))
+		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 		return
 	}
 	m.cur = s
-	if from == nil { // the initial state
-		m.log.Info("state", zap.String("to", s.Name))
-	} else {
+	if !m.starting {
 		m.moves++
-		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+	}
+	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+		if m.starting || m.prog.nested { // the initial state; a nested entry (regions make from/to a guess)
+			ce.Write(zap.String("to", s.Name))
+		} else {
 			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
 		}
 	}
 	m.notifyState()
 	m.armTimeout()
-	if from == nil {
+	if m.starting {
 		m.enteredAt = m.clock.Now()
 		m.nextTick = m.enteredAt.Add(m.period())
 	} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
@@ -511,7 +524,7 @@ func (m *Machine) entered(n *statechart.State) {
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
-	m.pending = m.runList(s.OnEntry, m.ctx(ctxLifecycle))
+	m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 	if n.Kind == statechart.Final && n.Parent == m.prog.chart.Root && m.exitCode == nil {
 		// A top-level final state ends the behavior, as a finished run.
 		m.log.Info("finished", zap.String("final", s.Name))
@@ -544,14 +557,18 @@ func (m *Machine) transitionTo(target *State) *statechart.Transition {
 	if !m.prog.nested {
 		return target.into
 	}
-	from := m.leaf
+	from := m.src
 	if from == nil {
 		from = m.cur
 	}
 	key := [2]*State{from, target}
 	t := m.trans[key]
 	if t == nil {
-		t = m.prog.chart.Transition(from.node, target.node)
+		src := m.prog.chart.Root // a general rule's: from the behavior itself
+		if from != generalSource {
+			src = from.node
+		}
+		t = m.prog.chart.Transition(src, target.node)
 		if m.trans == nil {
 			m.trans = map[[2]*State]*statechart.Transition{}
 		}
@@ -561,14 +578,54 @@ func (m *Machine) transitionTo(target *State) *statechart.Transition {
 }
 
 // scopes returns the scopes whose lists apply now, inner first: the
-// active state, the states around it, general.
+// active state, the states around it, general; in a parallel state, each
+// region's in document order.
 func (m *Machine) scopes() []*Scope {
 	m.scopeBuf = m.scopeBuf[:0]
-	for s := m.cur; s != nil; s = s.Parent {
-		m.scopeBuf = append(m.scopeBuf, &s.Scope)
+	if !m.prog.nested {
+		m.scopeBuf = append(m.scopeBuf, &m.cur.Scope)
+	} else {
+		m.leafBuf2 = m.appendLeaves(m.leafBuf2[:0])
+		for _, leaf := range m.leafBuf2 {
+		chain:
+			for s := leaf; s != nil; s = s.Parent {
+				for _, sc := range m.scopeBuf {
+					if sc == &s.Scope {
+						break chain // shared with an earlier region
+					}
+				}
+				m.scopeBuf = append(m.scopeBuf, &s.Scope)
+			}
+		}
 	}
 	m.scopeBuf = append(m.scopeBuf, m.prog.General) // kept: no allocation next time
 	return m.scopeBuf
+}
+
+// request keeps the transition an onentry list asks for: the last one
+// asked for in a step, whichever state's list asked.
+func (m *Machine) request(r request) {
+	if r.ok {
+		m.pending = r
+	}
+}
+
+// syncCur makes the current state the first active leaf once a step is
+// over (entry left it at the last region's, in a parallel state).
+func (m *Machine) syncCur() {
+	if !m.prog.nested {
+		return
+	}
+	for _, n := range m.sc.Configuration() {
+		if n.Atomic() {
+			if s := n.Ext.(*State); s != m.cur {
+				m.cur = s
+				m.notifyState()
+				m.armTimeout()
+			}
+			return
+		}
+	}
 }
 
 func (m *Machine) takePending() request {
@@ -732,8 +789,16 @@ func (m *Machine) sessionPeer() string {
 }
 
 // runTimer runs the timer that is due at at: the timeout if its deadline
-// has come (it wins a tie with a tick), else the onexec tick.
+// has come (it wins a tie with a tick), else the onexec tick; then the
+// internal events they raised.
 func (m *Machine) runTimer(at time.Time) {
+	m.runTimerOnce(at)
+	if m.sc.HasInternal() {
+		m.drainInternal()
+	}
+}
+
+func (m *Machine) runTimerOnce(at time.Time) {
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
@@ -803,7 +868,16 @@ func (m *Machine) guiModel() *adaptors.GUI {
 }
 
 // handleEvent is SEATML §5.
+// handleEvent handles an event, then the internal events it raised.
 func (m *Machine) handleEvent(ev adaptors.Event) {
+	m.handleOne(ev)
+	if m.sc.HasInternal() {
+		m.drainInternal()
+	}
+}
+
+// handleOne handles one event (§5).
+func (m *Machine) handleOne(ev adaptors.Event) {
 	if ev.Done != nil {
 		defer ev.Done(true)
 	}
@@ -845,7 +919,7 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		// the text up to its first comma (the speech result "はい,0.93" is
 		// looked up as "はい"); scripts read it as event.lookup.
 		cc.lookup = ev.Text
-		if ev.Source == "memory" || ev.Source == "motion" {
+		if ev.Source == "memory" || ev.Source == "motion" || ev.Source == internalSource {
 			cc.lookup = ev.Key
 		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
 			cc.lookup = cc.lookup[:i]
@@ -911,7 +985,7 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 		if !m.sc.Active(leaf.node) {
 			continue // an earlier region's transition left it
 		}
-		m.leaf = leaf
+		m.src = leaf
 		for s := leaf; s != nil; s = s.Parent {
 			if m.matchScope(cc, &s.Scope, id, known, l) {
 				fired = true
@@ -919,9 +993,18 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 			}
 		}
 	}
-	m.leaf = nil
-	return fired || m.matchScope(cc, m.prog.General, id, known, l)
+	if !fired {
+		m.src = generalSource
+		fired = m.matchScope(cc, m.prog.General, id, known, l)
+	}
+	m.src = nil
+	return fired
 }
+
+// generalSource stands for general as the source of a transition: a
+// general rule's transition leaves from the behavior itself, exiting
+// every active state, as in a flat behavior.
+var generalSource = &State{Name: "general"}
 
 // appendLeaves appends the active atomic states, in document order, to
 // dst: a copy, as transitions may change the configuration meanwhile.
@@ -940,6 +1023,9 @@ func (m *Machine) matchScope(cc *callCtx, sc *Scope, id int, known bool, l strin
 	for k, src := range [2]int{id, 0} {
 		if k == 0 && (!known || id == 0) {
 			continue // no rule names this source
+		}
+		if k == 1 && cc.ev.Source == internalSource {
+			break // internal events are for rules that name their source
 		}
 		g := sc.bySource[src]
 		if g == nil {
@@ -1029,10 +1115,14 @@ func (m *Machine) condTrue(r *Rule, cc *callCtx) bool {
 func (m *Machine) runDataRules(cc *callCtx) bool {
 	ran := false
 	src := cc.ev.Source
+	defer func() { m.src = nil }()
 	for _, sc := range m.scopes() {
+		if sc == m.prog.General {
+			m.src = generalSource // its transitions leave from the behavior
+		}
 		for _, r := range sc.DataRules {
-			if r.Source != "" && r.Source != src {
-				continue
+			if r.Source != "" && r.Source != src || r.Source == "" && src == internalSource {
+				continue // internal events are for rules that name their source
 			}
 			m.setEventKey(cc, "", nil)
 			if !m.condTrue(r, cc) {
@@ -1065,9 +1155,11 @@ func (m *Machine) updateWidget(ev adaptors.Event) {
 
 // widgetOf finds a widget of the current state by id or button label.
 func (m *Machine) widgetOf(id string) *Widget {
-	for _, w := range m.cur.Widgets {
-		if w.ID != "" && w.ID == id {
-			return w
+	for s := m.cur; s != nil; s = s.Parent { // a nested state's, inner first
+		for _, w := range s.Widgets {
+			if w.ID != "" && w.ID == id {
+				return w
+			}
 		}
 	}
 	return nil
@@ -1139,6 +1231,8 @@ func (m *Machine) settle(req request) {
 			t = m.transitionTo(req.target)
 		}
 		m.sc.Take(t) // exited, then entered, run the lists
+		m.src = nil  // what follows is asked for by onentry lists
+		m.syncCur()
 		req = m.takePending()
 	}
 }
@@ -1202,6 +1296,8 @@ func (m *Machine) runList(list []action, cc *callCtx) request {
 			}
 		case actMotion:
 			m.runMotion(a)
+		case actRaise:
+			m.raise(a.text, "")
 		}
 	}
 	return m.takeRequest(true)
@@ -1240,6 +1336,39 @@ func (m *Machine) runScript(a *action, cc *callCtx) bool {
 
 func (m *Machine) scriptFailed(err error, what string) {
 	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
+	if m.prog.hearsInternal {
+		m.raise("error.execution", err.Error()) // for rules of source "event"
+	}
+}
+
+// raise puts an internal event on the queue: the rules of source "event"
+// handle it (its name is the lookup text, data its text) once the event,
+// timer or list being handled is done, before anything else.
+func (m *Machine) raise(name, data string) {
+	var d any
+	if data != "" {
+		d = data
+	}
+	m.sc.Raise(&statechart.Event{Name: name, Type: statechart.Internal, Data: d})
+}
+
+// drainInternal handles the internal events raised so far, and those they
+// raise in turn, at most maxChain of them.
+func (m *Machine) drainInternal() {
+	for n := 0; m.exitCode == nil; n++ {
+		ev := m.sc.NextInternal()
+		if ev == nil {
+			return
+		}
+		if n >= maxChain {
+			m.log.Error("internal events cut: each raised another", zap.Int("limit", maxChain), zap.String("event", ev.Name))
+			for m.sc.NextInternal() != nil {
+			}
+			return
+		}
+		text, _ := ev.Data.(string)
+		m.handleOne(adaptors.Event{Source: internalSource, Key: ev.Name, Text: text})
+	}
 }
 
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.

@@ -167,3 +167,91 @@ func TestNestedOnExec(t *testing.T) {
 		t.Errorf("a tick (-want +got):\n%s", diff)
 	}
 }
+
+// TestInternalEvents: rules of source "event" handle internal events once
+// the event that raised them is done: one raised with <raise> or
+// seat.raise, a compound state's done.state.NAME when its final state is
+// entered (a plain key is a prefix, so "done.state" matches it too), and
+// error.execution when a script fails, its message in event.text. Rules
+// that name no source never see them.
+func TestInternalEvents(t *testing.T) {
+	h := start(t, doc(`<rule><key>.</key>`+msg("一般の受け皿")+`</rule>
+<rule source="event"><key>error.execution</key><script sendto="chat">return "エラー: " .. event.text:sub(1, 9)</script></rule>
+<rule source="event"><key>done.state</key><script sendto="chat">return "完了: " .. event.key</script><statetransition>次</statetransition></rule>`,
+		`<state name="受付" initial="案内中">
+  <rule><key>案内して</key><raise event="案内.開始"/>`+msg("承知しました")+`</rule>
+  <rule source="event"><key>案内.開始</key>`+msg("案内を始めます")+`<script>seat.raise("案内.途中")</script></rule>
+  <rule source="event"><key>案内.途中</key>`+msg("途中です")+`</rule>
+  <rule><key>着いた</key><statetransition>到着</statetransition></rule>
+  <rule><key>壊す</key><script>nothing()</script></rule>
+  <state name="案内中"/>
+  <final name="到着"/>
+</state>
+<state name="次"/>`))
+	h.take()
+	h.event("chat", "案内して")
+	if diff := cmp.Diff([]string{"send:chat:承知しました", "send:chat:案内を始めます", "send:chat:途中です"}, sends(h.take())); diff != "" {
+		t.Errorf("raised events (-want +got):\n%s", diff)
+	}
+	h.event("chat", "壊す")
+	if diff := cmp.Diff([]string{"send:chat:エラー: t.seatml:"}, sends(h.take())); diff != "" {
+		t.Errorf("error.execution (-want +got):\n%s", diff)
+	}
+	h.event("chat", "着いた")
+	got := sends(h.take())
+	want := []string{"exit:案内中", "enter:到着", "send:chat:完了: done.state.受付", "exit:到着", "exit:受付", "enter:次"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("done.state (-want +got):\n%s", diff)
+	}
+}
+
+// TestNestedOnEntryTransitions: a compound state's onentry may ask for a
+// transition (its child's onentry, asking none, does not drop it); a
+// leaf's onentry transition leaves from that leaf, not from the state an
+// earlier transition came from; seat.state() in a compound state's
+// onentry names it. (A review found each of these wrong.)
+func TestNestedOnEntryTransitions(t *testing.T) {
+	h := start(t, doc("", `<state name="待機">
+  <rule><key>親へ</key><statetransition>親</statetransition></rule>
+  <rule><key>甲へ</key><statetransition>二</statetransition></rule>
+</state>
+<state name="親"><onentry><script sendto="chat">return "in " .. seat.state()</script><statetransition>外</statetransition></onentry><state name="子"/></state>
+<state name="二"><onentry>`+msg("in 二")+`</onentry><onexit>`+msg("out 二")+`</onexit>
+  <state name="甲"><onentry>`+msg("in 甲")+`<statetransition>乙</statetransition></onentry><onexit>`+msg("out 甲")+`</onexit></state>
+  <state name="乙"><onentry>`+msg("in 乙")+`</onentry></state>
+</state>
+<state name="外"/>`))
+	h.take()
+	h.event("chat", "親へ")
+	if diff := cmp.Diff([]string{"exit:待機", "enter:親", "send:chat:in 親", "enter:子", "exit:子", "exit:親", "enter:外"}, sends(h.take())); diff != "" {
+		t.Errorf("a compound state's onentry transition (-want +got):\n%s", diff)
+	}
+	h2 := start(t, doc("", `<state name="待機"><rule><key>行く</key><statetransition>二</statetransition></rule></state>
+<state name="二"><onentry>`+msg("in 二")+`</onentry><onexit>`+msg("out 二")+`</onexit>
+  <state name="甲"><onentry>`+msg("in 甲")+`<statetransition>乙</statetransition></onentry><onexit>`+msg("out 甲")+`</onexit></state>
+  <state name="乙"><onentry>`+msg("in 乙")+`</onentry></state>
+</state>`))
+	h2.take()
+	h2.event("chat", "行く")
+	want := []string{"exit:待機", "enter:二", "send:chat:in 二", "enter:甲", "send:chat:in 甲", "exit:甲", "send:chat:out 甲", "enter:乙", "send:chat:in 乙"}
+	if diff := cmp.Diff(want, sends(h2.take())); diff != "" {
+		t.Errorf("a leaf's onentry transition to its sibling (-want +got):\n%s", diff)
+	}
+}
+
+// TestParallelCurrentState: in a parallel state the current state is the
+// first region's leaf (seat.state(), the innermost timeout), as §14 says.
+func TestParallelCurrentState(t *testing.T) {
+	h := start(t, doc("", `<parallel name="並行">
+  <state name="電池"><ontimeout timeout="1">`+msg("電池 時間切れ")+`</ontimeout></state>
+  <state name="頭"/>
+</parallel>`))
+	h.take()
+	if st := h.state(); st != "電池" {
+		t.Errorf("state %q, want 電池 (the first region's)", st)
+	}
+	h.advance(1500 * time.Millisecond)
+	if diff := cmp.Diff([]string{"send:chat:電池 時間切れ"}, sends(h.take())); diff != "" {
+		t.Errorf("the first region's timeout (-want +got):\n%s", diff)
+	}
+}

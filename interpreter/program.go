@@ -64,13 +64,16 @@ type Program struct {
 
 	// chart is the behavior's statechart: the engine enters and exits
 	// its states; SEATML picks the rules and runs their actions.
-	chart       *statechart.Chart
-	onExit      bool // some state has an onexit list
-	nested      bool // some state holds others (or is parallel, final or history)
-	stateByName map[string]*State
-	sourceIDs   map[string]int // sources of keyed rules; "" is 0
-	widgets     map[string]*Widget
-	rules       []*Rule // every rule, indexed by Rule.id
+	chart  *statechart.Chart
+	onExit bool // some state has an onexit list
+	nested bool // some state holds others (or is parallel, final or history)
+	// hearsInternal: some rule or key names the source "event"; script
+	// failures then raise error.execution for them.
+	hearsInternal bool
+	stateByName   map[string]*State
+	sourceIDs     map[string]int // sources of keyed rules; "" is 0
+	widgets       map[string]*Widget
+	rules         []*Rule // every rule, indexed by Rule.id
 }
 
 // State looks up a state by name.
@@ -214,6 +217,7 @@ const (
 	actShell
 	actScript
 	actMotion
+	actRaise
 )
 
 type transFunc int

@@ -91,7 +91,7 @@ type ElementSpec struct {
 }
 
 // ActionNames lists the action elements (SEATML §6).
-var ActionNames = []string{"message", "statetransition", "log", "shell", "script", "motion"}
+var ActionNames = []string{"message", "statetransition", "log", "shell", "script", "motion", "raise"}
 
 // WidgetNames lists the GUI widgets seat shows (SEATML §11).
 var WidgetNames = []string{"label", "brk", "space", "button", "input", "text"}
@@ -193,9 +193,12 @@ var Elements = map[string]ElementSpec{
 		"topic": {Kind: TopicName}, "retain": {Kind: Enum, Enum: []string{"true", "false"}},
 	}},
 	"statetransition": {Attrs: map[string]AttrSpec{"func": {Kind: Enum, Enum: []string{"push", "pop"}}}},
-	"log":             {Attrs: map[string]AttrSpec{"level": {Kind: Enum, Enum: []string{"debug", "info", "warn", "error"}}}},
-	"shell":           {Attrs: map[string]AttrSpec{"sendto": sendto, "host": hostSend}},
-	"script":          {Attrs: map[string]AttrSpec{"execfile": {}, "sendto": sendto, "host": hostSend}},
+	// <raise event="name"/> puts an internal event on the queue: rules of
+	// source "event" handle it once the current event is done (§14).
+	"raise":  {Attrs: map[string]AttrSpec{"event": {Required: true}}},
+	"log":    {Attrs: map[string]AttrSpec{"level": {Kind: Enum, Enum: []string{"debug", "info", "warn", "error"}}}},
+	"shell":  {Attrs: map[string]AttrSpec{"sendto": sendto, "host": hostSend}},
+	"script": {Attrs: map[string]AttrSpec{"execfile": {}, "sendto": sendto, "host": hostSend}},
 	"motion": {Attrs: map[string]AttrSpec{
 		"script":     {Required: true},
 		"name":       {},

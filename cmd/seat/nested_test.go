@@ -80,6 +80,8 @@ func TestCheckNestedStates(t *testing.T) {
   <state name="外"/>
 </state>
 <state name="一人"><history name="履歴"/></state>
+<state name="案内" initial="再開"><state name="説明"/><state name="説明"/><history name="再開"/></state>
+<state name="作業"><state name="start"/></state>
 </seatml>
 `), 0o644)
 	out, code := runBinary(t, "", "check", f)
@@ -87,12 +89,42 @@ func TestCheckNestedStates(t *testing.T) {
 		`:2:26: initial "挨捗": no such state; did you mean "挨拶"?`,
 		`:4:3: state "外" is declared twice (first at 2:1)`,
 		`:6:18: history "履歴" is not inside a state that holds states: it has nothing to remember`,
+		`:7:27: initial "再開" is a history state, which starts from its parent's initial state: name a state`,
+		`:7:49: state "説明" is declared twice (first at 7:31)`,
 	} {
 		if !strings.Contains(out, f+want) {
 			t.Errorf("output lacks %s%s", f, want)
 		}
 	}
-	if code != 1 || t.Failed() {
-		t.Errorf("exit %d, output:\n%s", code, out)
+	if code != 1 || t.Failed() || strings.Count(out, "nothing to remember") != 1 {
+		t.Errorf("exit %d (want 1), one history error; output:\n%s", code, out)
+	}
+}
+
+// TestInternalEventsOnTheRealBinary: a raised event, a compound state's
+// done.state and a script's error.execution reach the rules of source
+// "event" through the real binary, in order, in Japanese.
+func TestInternalEventsOnTheRealBinary(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "内部.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="内部">
+  <adaptor name="端末" type="stdio"/>
+  <rule source="event"><key>done.state.案内</key><message sendto="端末">案内 完了</message><statetransition>待機</statetransition></rule>
+  <rule source="event"><key>error.execution</key><message sendto="端末">失敗を検知</message></rule>
+</general>
+<state name="案内">
+  <rule><key>出発</key><raise event="案内.出発"/><message sendto="端末">出発します</message></rule>
+  <rule source="event"><key>案内.出発</key><message sendto="端末">移動中</message></rule>
+  <rule><key>壊す</key><script>undefined_fn()</script></rule>
+  <rule><key>到着</key><statetransition>着いた</statetransition></rule>
+  <state name="移動"/>
+  <final name="着いた"/>
+</state>
+<state name="待機"><rule><key>.</key><message sendto="端末">待機中</message></rule></state>
+</seatml>
+`), 0o644)
+	stdout, stderr, code := runBinaryIO(t, "出発\n壊す\n到着\n何か\n", "run", f)
+	want := "出発します\n移動中\n失敗を検知\n案内 完了\n待機中\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout %q, want %q\n%s", code, stdout, want, stderr)
 	}
 }

@@ -25,6 +25,11 @@ type Options struct {
 	// ended). A runtime bounds a macrostep's time with it, which
 	// maxMicrosteps cannot do when each step waits on a slow script.
 	Limit func() error
+	// KeepInternal leaves raised events on the internal queue for the
+	// front end, which takes them with NextInternal and handles them with
+	// its own matching (SEATML's rules of source "event"); the engine then
+	// settles only eventless transitions.
+	KeepInternal bool
 	// OnDone is called once when the instance has ended: final is the
 	// top-level final state reached (nil when cancelled) and data its
 	// done data.
@@ -228,6 +233,21 @@ func (in *Instance) flatFrom(t *Transition) bool {
 	return t.flat && len(in.config) == 1 && in.config[0].Parent == in.chart.Root
 }
 
+// HasInternal reports whether the internal queue holds an event.
+func (in *Instance) HasInternal() bool { return len(in.internal) > 0 }
+
+// NextInternal takes the next event from the internal queue, or returns
+// nil: for a front end with Options.KeepInternal.
+func (in *Instance) NextInternal() *Event {
+	if len(in.internal) == 0 {
+		return nil
+	}
+	ev := in.internal[0]
+	in.internal[0] = nil
+	in.internal = in.internal[1:]
+	return ev
+}
+
 // Settle processes the events raised between macrosteps (an error a
 // delayed send met when it fired) and the eventless transitions they
 // enable, as the end of a macrostep would.
@@ -250,7 +270,7 @@ func (in *Instance) Cancel() {
 // transition enabled, the internal queue empty), starting invocations,
 // and ends the instance when it reached a top-level final state.
 func (in *Instance) settle() {
-	if in.running && !in.chart.eventless && len(in.internal) == 0 && in.toStart == 0 {
+	if in.running && !in.chart.eventless && (len(in.internal) == 0 || in.opts.KeepInternal) && in.toStart == 0 {
 		return // nothing can be enabled: no eventless transition, no event
 	}
 	steps := 0
@@ -258,7 +278,7 @@ func (in *Instance) settle() {
 		for in.running {
 			ts := in.selectTransitions(nil)
 			if len(ts) == 0 {
-				if len(in.internal) == 0 {
+				if len(in.internal) == 0 || in.opts.KeepInternal {
 					break
 				}
 				ev := in.internal[0]
@@ -300,7 +320,7 @@ func (in *Instance) settle() {
 				in.invoke(s, inv)
 			}
 		}
-		if len(in.internal) == 0 {
+		if len(in.internal) == 0 || in.opts.KeepInternal {
 			break
 		}
 	}
