@@ -451,6 +451,16 @@ func (m *Machine) State() string {
 	return m.cur.Name
 }
 
+// Configuration returns the names of the active states in document order
+// (in a flat behavior, the current state); call it from Sync.
+func (m *Machine) Configuration() []string {
+	var names []string
+	for _, n := range m.sc.Configuration() {
+		names = append(names, n.ID)
+	}
+	return names
+}
+
 func (m *Machine) trace(s string) {
 	if m.opts.Trace != nil {
 		m.opts.Trace(s)

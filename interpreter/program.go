@@ -127,6 +127,10 @@ type State struct {
 // Atomic reports whether the state holds no other state.
 func (s *State) Atomic() bool { return s.node.Atomic() }
 
+// InitialChild is the state a compound state enters first (its initial,
+// or its first child); nil for the others.
+func (s *State) InitialChild() *State { return s.initial }
+
 // Timeout is an ontimeout list.
 type Timeout struct {
 	After   time.Duration

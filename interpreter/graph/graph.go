@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
 
@@ -31,6 +32,13 @@ type Graph struct {
 	States  []string
 	Initial string
 	Edges   []interpreter.Edge
+	// Nested states (docs/seatml.md §14): each state's parent ("" at the
+	// top level), kind and, for a state that holds states, its children
+	// and the child it enters first.
+	Parent   map[string]string
+	Kind     map[string]statechart.Kind
+	Children map[string][]string
+	First    map[string]string
 	// labelSources: more than one adaptor, so keys name their source.
 	labelSources bool
 }
@@ -41,8 +49,18 @@ func New(p *interpreter.Program) *Graph {
 	if g.Name == "" {
 		g.Name = strings.TrimSuffix(p.File, ".seatml")
 	}
+	g.Parent, g.Kind = map[string]string{}, map[string]statechart.Kind{}
+	g.Children, g.First = map[string][]string{}, map[string]string{}
 	for _, s := range p.States {
 		g.States = append(g.States, s.Name)
+		g.Kind[s.Name] = s.Kind
+		if s.Parent != nil {
+			g.Parent[s.Name] = s.Parent.Name
+			g.Children[s.Parent.Name] = append(g.Children[s.Parent.Name], s.Name)
+		}
+		if c := s.InitialChild(); c != nil {
+			g.First[s.Name] = c.Name
+		}
 	}
 	if p.Initial != nil {
 		g.Initial = p.Initial.Name
@@ -142,13 +160,14 @@ func (g *Graph) DOT(w io.Writer) error {
 	b.WriteString("\tgraph [fontname=\"Helvetica,Arial,sans-serif\"];\n")
 	b.WriteString("\tnode [shape=box, style=\"rounded\", fontname=\"Helvetica,Arial,sans-serif\"];\n")
 	b.WriteString("\tedge [fontname=\"Helvetica,Arial,sans-serif\", fontsize=10];\n")
+	if g.nested() {
+		b.WriteString("\tcompound=true;\n") // edges may end at a cluster's border
+	}
 	fmt.Fprintf(b, "\t%s [shape=point, width=0.15, label=\"\"];\n", startID)
 	for _, s := range g.States {
-		attrs := ""
-		if s == g.Initial {
-			attrs = " [penwidth=2]"
+		if g.Parent[s] == "" {
+			g.dotState(b, s, "\t")
 		}
-		fmt.Fprintf(b, "\t%s%s;\n", quote(s), attrs)
 	}
 	if g.hasAny() {
 		fmt.Fprintf(b, "\t%s [label=\"any state\", style=\"rounded,dashed\"];\n", anyID)
@@ -157,10 +176,10 @@ func (g *Graph) DOT(w io.Writer) error {
 		fmt.Fprintf(b, "\t%s [label=\"back (pop)\", style=\"rounded,dashed\"];\n", popID)
 	}
 	if g.Initial != "" {
-		fmt.Fprintf(b, "\t%s -> %s;\n", startID, quote(g.Initial))
+		fmt.Fprintf(b, "\t%s -> %s%s;\n", startID, quote(g.anchor(g.Initial)), g.clusterEnd("lhead", g.Initial))
 	}
 	for _, e := range g.Edges {
-		from, to := quote(e.From), quote(e.To)
+		from, to := quote(g.anchor(e.From)), quote(g.anchor(e.To))
 		if e.From == "" {
 			from = anyID
 		}
@@ -168,6 +187,12 @@ func (g *Graph) DOT(w io.Writer) error {
 			to = popID
 		}
 		attrs := []string{"label=" + quote(g.Label(e))}
+		if c := g.clusterEnd("ltail", e.From); c != "" {
+			attrs = append(attrs, strings.TrimSuffix(strings.TrimPrefix(c, " ["), "]"))
+		}
+		if c := g.clusterEnd("lhead", e.To); c != "" && !e.Pop {
+			attrs = append(attrs, strings.TrimSuffix(strings.TrimPrefix(c, " ["), "]"))
+		}
 		if s := style(e); s != "" {
 			attrs = append(attrs, "style="+s)
 		}
@@ -182,6 +207,93 @@ func (g *Graph) DOT(w io.Writer) error {
 	b.WriteString("}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// nested reports whether some state holds states or is not a plain one.
+func (g *Graph) nested() bool {
+	for _, k := range g.Kind {
+		if k != statechart.Basic {
+			return true
+		}
+	}
+	return len(g.Children) > 0
+}
+
+// cluster reports whether a state is drawn as a cluster: one that holds
+// states, or a parallel state.
+func (g *Graph) cluster(s string) bool {
+	return len(g.Children[s]) > 0 || g.Kind[s] == statechart.Parallel
+}
+
+// clusterID is the DOT name of a state's cluster.
+func (g *Graph) clusterID(s string) string {
+	for i, x := range g.States {
+		if x == s {
+			return fmt.Sprintf("cluster_%d", i)
+		}
+	}
+	return "cluster"
+}
+
+// anchor is the node an edge to or from a state is drawn at: the state's
+// own, or for a cluster the node it enters first (its first region's,
+// for a parallel state); the edge is clipped at the cluster's border.
+func (g *Graph) anchor(s string) string {
+	for g.cluster(s) {
+		next := g.First[s]
+		if next == "" {
+			if kids := g.Children[s]; len(kids) > 0 {
+				next = kids[0]
+			} else {
+				return s
+			}
+		}
+		s = next
+	}
+	return s
+}
+
+// clusterEnd is the edge attribute (lhead or ltail) that clips an edge at
+// a cluster's border, as " [attr=...]"; "" for a plain state.
+func (g *Graph) clusterEnd(attr, s string) string {
+	if s == "" || !g.cluster(s) {
+		return ""
+	}
+	return fmt.Sprintf(" [%s=%s]", attr, quote(g.clusterID(s)))
+}
+
+// dotState writes a state: a node, or a cluster holding its children.
+func (g *Graph) dotState(b *strings.Builder, s, indent string) {
+	if !g.cluster(s) {
+		attrs := []string{}
+		if s == g.Initial {
+			attrs = append(attrs, "penwidth=2")
+		}
+		switch g.Kind[s] {
+		case statechart.Final:
+			attrs = append(attrs, "peripheries=2")
+		case statechart.ShallowHistory:
+			attrs = append(attrs, "shape=circle", "label="+quote("H"), "tooltip="+quote(s))
+		case statechart.DeepHistory:
+			attrs = append(attrs, "shape=circle", "label="+quote("H*"), "tooltip="+quote(s))
+		}
+		if len(attrs) == 0 {
+			fmt.Fprintf(b, "%s%s;\n", indent, quote(s))
+		} else {
+			fmt.Fprintf(b, "%s%s [%s];\n", indent, quote(s), strings.Join(attrs, ", "))
+		}
+		return
+	}
+	style := "rounded"
+	if g.Kind[s] == statechart.Parallel {
+		style = "rounded,dashed" // its regions run at once
+	}
+	fmt.Fprintf(b, "%ssubgraph %s {\n", indent, quote(g.clusterID(s)))
+	fmt.Fprintf(b, "%s\tlabel=%s; style=%q; tooltip=%s;\n", indent, quote(s), style, quote(s))
+	for _, c := range g.Children[s] {
+		g.dotState(b, c, indent+"\t")
+	}
+	fmt.Fprintf(b, "%s}\n", indent)
 }
 
 // quote writes a DOT string: backslashes and quotes escaped, line breaks
@@ -201,7 +313,12 @@ func (g *Graph) Mermaid(w io.Writer) error {
 	ids := map[string]string{"": anyID}
 	for i, s := range g.States {
 		ids[s] = fmt.Sprintf("s%d", i)
-		fmt.Fprintf(b, "    state %s as %s\n", mermaidQuote(s), ids[s])
+		fmt.Fprintf(b, "    state %s as %s\n", mermaidQuote(g.mermaidName(s)), ids[s])
+	}
+	for _, s := range g.States {
+		if g.Parent[s] == "" && g.cluster(s) {
+			g.mermaidComposite(b, s, ids, "    ")
+		}
 	}
 	if g.hasAny() {
 		fmt.Fprintf(b, "    state \"any state\" as %s\n", anyID)
@@ -232,6 +349,38 @@ func (g *Graph) Mermaid(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mermaidName is how a state shows: history states with H or H*.
+func (g *Graph) mermaidName(s string) string {
+	switch g.Kind[s] {
+	case statechart.ShallowHistory:
+		return s + " (H)"
+	case statechart.DeepHistory:
+		return s + " (H*)"
+	}
+	return s
+}
+
+// mermaidComposite writes a state that holds states as a composite state,
+// its first child marked by [*]; a parallel state's regions are
+// separated by --, Mermaid's concurrency.
+func (g *Graph) mermaidComposite(b *strings.Builder, s string, ids map[string]string, indent string) {
+	fmt.Fprintf(b, "%sstate %s {\n", indent, ids[s])
+	for i, c := range g.Children[s] {
+		if g.Kind[s] == statechart.Parallel && i > 0 {
+			fmt.Fprintf(b, "%s    --\n", indent)
+		}
+		if g.cluster(c) {
+			g.mermaidComposite(b, c, ids, indent+"    ")
+		} else {
+			fmt.Fprintf(b, "%s    %s\n", indent, ids[c])
+		}
+	}
+	if first := g.First[s]; first != "" && g.Kind[s] != statechart.Parallel {
+		fmt.Fprintf(b, "%s    [*] --> %s\n", indent, ids[first])
+	}
+	fmt.Fprintf(b, "%s}\n", indent)
 }
 
 // mermaidText escapes what Mermaid would read as syntax in a label, or as

@@ -408,6 +408,22 @@ func (r *runner) state() string {
 	return s
 }
 
+// configuration is the active states of a behavior without sessions
+// (nested states: every level); nil for one with sessions.
+func (r *runner) configuration() []string {
+	var config []string
+	if !r.m.IsHost() {
+		r.sync(func() { config = r.m.Configuration() })
+	}
+	return config
+}
+
+// active reports whether the state is active at any level: "= 接客"
+// holds in its child 用件.
+func (r *runner) active(name string) bool {
+	return slices.Contains(r.configuration(), name)
+}
+
 func (r *runner) verbose(format string, args ...any) {
 	if r.opts.Verbose != nil {
 		fmt.Fprintf(r.opts.Verbose, format, args...)
@@ -539,7 +555,10 @@ func (r *runner) step(st Step) *Failure {
 		}
 		r.remember(msg.String())
 	case State:
-		if s := r.state(); s != st.Text {
+		if s := r.state(); s != st.Text && !r.active(st.Text) {
+			if config := r.configuration(); len(config) > 1 {
+				s += " (active: " + strings.Join(config, ", ") + ")"
+			}
 			return r.fail(st, "wrong state", st.Text, s)
 		}
 		r.remember("= " + st.Text)

@@ -255,3 +255,22 @@ func TestLongSteps(t *testing.T) {
 		t.Fatalf("failure %+v", res.Failure)
 	}
 }
+
+// nested is a behavior with a compound state.
+const nested = `<seatml><general name="n"><adaptor name="io" type="stdio"/></general>
+<state name="接客" initial="挨拶">
+  <state name="挨拶"><rule><key>こんにちは</key><message sendto="io">ご用件は?</message><statetransition>用件</statetransition></rule></state>
+  <state name="用件"/>
+</state>
+</seatml>`
+
+// TestStateOfANestedBehavior: "= NAME" holds for the active innermost
+// state and for every state around it; a failure lists the active states.
+func TestStateOfANestedBehavior(t *testing.T) {
+	res, v := run(t, nested, "= 挨拶\n= 接客\nio> こんにちは\n< ご用件は?\n= 用件\n= 接客\n")
+	mustPass(t, res, v)
+	res, _ = run(t, nested, "io> こんにちは\n< ご用件は?\n= 挨拶\n")
+	if res.Failure == nil || res.Failure.Got != "用件 (active: 接客, 用件)" {
+		t.Errorf("failure %+v; want one naming 用件 and the active states", res.Failure)
+	}
+}
