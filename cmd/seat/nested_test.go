@@ -128,3 +128,41 @@ func TestInternalEventsOnTheRealBinary(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, want %q\n%s", code, stdout, want, stderr)
 	}
 }
+
+// TestNestedSessions: with session="peer", each visitor's conversation
+// has its own configuration and history (real binary, TCP, Japanese): one
+// resumes where it was interrupted, the other where it had got to.
+func TestNestedSessions(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "多人数.seatml")
+	src := strings.Replace(nestedReception, `port="PORT"/>`, `port="PORT" session="peer"/>`, 1)
+	os.WriteFile(f, []byte(strings.Replace(src, "PORT", port, 1)), 0o644)
+	_, log := startSeat(t, "run", "--control", "127.0.0.1:0", f)
+	type visitor struct {
+		r    *bufio.Reader
+		send func(string)
+	}
+	dial := func() visitor {
+		c := dialSeat(t, port)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		return visitor{bufio.NewReader(c), func(s string) { c.Write([]byte(s + "\n")) }}
+	}
+	a, b := dial(), dial()
+	for _, step := range []struct {
+		v       visitor
+		in, out string
+	}{
+		{a, "こんにちは", "ご用件は?"},
+		{b, "止まって", "止まります"},
+		{a, "止まって", "止まります"},
+		{a, "続けて", "再開します"},
+		{a, "会議室", "三階です"}, // a resumed in 用件
+		{b, "続けて", "再開します"},
+		{b, "こんにちは", "ご用件は?"}, // b resumed in 挨拶, where it was
+	} {
+		step.v.send(step.in)
+		if l, err := step.v.r.ReadString('\n'); l != step.out+"\n" {
+			t.Fatalf("%s: got %q (%v), want %q\n%s", step.in, l, err, step.out, log.String())
+		}
+	}
+}
