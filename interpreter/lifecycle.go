@@ -60,7 +60,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		tried:        make([]uint64, len(prog.rules)),
 	}
 	scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
-	if opts.Trace != nil || prog.onExit {
+	if opts.Trace != nil || prog.onExit || prog.nested {
 		scOpts.OnExit = exitedHook // else exiting a state has nothing to do
 	}
 	m.sc = statechart.New(prog.chart, scOpts)

@@ -168,6 +168,9 @@ type Machine struct {
 	src      *State
 	leafBuf2 []*State
 	starting bool // the initial configuration is being entered
+	// timeouts: in a nested behavior, when each active state with an
+	// ontimeout times out (the innermost's is also the deadline above).
+	timeouts map[*State]time.Time
 	trans    map[[2]*State]*statechart.Transition
 	leafBuf  []*State
 	scopeBuf []*Scope
@@ -473,7 +476,9 @@ func (m *Machine) enterInitial() {
 	m.starting = true
 	m.sc.Start()
 	m.starting = false
-	m.syncCur()
+	if m.prog.nested {
+		m.syncCur()
+	}
 	m.settle(m.takePending())
 	m.drainInternal()
 }
@@ -489,9 +494,15 @@ func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machin
 func (m *Machine) entered(n *statechart.State) {
 	s := n.Ext.(*State)
 	from := m.cur
+	if m.prog.nested && s.Timeout != nil {
+		if m.timeouts == nil {
+			m.timeouts = map[*State]time.Time{}
+		}
+		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
+	}
 	if m.prog.nested && !n.Atomic() {
 		// A state around the leaf to come: current while its onentry
-		// runs (seat.state() names it), no timers of its own.
+		// runs (seat.state() names it).
 		m.cur = s
 		if !m.starting {
 			m.moves++
@@ -547,6 +558,7 @@ func (m *Machine) entered(n *statechart.State) {
 // state's onexit list runs, where no transition may be asked for.
 func (m *Machine) exited(n *statechart.State) {
 	s := n.Ext.(*State)
+	delete(m.timeouts, s)
 	if m.tracing() {
 		m.trace("exit:" + s.Name)
 	}
@@ -558,15 +570,12 @@ func (m *Machine) exited(n *statechart.State) {
 	m.inExit = false
 }
 
-// transitionTo is the transition a statetransition takes to target: in
-// a flat behavior, leave the state and enter target; in a nested one, the
-// transition from the active state the event was handled in (the
-// region's, in a parallel state), exiting and entering only the states
-// between the two, as SCXML's transition from that state would.
+// transitionTo is the transition a statetransition takes to target in a
+// nested behavior (a flat one takes target.into): the transition from
+// the active state the event was handled in (the region's, in a parallel
+// state), exiting and entering only the states between the two, as
+// SCXML's transition from that state would.
 func (m *Machine) transitionTo(target *State) *statechart.Transition {
-	if !m.prog.nested {
-		return target.into
-	}
 	from := m.src
 	if from == nil {
 		from = m.cur
@@ -623,9 +632,6 @@ func (m *Machine) request(r request) {
 // syncCur makes the current state the first active leaf once a step is
 // over (entry left it at the last region's, in a parallel state).
 func (m *Machine) syncCur() {
-	if !m.prog.nested {
-		return
-	}
 	for _, n := range m.sc.Configuration() {
 		if n.Atomic() {
 			if s := n.Ext.(*State); s != m.cur {
@@ -669,14 +675,33 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 	return 0, false
 }
 
-// armTimeout starts the timeout of a newly entered state.
+// armTimeout starts the timeout of a newly entered state. In a nested
+// behavior each state with an ontimeout started its own on entry
+// (entered); general's counts when no active state has one.
 func (m *Machine) armTimeout() {
 	m.visitTimeout = nil
+	if len(m.timeouts) > 0 {
+		m.deadline = time.Time{}
+		m.clearTimerAt()
+		return
+	}
 	m.resetTimeout()
 }
 
-// resetTimeout restarts the countdown, if any.
+// resetTimeout restarts the countdown, if any. In a nested behavior it
+// is the innermost active state's with an ontimeout (the others count
+// from their entry, nextStateTimeout), else general's.
 func (m *Machine) resetTimeout() {
+	if len(m.timeouts) > 0 && m.visitTimeout == nil {
+		for s := m.cur; s != nil; s = s.Parent {
+			if _, ok := m.timeouts[s]; ok {
+				m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+				m.deadline = time.Time{}
+				m.clearTimerAt()
+				return
+			}
+		}
+	}
 	if d, ok := m.timeoutAfter(); ok {
 		m.deadline = m.clock.Now().Add(d)
 		m.timerAt.Store(m.deadline.UnixNano())
@@ -726,6 +751,9 @@ func (m *Machine) nextWake() (time.Time, bool) {
 	var next time.Time
 	if !m.deadline.IsZero() {
 		next = m.deadline
+	}
+	if s, at := m.nextStateTimeout(); s != nil && (next.IsZero() || at.Before(next)) {
+		next = at
 	}
 	if m.hasExec() && (next.IsZero() || m.nextTick.Before(next)) {
 		next = m.nextTick
@@ -809,6 +837,10 @@ func (m *Machine) runTimer(at time.Time) {
 }
 
 func (m *Machine) runTimerOnce(at time.Time) {
+	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || due.Before(m.deadline)) {
+		m.runStateTimeout(s)
+		return
+	}
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.deadline = time.Time{}
@@ -864,6 +896,44 @@ func (m *Machine) runTimerOnce(at time.Time) {
 	}
 }
 
+// nextStateTimeout returns the state whose own timeout is due first,
+// among the active states of a nested behavior with an ontimeout (but
+// the one seat.timeout overrides, whose timeout is the deadline), and
+// when.
+func (m *Machine) nextStateTimeout() (*State, time.Time) {
+	var first *State
+	var at time.Time
+	if len(m.timeouts) == 0 {
+		return nil, at // a flat behavior, or no state with an ontimeout
+	}
+	var eff *Timeout
+	if m.visitTimeout != nil {
+		eff = m.effectiveTimeout()
+	}
+	for s, d := range m.timeouts {
+		if s.Timeout == eff {
+			continue // seat.timeout's: counted by the deadline
+		}
+		if first == nil || d.Before(at) || d.Equal(at) && s.node.Descends(first.node) {
+			first, at = s, d
+		}
+	}
+	return first, at
+}
+
+// runStateTimeout runs an outer or other region's state's ontimeout; its
+// countdown starts again unless the state was left.
+func (m *Machine) runStateTimeout(s *State) {
+	if m.tracing() {
+		m.trace("timeout:" + s.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+	}
+	m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+	m.settle(m.runList(s.Timeout.Actions, m.ctx(ctxPeriodic)))
+}
+
 // guiModel describes the behavior's widgets for adaptors that show them.
 func (m *Machine) guiModel() *adaptors.GUI {
 	g := &adaptors.GUI{Behavior: m.prog.Name}
@@ -880,14 +950,14 @@ func (m *Machine) guiModel() *adaptors.GUI {
 // handleEvent is SEATML §5.
 // handleEvent handles an event, then the internal events it raised.
 func (m *Machine) handleEvent(ev adaptors.Event) {
-	m.handleOne(ev)
+	m.handleOne(&ev) // by pointer: the event is copied once, as before the split
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
 }
 
 // handleOne handles one event (§5).
-func (m *Machine) handleOne(ev adaptors.Event) {
+func (m *Machine) handleOne(ev *adaptors.Event) {
 	if ev.Done != nil {
 		defer ev.Done(true)
 	}
@@ -895,23 +965,23 @@ func (m *Machine) handleOne(ev adaptors.Event) {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
 	}
 	if ev.Update {
-		m.updateWidget(ev)
+		m.updateWidget(*ev)
 		return
 	}
 	if m.watching() {
-		m.observeEvent(&ev)
+		m.observeEvent(ev)
 	}
 	if ev.Kind != adaptors.Text {
-		m.handleConnection(ev)
+		m.handleConnection(*ev)
 		return
 	}
-	if ev.Source == "motion" && m.resourceCallback(ev) {
+	if ev.Source == "motion" && m.resourceCallback(*ev) {
 		return
 	}
 	if ev.Key != "" && m.tracing() {
 		m.trace("event:" + ev.Source + "/" + ev.Key)
 	}
-	m.evBuf = ev
+	m.evBuf = *ev
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	moves := m.moves
@@ -1238,11 +1308,16 @@ func (m *Machine) settle(req request) {
 			}
 		}
 		if t == nil {
-			t = m.transitionTo(req.target)
+			t = req.target.into // flat: leave the state, enter the target
+			if m.prog.nested {
+				t = m.transitionTo(req.target)
+			}
 		}
 		m.sc.Take(t) // exited, then entered, run the lists
-		m.src = nil  // what follows is asked for by onentry lists
-		m.syncCur()
+		if m.prog.nested {
+			m.src = nil // what follows is asked for by onentry lists
+			m.syncCur()
+		}
 		req = m.takePending()
 	}
 }
@@ -1377,7 +1452,7 @@ func (m *Machine) drainInternal() {
 			return
 		}
 		text, _ := ev.Data.(string)
-		m.handleOne(adaptors.Event{Source: internalSource, Key: ev.Name, Text: text})
+		m.handleOne(&adaptors.Event{Source: internalSource, Key: ev.Name, Text: text})
 	}
 }
 

@@ -255,3 +255,30 @@ func TestParallelCurrentState(t *testing.T) {
 		t.Errorf("the first region's timeout (-want +got):\n%s", diff)
 	}
 }
+
+// TestEachStateTimesOutOnItsOwn: every active state's ontimeout counts
+// down on its own: both regions of a parallel state, and a compound state
+// around a child with a shorter one; a state's countdown starts again
+// after it fires, and a state that is left stops counting.
+func TestEachStateTimesOutOnItsOwn(t *testing.T) {
+	h := start(t, doc("", `<state name="外"><ontimeout timeout="3">`+msg("外 3秒")+`</ontimeout>
+  <parallel name="並行">
+    <state name="電池"><ontimeout timeout="1">`+msg("電池 1秒")+`</ontimeout></state>
+    <state name="頭"><ontimeout timeout="2">`+msg("頭 2秒")+`<statetransition>終</statetransition></ontimeout></state>
+  </parallel>
+  <state name="終"/>
+</state>`))
+	h.take()
+	h.advance(1500 * time.Millisecond)
+	if diff := cmp.Diff([]string{"send:chat:電池 1秒"}, sends(h.take())); diff != "" {
+		t.Errorf("at 1.5 s (-want +got):\n%s", diff)
+	}
+	h.advance(700 * time.Millisecond) // 2.2 s: 頭 at 2 s leaves the parallel state (電池's next is due at 2.5 s)
+	if diff := cmp.Diff([]string{"send:chat:頭 2秒", "exit:頭", "exit:電池", "exit:並行", "enter:終"}, sends(h.take())); diff != "" {
+		t.Errorf("at 2.2 s (-want +got):\n%s", diff)
+	}
+	h.advance(1300 * time.Millisecond) // 3.5 s: 外's own countdown, started at 0
+	if diff := cmp.Diff([]string{"send:chat:外 3秒"}, sends(h.take())); diff != "" {
+		t.Errorf("at 3.5 s (-want +got):\n%s", diff)
+	}
+}
