@@ -494,32 +494,7 @@ func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machin
 func (m *Machine) entered(n *statechart.State) {
 	s := n.Ext.(*State)
 	from := m.cur
-	if m.prog.nested && s.Timeout != nil {
-		if m.timeouts == nil {
-			m.timeouts = map[*State]time.Time{}
-		}
-		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
-	}
-	if m.prog.nested && !n.Atomic() {
-		// A state around the leaf to come: current while its onentry
-		// runs (seat.state() names it).
-		m.cur = s
-		if !m.starting {
-			m.moves++
-		}
-		if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-			ce.Write(zap.String("to", s.Name))
-		}
-		if m.tracing() {
-			m.trace("enter:" + s.Name)
-		}
-		if m.watching() {
-			m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
-		}
-		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
-		return
-	}
-	m.cur = s
+	m.cur = s // a state around the leaf to come is current while its onentry runs
 	if !m.starting {
 		m.moves++
 	}
@@ -530,15 +505,23 @@ func (m *Machine) entered(n *statechart.State) {
 			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
 		}
 	}
-	m.notifyState()
-	m.armTimeout()
-	if m.starting {
-		m.enteredAt = m.clock.Now()
-		m.nextTick = m.enteredAt.Add(m.period())
-	} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
-		m.enteredAt = m.clock.Now()
+	if m.prog.nested && s.Timeout != nil {
+		if m.timeouts == nil {
+			m.timeouts = map[*State]time.Time{}
+		}
+		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
 	}
-	m.publishTick()
+	if !m.prog.nested || n.Atomic() { // the leaf: what observers see, its timers
+		m.notifyState()
+		m.armTimeout()
+		if m.starting {
+			m.enteredAt = m.clock.Now()
+			m.nextTick = m.enteredAt.Add(m.period())
+		} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
+			m.enteredAt = m.clock.Now()
+		}
+		m.publishTick()
+	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
@@ -1010,6 +993,7 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 		if m.runDataRules(cc) {
 			ran = true
 		}
+		m.src = nil
 	}
 	if !ran {
 		m.unmatched++
@@ -1195,10 +1179,9 @@ func (m *Machine) condTrue(r *Rule, cc *callCtx) bool {
 func (m *Machine) runDataRules(cc *callCtx) bool {
 	ran := false
 	src := cc.ev.Source
-	defer func() { m.src = nil }()
 	for _, sc := range m.scopes() {
-		if sc == m.prog.General {
-			m.src = generalSource // its transitions leave from the behavior
+		if sc == m.prog.General && m.prog.nested {
+			m.src = generalSource // its transitions leave from the behavior (handleEvent resets it)
 		}
 		for _, r := range sc.DataRules {
 			if r.Source != "" && r.Source != src || r.Source == "" && src == internalSource {

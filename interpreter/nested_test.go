@@ -211,15 +211,8 @@ func TestInternalEvents(t *testing.T) {
 // earlier transition came from; seat.state() in a compound state's
 // onentry names it. (A review found each of these wrong.)
 func TestNestedOnEntryTransitions(t *testing.T) {
-	h := start(t, doc("", `<state name="待機">
-  <rule><key>親へ</key><statetransition>親</statetransition></rule>
-  <rule><key>甲へ</key><statetransition>二</statetransition></rule>
-</state>
+	h := start(t, doc("", `<state name="待機"><rule><key>親へ</key><statetransition>親</statetransition></rule></state>
 <state name="親"><onentry><script sendto="chat">return "in " .. seat.state()</script><statetransition>外</statetransition></onentry><state name="子"/></state>
-<state name="二"><onentry>`+msg("in 二")+`</onentry><onexit>`+msg("out 二")+`</onexit>
-  <state name="甲"><onentry>`+msg("in 甲")+`<statetransition>乙</statetransition></onentry><onexit>`+msg("out 甲")+`</onexit></state>
-  <state name="乙"><onentry>`+msg("in 乙")+`</onentry></state>
-</state>
 <state name="外"/>`))
 	h.take()
 	h.event("chat", "親へ")
@@ -280,5 +273,15 @@ func TestEachStateTimesOutOnItsOwn(t *testing.T) {
 	h.advance(1300 * time.Millisecond) // 3.5 s: 外's own countdown, started at 0
 	if diff := cmp.Diff([]string{"send:chat:外 3秒"}, sends(h.take())); diff != "" {
 		t.Errorf("at 3.5 s (-want +got):\n%s", diff)
+	}
+}
+
+// TestStartIsTopLevel: a state named start is the initial one only at the
+// top level; inside a state it is an ordinary child.
+func TestStartIsTopLevel(t *testing.T) {
+	h := start(t, doc("", `<state name="待機"/>
+<state name="作業"><state name="準備"/><state name="start"/></state>`))
+	if st := h.state(); st != "待機" {
+		t.Errorf("initial state %q, want 待機", st)
 	}
 }

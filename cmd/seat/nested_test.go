@@ -166,3 +166,42 @@ func TestNestedSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedTimeoutsOnTheRealBinary: each region of a parallel state
+// times out on its own, on the real clock, through the real binary; one
+// region's timeout leaves for the final state, which ends the run.
+func TestNestedTimeoutsOnTheRealBinary(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "見守り.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="見守り">
+  <adaptor name="客" type="socket" role="server" port="`+port+`"/>
+</general>
+<state name="待機"><onconnect source="客"><statetransition>見守り中</statetransition></onconnect></state>
+<parallel name="見守り中">
+  <state name="電池"><ontimeout timeout="0.3"><message sendto="客">電池 確認</message></ontimeout></state>
+  <state name="頭"><ontimeout timeout="1"><message sendto="客">頭 確認</message><statetransition>終わり</statetransition></ontimeout></state>
+</parallel>
+<final name="終わり"/>
+</seatml>
+`), 0o644)
+	cmd, log := startSeat(t, "run", "--log-format", "json", f)
+	c := dialSeat(t, port)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	var got []string
+	for len(got) == 0 || got[len(got)-1] != "頭 確認" {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v\n%s", got, err, log.String())
+		}
+		got = append(got, strings.TrimSuffix(l, "\n"))
+	}
+	// 電池 every 0.3 s while 頭 counts its 1 s: had 電池's timeout restarted
+	// 頭's, 頭 would never time out.
+	if n := strings.Count(strings.Join(got, "|"), "電池 確認"); n < 2 || n != len(got)-1 {
+		t.Errorf("got %q, want 電池 確認 at least twice, then 頭 確認", got)
+	}
+	if err := waitExit(t, cmd, 10*time.Second, log); err != nil || !strings.Contains(log.String(), `"final":"終わり"`) {
+		t.Errorf("seat run: %v\n%s", err, log.String())
+	}
+}
