@@ -104,6 +104,9 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 	if opts.ReadFile == nil {
 		opts.ReadFile = os.ReadFile
 	}
+	if IsSCXML(path) {
+		return loadSCXML(filepath.Clean(path), opts)
+	}
 	ld := &loader{opts: opts, files: map[string]*parsedFile{}, validated: map[string]bool{}, scripts: map[string]*motion.Script{}, main: filepath.Clean(path)}
 	prog := ld.load(ld.main, nil)
 	ld.compileAll()

@@ -21,6 +21,9 @@ const (
 	OnConnect    Trigger = "onconnect"    // a peer connects
 	OnDisconnect Trigger = "ondisconnect" // a peer leaves
 	OnWidget     Trigger = "widget"       // a page's button or input
+	// OnEvent is an SCXML <transition>: Keys are its event descriptors,
+	// none for an eventless transition.
+	OnEvent Trigger = "event"
 )
 
 // Edge is a transition the behavior file declares: a <statetransition>
@@ -54,6 +57,9 @@ type Edge struct {
 // Edges lists the transitions the file declares: general's first, then
 // each state's in the order of the file.
 func (p *Program) Edges() []Edge {
+	if p.scxml != nil {
+		return p.scxmlEdges()
+	}
 	var out []Edge
 	add := func(from string, e Edge, list []action) {
 		for _, a := range list {

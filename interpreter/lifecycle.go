@@ -59,12 +59,14 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		encodeWarned: map[*action]bool{},
 		tried:        make([]uint64, len(prog.rules)),
 	}
-	scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
-	if opts.Trace != nil || prog.onExit || prog.nested {
-		scOpts.OnExit = exitedHook // else exiting a state has nothing to do
+	if prog.scxml == nil {
+		scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
+		if opts.Trace != nil || prog.onExit || prog.nested {
+			scOpts.OnExit = exitedHook // else exiting a state has nothing to do
+		}
+		m.sc = statechart.New(prog.chart, scOpts)
+		m.sc.Ext = m
 	}
-	m.sc = statechart.New(prog.chart, scOpts)
-	m.sc.Ext = m
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
@@ -97,6 +99,10 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	}
 	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.luaOpen = true
+	if prog.scxml != nil {
+		m.installSCXML()
+		return m, nil
+	}
 	m.installAPI()
 	m.installEventType()
 	m.installGlobals()
@@ -568,16 +574,23 @@ func (m *Machine) closeAdaptors() {
 // resourceCallback runs onResourceLost or onResourceError for a motion
 // event, if the behavior defines it (L11, L13); it reports whether it did.
 func (m *Machine) resourceCallback(ev adaptors.Event) bool {
-	kind, name, _ := strings.Cut(ev.Key, ":")
-	if (kind == "lost" || kind == "error") && m.opts.OnResource != nil {
-		m.opts.OnResource(ev.Key, ev.Text)
-	}
+	kind, name := m.reportResource(ev)
 	cb := map[string]string{"lost": "onResourceLost", "error": "onResourceError"}[kind]
 	if cb == "" || m.callback(cb) == nil {
 		return false
 	}
 	m.runCallback(cb, name, ev.Text)
 	return true
+}
+
+// reportResource tells OnResource of a motion that was lost or failed,
+// and returns the event key's kind and motion name.
+func (m *Machine) reportResource(ev adaptors.Event) (kind, name string) {
+	kind, name, _ = strings.Cut(ev.Key, ":")
+	if (kind == "lost" || kind == "error") && m.opts.OnResource != nil {
+		m.opts.OnResource(ev.Key, ev.Text)
+	}
+	return kind, name
 }
 
 // Begin enters the initial state without opening adaptors or starting the

@@ -175,6 +175,8 @@ type Machine struct {
 	leafBuf  []*State
 	scopeBuf []*Scope
 	execBuf  []*statechart.State
+
+	scx *scxmlRun // an SCXML document's session (sc is its instance)
 }
 
 // frame is what push saves: the active state, and in a nested behavior
@@ -473,6 +475,10 @@ func (m *Machine) trace(s string) {
 // enterInitial enters the initial state and carries out the transitions
 // its onentry list asks for.
 func (m *Machine) enterInitial() {
+	if m.scx != nil {
+		m.scxmlBegin()
+		return
+	}
 	m.starting = true
 	m.sc.Start()
 	m.starting = false
@@ -731,6 +737,9 @@ func (m *Machine) hasExec() bool {
 // nextWake returns when the next timer is due: the timeout or, if the
 // state or general has an onexec, the next tick.
 func (m *Machine) nextWake() (time.Time, bool) {
+	if m.scx != nil {
+		return m.scxmlNextWake()
+	}
 	var next time.Time
 	if !m.deadline.IsZero() {
 		next = m.deadline
@@ -820,6 +829,10 @@ func (m *Machine) runTimer(at time.Time) {
 }
 
 func (m *Machine) runTimerOnce(at time.Time) {
+	if m.scx != nil {
+		m.scxmlTimer(at)
+		return
+	}
 	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || due.Before(m.deadline)) {
 		m.runStateTimeout(s)
 		return
@@ -953,6 +966,10 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 	}
 	if m.watching() {
 		m.observeEvent(ev)
+	}
+	if m.scx != nil {
+		m.scxmlEvent(ev)
+		return
 	}
 	if ev.Kind != adaptors.Text {
 		m.handleConnection(*ev)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/scxml"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -70,10 +71,14 @@ type Program struct {
 	// hearsInternal: some rule or key names the source "event"; script
 	// failures then raise error.execution for them.
 	hearsInternal bool
-	stateByName   map[string]*State
-	sourceIDs     map[string]int // sources of keyed rules; "" is 0
-	widgets       map[string]*Widget
-	rules         []*Rule // every rule, indexed by Rule.id
+	// scxml is the SCXML document the program runs, if it is one; its
+	// states are mirrored in States (scxmlStates maps them).
+	scxml       *scxml.Document
+	scxmlStates map[*statechart.State]*State
+	stateByName map[string]*State
+	sourceIDs   map[string]int // sources of keyed rules; "" is 0
+	widgets     map[string]*Widget
+	rules       []*Rule // every rule, indexed by Rule.id
 }
 
 // State looks up a state by name.
@@ -256,6 +261,9 @@ type action struct {
 func (p *Program) wantsConnections(adaptor string) bool {
 	if adaptor == p.Session {
 		return true // sessions begin and end with connections
+	}
+	if p.scxml != nil {
+		return p.scxmlHears(adaptor+".connect") || p.scxmlHears(adaptor+".disconnect")
 	}
 	scopes := []*Scope{p.General}
 	for _, s := range p.States {

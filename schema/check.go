@@ -44,6 +44,15 @@ func Check(root *Node) List {
 	return l
 }
 
+// CheckIn checks element n as a child of parent, and what it holds: an
+// SCXML document's seat elements are checked as the <general> they stand
+// for.
+func CheckIn(parent, n *Node) List {
+	var l List
+	checkElement(&l, parent, n)
+	return l
+}
+
 func allowed(spec ElementSpec, name string) bool {
 	for _, c := range spec.Children {
 		if c == name {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/seatml/seat/interpreter"
 )
 
 // behaviorExt is the extension of the behavior files seat check finds
@@ -35,7 +37,7 @@ func behaviorFiles(paths []string, stderr io.Writer) (files []string, ok bool) {
 			if d.IsDir() && path != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && (filepath.Ext(path) == behaviorExt || isSCXML(path)) {
+			if !d.IsDir() && (filepath.Ext(path) == behaviorExt || interpreter.IsSCXML(path)) {
 				found = append(found, path)
 			}
 			return nil
@@ -45,7 +47,7 @@ func behaviorFiles(paths []string, stderr io.Writer) (files []string, ok bool) {
 			fmt.Fprintf(stderr, "%s: cannot read directory: %v\n", p, err) // a PathError: it names the path
 			ok = false
 		case len(found) == 0:
-			fmt.Fprintf(stderr, "%s: no behavior file (*%s or *%s) in this directory or under it\n", p, behaviorExt, scxmlExt)
+			fmt.Fprintf(stderr, "%s: no behavior file (*%s or *%s) in this directory or under it\n", p, behaviorExt, ".scxml")
 			ok = false
 		}
 		sort.Strings(found)

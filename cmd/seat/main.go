@@ -142,10 +142,6 @@ func check(args []string, stdout, stderr io.Writer) error {
 	failed := !found
 	var progs []*interpreter.Program
 	for _, file := range files {
-		if isSCXML(file) {
-			failed = checkSCXML(file, stderr) || failed
-			continue
-		}
 		prog, diags := interpreter.Load(file, opts)
 		printDiags(stderr, diags)
 		if diags.HasErrors() {
@@ -197,16 +193,6 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}
 	defer func() { _ = log.Sync() }()
-	for _, f := range files {
-		if !isSCXML(f) {
-			continue
-		}
-		if len(files) > 1 {
-			fmt.Fprintf(stderr, "seat run: %s is an SCXML document; seat run runs one on its own, not beside other files\n", f)
-			return exitStatus(2)
-		}
-		return runSCXML(ctx, f, scxmlLimits{*scriptTimeout, max(*scriptMemory, 1) << 20}, log, stderr)
-	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {

@@ -123,6 +123,8 @@ func (g *Graph) Label(e interpreter.Edge) string {
 		l = src + " leaves"
 	case interpreter.OnWidget:
 		l = "button " + e.Widget
+	case interpreter.OnEvent:
+		l = strings.Join(e.Keys, " ")
 	}
 	if e.Cond != "" {
 		l += " [" + schema.Excerpt(strings.Join(strings.Fields(e.Cond), " "), condLen) + "]"

@@ -119,6 +119,12 @@ func (d *DataModel) Limit(timeout time.Duration, memory uint64) {
 	d.timeout, d.memory = timeout, memory
 }
 
+// UseWatchdog limits later calls with a watchdog its caller made for L
+// and closes; timeout and memory are its limits, which errors name.
+func (d *DataModel) UseWatchdog(dog *Watchdog, timeout time.Duration, memory uint64) {
+	d.dog, d.timeout, d.memory = dog, timeout, memory
+}
+
 // Close releases the datamodel's watchdog and Lua state.
 func (d *DataModel) Close() {
 	if d.dog != nil {

@@ -1,8 +1,10 @@
 package scxml
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +19,17 @@ import (
 const (
 	SCXMLProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 	scxmlInvoke    = "http://www.w3.org/TR/scxml/"
+	// SeatProcessor sends a line to one of seat's adaptors: <send
+	// type="seat" target="chat">, its line the <content> (or the event
+	// name without one). "seat" is its short name.
+	SeatProcessor = "https://github.com/seatml/seat#adaptor"
+	// seatTarget marks a delayed send's target as an adaptor's name.
+	seatTarget = "seat:"
 )
+
+// isSeatType reports whether a <send> type names seat's adaptor
+// processor.
+func isSeatType(t string) bool { return t == "seat" || t == SeatProcessor }
 
 // attrOrExpr compiles an attribute that may be given literally or as an
 // expression (event/eventexpr, target/targetexpr...).
@@ -74,14 +86,17 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if err != nil {
 			return fail(err)
 		}
+		kind, _, err := typ(s)
+		if err != nil {
+			return fail(err)
+		}
+		if name == "" && isSeatType(kind) && data != nil {
+			name = "seat.line" // a line to an adaptor needs no event name
+		}
 		if name == "" || strings.ContainsAny(name, " \t\r\n") {
 			return fail(fmt.Errorf("<send> event name %q: an event name is one word, without spaces", name))
 		}
 		to, _, err := target(s)
-		if err != nil {
-			return fail(err)
-		}
-		kind, _, err := typ(s)
 		if err != nil {
 			return fail(err)
 		}
@@ -106,10 +121,18 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 				return fail(err)
 			}
 		}
-		switch kind {
-		case "", SCXMLProcessor, "scxml":
+		switch {
+		case kind == "" || kind == SCXMLProcessor || kind == "scxml":
+		case isSeatType(kind):
+			if to == "" {
+				return fail(fmt.Errorf("<send type=%q> needs a target: the name of a seat adaptor", kind))
+			}
+			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait); err != nil {
+				return fail(err)
+			}
+			return nil
 		default:
-			return fail(fmt.Errorf("<send> type %q is not supported: seat sends with the SCXML event I/O processor (%s)", kind, SCXMLProcessor))
+			return fail(fmt.Errorf("<send> type %q is not supported: seat sends with the SCXML event I/O processor (%s) and to its adaptors (type=\"seat\")", kind, SCXMLProcessor))
 		}
 		if to == "#_internal" {
 			ev.Type = statechart.Internal
@@ -227,4 +250,40 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		}
 	}
 	return inv
+}
+
+// toAdaptor sends ev as a line to a seat adaptor: its data as text (a
+// string as it is, a number as Lua writes it, a table as JSON), or its
+// name when it has none.
+func (sys *System) toAdaptor(from *Session, adaptor string, ev *statechart.Event) error {
+	if sys.Adaptor == nil || from.parent != nil {
+		return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to adaptor %q: only a document seat runs, not an invoked one, sends to seat's adaptors", adaptor)}
+	}
+	line, err := Line(ev)
+	if err != nil {
+		return err
+	}
+	if err := sys.Adaptor(from, adaptor, line); err != nil {
+		return &statechart.Error{Event: "error.communication", Err: err}
+	}
+	return nil
+}
+
+// Line is the text a <send type="seat"> sends for ev.
+func Line(ev *statechart.Event) (string, error) {
+	switch v := ev.Data.(type) {
+	case nil:
+		return ev.Name, nil
+	case string:
+		return v, nil
+	case float64:
+		return lua.LNumber(v).String(), nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	b, err := json.Marshal(ev.Data)
+	if err != nil {
+		return "", fmt.Errorf("<send> to an adaptor: its data cannot be written as JSON: %w", err)
+	}
+	return string(b), nil
 }

@@ -35,6 +35,8 @@ type Session struct {
 	// cancelled: its parent cancelled the invocation, and what it sends
 	// is dropped.
 	cancelled bool
+	// borrowed: its Lua state is the caller's (Prepare), not closed here.
+	borrowed bool
 	// Final is the id of the top-level final state the session ended in.
 	Final string
 	// StopCause is the error that stopped it, when it ended without
@@ -56,6 +58,17 @@ type System struct {
 	Log func(s *Session, label, text string)
 	// Trace, if set, is told of each event a session takes from a queue.
 	Trace func(s *Session, ev *statechart.Event)
+	// OnEnter and OnExit, if set, are told of each state a top-level
+	// session enters and exits.
+	OnEnter, OnExit func(in *statechart.Instance, st *statechart.State)
+	// Adaptor, if set, sends a line to one of seat's adaptors: a <send
+	// type="seat"> of a top-level session (target is the adaptor's name).
+	// Without it such a send raises error.communication.
+	Adaptor func(s *Session, target, line string) error
+	// Clock, if set, reads the time on the clock of the caller: delays
+	// count from it, and Advance moves the system to it. Without it the
+	// system keeps virtual time (Run, RunRealTime).
+	Clock func() time.Duration
 	// ScriptTimeout and ScriptMemory limit each expression, condition and
 	// script: a call over either is stopped with error.execution.
 	ScriptTimeout time.Duration
@@ -114,17 +127,41 @@ func (sys *System) Start(doc *Document) *Session {
 }
 
 func (sys *System) start(doc *Document, parent *Session, invokeID string, params map[string]any) *Session {
+	dm := luadm.New(luadm.Sandbox(sys.ScriptMemory))
+	dm.Limit(sys.ScriptTimeout, sys.ScriptMemory)
+	s := sys.newSession(doc, parent, invokeID, params, dm)
+	s.in.Start()
+	return s
+}
+
+// Prepare makes a top-level session of doc on L, a sandboxed Lua state
+// that the caller owns (it is not closed when the session ends) and
+// limits with dog, without starting it: Begin does. seat's runtime uses
+// it to give the session the seat table before it enters its states.
+func (sys *System) Prepare(doc *Document, L *lua.LState, dog *luadm.Watchdog) *Session {
+	dm := luadm.New(L)
+	dm.UseWatchdog(dog, sys.ScriptTimeout, sys.ScriptMemory)
+	s := sys.newSession(doc, nil, "", nil, dm)
+	s.borrowed = true
+	return s
+}
+
+// Begin enters the initial configuration of a session Prepare made.
+func (s *Session) Begin() {
+	s.macro = time.Now()
+	s.in.Start()
+}
+
+func (sys *System) newSession(doc *Document, parent *Session, invokeID string, params map[string]any, dm *luadm.DataModel) *Session {
 	sys.nextSess++
 	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
-		children: map[string]*Session{}, params: params, macro: time.Now()}
+		children: map[string]*Session{}, params: params, macro: time.Now(), dm: dm}
 	if parent != nil {
 		s.depth = parent.depth + 1
 		sys.invoked++
 	}
 	sys.sessions[s.ID] = s
-	L := luadm.Sandbox(sys.ScriptMemory)
-	s.dm = luadm.New(L)
-	s.dm.Limit(sys.ScriptTimeout, sys.ScriptMemory)
+	L := dm.L
 	L.SetGlobal("_sessionid", lua.LString(s.ID))
 	L.SetGlobal("_name", lua.LString(doc.Name))
 	io := L.NewTable()
@@ -132,8 +169,11 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 	proc.RawSetString("location", lua.LString("#_scxml_"+s.ID))
 	io.RawSetString(SCXMLProcessor, proc)
 	io.RawSetString("scxml", proc)
+	if parent == nil && sys.Adaptor != nil {
+		io.RawSetString(SeatProcessor, L.NewTable())
+	}
 	L.SetGlobal("_ioprocessors", io)
-	s.in = statechart.New(doc.Chart, statechart.Options{
+	opts := statechart.Options{
 		OnEvent: func(ev *statechart.Event) {
 			if sys.Trace != nil {
 				sys.Trace(s, ev)
@@ -151,7 +191,11 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 			}
 			return nil
 		},
-	})
+	}
+	if parent == nil {
+		opts.OnEnter, opts.OnExit = sys.OnEnter, sys.OnExit
+	}
+	s.in = statechart.New(doc.Chart, opts)
 	s.in.Ext = s
 	L.SetGlobal("In", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(s.in.In(L.CheckString(1))))
@@ -169,7 +213,6 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 	if parent != nil {
 		parent.children[invokeID] = s
 	}
-	s.in.Start()
 	return s
 }
 
@@ -205,7 +248,9 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 	if s.parent != nil {
 		sys.invoked--
 	}
-	defer s.dm.Close()
+	if !s.borrowed {
+		defer s.dm.Close()
+	}
 	kept := sys.timers[:0] // its delayed events go with it
 	for _, t := range sys.timers {
 		if t.from != s {
@@ -237,7 +282,7 @@ func (sys *System) enqueue(to, from *Session, ev *statechart.Event) {
 // send delivers ev to the target now or after wait.
 func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration) error {
 	if wait > 0 {
-		t := &timer{at: sys.now + wait, from: from, sendid: sendid, to: to, ev: ev}
+		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev}
 		// After every timer due at the same time: they fire in the order sent.
 		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
 		sys.timers = append(sys.timers, nil)
@@ -248,11 +293,21 @@ func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, 
 	return sys.deliver(from, to, ev)
 }
 
+// time is the system's clock: the caller's, or virtual.
+func (sys *System) time() time.Duration {
+	if sys.Clock != nil {
+		return sys.Clock()
+	}
+	return sys.now
+}
+
 func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error {
 	if from.cancelled {
 		return nil
 	}
 	switch {
+	case strings.HasPrefix(to, seatTarget):
+		return sys.toAdaptor(from, strings.TrimPrefix(to, seatTarget), ev)
 	case to == "":
 		sys.enqueue(from, from, ev)
 	case to == "#_parent":
@@ -441,4 +496,42 @@ func (sys *System) compileContent(file string, v lua.LValue) (*Document, error) 
 		return nil, fmt.Errorf("<invoke> content: %v", diags.Err())
 	}
 	return doc, nil
+}
+
+// Post puts an event from outside the system (an adaptor's line, say) on
+// the external queue of s; Drain handles it.
+func (sys *System) Post(s *Session, ev *statechart.Event) {
+	sys.enqueue(s, s, ev)
+}
+
+// Drain handles every queued event and what they cause, without moving
+// the clock. It returns ErrNoProgress after a million events.
+func (sys *System) Drain() error {
+	for n := 0; sys.Step(); n++ {
+		if n >= sys.instant {
+			return ErrNoProgress
+		}
+	}
+	return nil
+}
+
+// NextDue tells when the first delayed event is due, on the system's
+// clock.
+func (sys *System) NextDue() (time.Duration, bool) {
+	if len(sys.timers) == 0 {
+		return 0, false
+	}
+	return sys.timers[0].at, true
+}
+
+// Advance delivers every delayed event due by now, in order, handling
+// what each causes before the next.
+func (sys *System) Advance(now time.Duration) error {
+	for len(sys.timers) > 0 && sys.timers[0].at <= now {
+		sys.fire()
+		if err := sys.Drain(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

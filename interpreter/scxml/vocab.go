@@ -257,7 +257,7 @@ func (c *compiler) validateContent(n *schema.Node) {
 		if count("content") > 1 {
 			c.errorf(n.Pos, "<send> has more than one <content>")
 		}
-		if c.present(n, []string{"event", "eventexpr"}) == 0 {
+		if c.present(n, []string{"event", "eventexpr"}) == 0 && !(isSeatType(n.AttrValue("type")) && count("content") > 0) {
 			c.errorf(n.Pos, "<send> needs an event or eventexpr attribute: the name of the event it sends")
 		}
 	case "invoke":

@@ -84,9 +84,10 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 const historyLen = 8
 
 // BehaviorFile finds the behavior a transcript tests: the file its
-// "behavior:" line names, else NAME.seatml beside NAME.seattest; a
-// transcript named NAME.PART.seattest also finds NAME.seatml, so a
-// behavior can have several.
+// "behavior:" line names, else NAME.seatml (or NAME.scxml) beside
+// NAME.seattest; a transcript named NAME.PART.seattest also finds
+// NAME.seatml, so a behavior can have several, and NAME.scxml.seattest
+// tests NAME.scxml (beside a NAME.seatml of the same behavior).
 func BehaviorFile(t *Transcript) (string, error) {
 	dir := filepath.Dir(t.File)
 	if t.Behavior != "" {
@@ -101,8 +102,14 @@ func BehaviorFile(t *Transcript) (string, error) {
 	}
 	base := strings.TrimSuffix(filepath.Base(t.File), Ext)
 	var tried []string
+	if ext := filepath.Ext(base); ext == ".seatml" || ext == ".scxml" {
+		// reception.scxml.seattest tests reception.scxml
+		if f := filepath.Join(dir, base); fileExists(f) {
+			return f, nil
+		}
+	}
 	for name := base; name != ""; {
-		for _, ext := range []string{".seatml", ".xml"} {
+		for _, ext := range []string{".seatml", ".scxml", ".xml"} {
 			f := filepath.Join(dir, name+ext)
 			if _, err := os.Stat(f); err == nil {
 				return f, nil
@@ -840,4 +847,9 @@ func (l *logLines) lines() []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

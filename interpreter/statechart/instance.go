@@ -10,8 +10,9 @@ type Options struct {
 	// OnEvent is called with each event the instance takes from a queue,
 	// before it selects transitions: the datamodel binds _event here.
 	OnEvent func(ev *Event)
-	// OnEnter and OnExit are told of each state entered and exited,
-	// after its OnEntry and after its OnExit content. They are given the
+	// OnEnter and OnExit are told of each state entered and exited:
+	// OnEnter once it is active, before its OnEntry content (which sees
+	// it as the state entered); OnExit after its OnExit content. They are given the
 	// instance: a front end sharing one Options value among its instances
 	// finds its own in Instance.Ext.
 	OnEnter, OnExit func(in *Instance, s *State)
@@ -724,11 +725,11 @@ func (in *Instance) enterFlat(to *State) {
 		in.entered[to.index] = true
 		in.exec(to.Init)
 	}
-	for _, b := range to.OnEntry {
-		in.exec(b)
-	}
 	if in.opts.OnEnter != nil {
 		in.opts.OnEnter(in, to)
+	}
+	for _, b := range to.OnEntry {
+		in.exec(b)
 	}
 	if to.Kind == Final {
 		in.running = false // a top-level final state
@@ -784,6 +785,9 @@ func (in *Instance) enterStates(ts []*Transition) {
 			in.entered[s.index] = true
 			in.exec(s.Init)
 		}
+		if in.opts.OnEnter != nil {
+			in.opts.OnEnter(in, s)
+		}
 		for _, b := range s.OnEntry {
 			in.exec(b)
 		}
@@ -796,9 +800,6 @@ func (in *Instance) enterStates(ts []*Transition) {
 		if b, ok := in.defHist[s]; ok {
 			delete(in.defHist, s)
 			in.exec(b)
-		}
-		if in.opts.OnEnter != nil {
-			in.opts.OnEnter(in, s)
 		}
 		if s.Kind != Final {
 			continue

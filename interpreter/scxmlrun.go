@@ -1,0 +1,248 @@
+package interpreter
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/scxml"
+	"github.com/seatml/seat/interpreter/statechart"
+)
+
+// scxmlRun is a Machine's SCXML session: the document's statechart, run
+// by the SCXML front end on the machine's clock, Lua state, adaptors and
+// devices. The machine hands it every event (handleOne) and timer
+// (nextWake, runTimerOnce); its states are mirrored by the program's.
+type scxmlRun struct {
+	sys   *scxml.System
+	s     *scxml.Session
+	start time.Time // when the session began, on the machine's clock: the system's zero
+}
+
+// docWhere names the document in a log line about a message.
+type docWhere string
+
+func (d docWhere) String() string { return string(d) }
+
+// installSCXML makes the machine's SCXML session on its Lua state, with
+// the seat table (less what is SEATML's own) in its datamodel.
+func (m *Machine) installSCXML() {
+	run := &scxmlRun{sys: scxml.NewSystem()}
+	sys := run.sys
+	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
+	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*m.opts.ScriptTimeout)
+	sys.Clock = func() time.Duration { return m.clock.Now().Sub(run.start) }
+	sys.OnEnter = func(_ *statechart.Instance, n *statechart.State) { m.scxmlEntered(n) }
+	sys.OnExit = func(_ *statechart.Instance, n *statechart.State) { m.scxmlExited(n) }
+	sys.Adaptor = func(_ *scxml.Session, target, line string) error {
+		if !m.declaredAdaptor(target) {
+			return fmt.Errorf("<send type=\"seat\"> to %q: the document declares no such adaptor (<seat:adaptor name=%q>)", target, target)
+		}
+		m.send(target, line, docWhere(m.prog.File))
+		return nil
+	}
+	sys.Log = func(s *scxml.Session, label, text string) {
+		fields := []zap.Field{zap.String("session", s.ID)}
+		if label == "error" {
+			m.log.Warn("error event", append(fields, zap.String("error", text))...)
+			return
+		}
+		m.log.Info("log", append(fields, zap.String("label", label), zap.String("text", text))...)
+	}
+	m.installAPI()
+	m.trimAPIForSCXML()
+	run.s = sys.Prepare(m.prog.scxml, m.L, m.dog)
+	m.scx = run
+	m.sc = run.s.Instance()
+}
+
+// scxmlOnly are the seat functions that are SEATML's own: in SCXML a
+// <transition> changes state, <send delay> and <cancel> time, and there
+// are no widgets.
+var scxmlOnly = map[string]string{
+	"transition": "a <transition> changes the state", "push": "a <history> state resumes", "pop": "a <history> state resumes",
+	"timeout": "a <send delay=…> times", "reset_timer": "<cancel> stops a delayed <send>",
+	"get_entry": "there are no widgets", "set_entry": "there are no widgets", "get_text": "there are no widgets",
+	"set_text": "there are no widgets", "append_text": "there are no widgets", "clear_text": "there are no widgets",
+	"getEntry": "there are no widgets", "setEntry": "there are no widgets", "appendText": "there are no widgets", "clearText": "there are no widgets",
+}
+
+// trimAPIForSCXML replaces the seat functions an SCXML document cannot
+// use with ones that say why, and seat.raise with the session's.
+func (m *Machine) trimAPIForSCXML() {
+	api := m.L.GetGlobal("seat").(*lua.LTable)
+	for name, why := range scxmlOnly {
+		msg := fmt.Sprintf("seat.%s is SEATML's: in an SCXML document %s", name, why)
+		api.RawSetString(name, m.L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("%s", msg)
+			return 0
+		}))
+	}
+	api.RawSetString("raise", m.L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		if name == "" || strings.ContainsAny(name, " \t\r\n") {
+			L.ArgError(1, fmt.Sprintf("event name %q: an event name is one word, without spaces", name))
+		}
+		ev := &statechart.Event{Name: name, Type: statechart.Internal}
+		if L.GetTop() >= 2 {
+			data, err := luadm.FromLua(L.Get(2))
+			if err != nil {
+				L.ArgError(2, err.Error())
+			}
+			ev.Data = data
+		}
+		m.scx.s.Instance().Raise(ev)
+		return 0
+	}))
+}
+
+// scxmlBegin enters the document's initial configuration.
+func (m *Machine) scxmlBegin() {
+	m.scx.start = m.clock.Now()
+	m.starting = true
+	m.scx.s.Begin()
+	m.starting = false
+	m.scxmlSettled(m.scx.sys.Drain())
+}
+
+// scxmlEvent hands an adaptor's or the device layer's event to the
+// session as an external event (docs/scxml.md "seat's world"), and
+// handles what it causes.
+func (m *Machine) scxmlEvent(ev *adaptors.Event) {
+	switch ev.Source {
+	case "gui":
+		return // an SCXML document has no widgets
+	case "motion":
+		m.reportResource(*ev) // the manager keeps a lost motion as the last reason
+	}
+	m.evBuf = *ev
+	cc := m.ctx(ctxEvent)
+	cc.ev = &m.evBuf
+	prev := m.cc
+	m.cc = cc // seat.reply answers the event's peer
+	defer func() { m.cc = prev }()
+	m.scx.sys.Post(m.scx.s, scxmlEventOf(ev))
+	m.scxmlSettled(m.scx.sys.Drain())
+}
+
+// scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line
+// from adaptor chat, "chat.connect" and "chat.disconnect" for a peer's
+// arrival and departure, "memory.KEY" and "motion.done.NAME" (a device
+// key's ':' read as '.') for the device layer. _event.data holds text,
+// adaptor, peer, and topic or key when there is one; _event.origin is the
+// adaptor, and _event.origintype seat's processor, so that a <send
+// type="seat" targetexpr="_event.origin"> answers on the same adaptor.
+func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
+	var name string
+	switch {
+	case ev.Kind == adaptors.Connected:
+		name = ev.Source + ".connect"
+	case ev.Kind == adaptors.Disconnected:
+		name = ev.Source + ".disconnect"
+	case ev.Key != "":
+		name = ev.Source + "." + strings.Map(func(r rune) rune {
+			switch r {
+			case ':':
+				return '.'
+			case ' ', '\t', '\r', '\n':
+				return '_'
+			}
+			return r
+		}, ev.Key)
+	default:
+		name = ev.Source + ".line"
+	}
+	data := map[string]any{"text": ev.Text, "adaptor": ev.Source}
+	if ev.From != nil {
+		data["peer"] = ev.From.Peer()
+	}
+	if ev.Topic != "" {
+		data["topic"] = ev.Topic
+	}
+	if ev.Key != "" {
+		data["key"] = ev.Key
+	}
+	return &statechart.Event{Name: name, Type: statechart.External, Data: data,
+		Origin: ev.Source, OriginType: scxml.SeatProcessor}
+}
+
+// scxmlNextWake is when the session's next delayed event is due.
+func (m *Machine) scxmlNextWake() (time.Time, bool) {
+	if d, ok := m.scx.sys.NextDue(); ok && !m.scx.s.Ended() {
+		return m.scx.start.Add(d), true
+	}
+	return time.Time{}, false
+}
+
+// scxmlTimer delivers the delayed events due by at.
+func (m *Machine) scxmlTimer(at time.Time) {
+	m.scxmlSettled(m.scx.sys.Advance(at.Sub(m.scx.start)))
+}
+
+// scxmlSettled follows a macrostep: the current state for observers, and
+// the end of the run when the session ended (in a top-level final state:
+// "finished", status 0; stopped by a bound: status 1) or err stopped it.
+func (m *Machine) scxmlSettled(err error) {
+	s := m.scx.s
+	if err != nil && !s.Ended() {
+		m.log.Error("stopped without reaching a final state", zap.Error(err))
+		s.Instance().Cancel()
+		m.exit(1)
+		return
+	}
+	for _, n := range m.sc.Configuration() { // in a parallel state, the first region's
+		if n.Atomic() {
+			if cur := m.prog.scxmlStates[n]; cur != m.cur {
+				m.cur = cur
+				m.notifyState()
+			}
+			break
+		}
+	}
+	if !s.Ended() || m.exitCode != nil {
+		return
+	}
+	if s.Final == "" {
+		m.log.Error("stopped without reaching a final state", zap.String("cause", s.StopCause))
+		m.exit(1)
+		return
+	}
+	m.log.Info("finished", zap.String("final", s.Final))
+	m.exit(0)
+}
+
+// exit ends the run with code, as seat.exit does.
+func (m *Machine) exit(code int) {
+	if m.exitCode == nil {
+		m.exitCode = &code
+	}
+}
+
+func (m *Machine) scxmlEntered(n *statechart.State) {
+	s := m.prog.scxmlStates[n]
+	if n.Atomic() {
+		m.cur = s
+		m.notifyState()
+	}
+	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
+		ce.Write(zap.String("to", s.Name))
+	}
+	if m.tracing() {
+		m.trace("enter:" + s.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	}
+}
+
+func (m *Machine) scxmlExited(n *statechart.State) {
+	if m.tracing() {
+		m.trace("exit:" + m.prog.scxmlStates[n].Name)
+	}
+}

@@ -1,0 +1,128 @@
+package interpreter
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// scxmlDoc wraps states into an SCXML document with seat's socket
+// adaptor "chat" on port 0.
+func scxmlDoc(initial, body string) string {
+	return `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat"
+  version="1.0" datamodel="lua" name="t" initial="` + initial + `">
+<seat:adaptor name="chat" type="socket" role="server" port="0"/>
+` + body + `</scxml>
+`
+}
+
+func startSCXML(t *testing.T, src string, tweak ...func(*Options)) *harness {
+	t.Helper()
+	prog, diags := LoadBytes("t.scxml", []byte(src), LoadOptions{})
+	if prog == nil {
+		t.Fatalf("load failed:\n%v", diags)
+	}
+	return startProgram(t, prog, tweak...)
+}
+
+// TestSCXMLLinesAndDelays: lines from an adaptor are NAME.line events with
+// the text in _event.data, delayed sends wait on the machine's clock (a
+// virtual one here), and <send type="seat"> sends the content, or the
+// event name without one.
+func TestSCXMLLinesAndDelays(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<state id="待機">
+  <transition event="chat.line" cond="_event.data.text == 'はじめ'" target="数える"/>
+</state>
+<state id="数える">
+  <onentry><send id="t" event="合図" delay="2s"/></onentry>
+  <transition event="合図"><send type="seat" target="chat" event="二秒"/></transition>
+  <transition event="chat.line" cond="_event.data.text == 'やめ'" target="待機">
+    <cancel sendid="t"/>
+    <send type="seat" target="chat"><content expr="{text = _event.data.text, adaptor = _event.data.adaptor}"/></send>
+  </transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	h.event("chat", "はじめ")
+	h.advance(1999 * time.Millisecond)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("before 2 s: %q", got)
+	}
+	h.advance(time.Millisecond)
+	if got, want := h.sends(), []string{"chat:二秒"}; !cmp.Equal(got, want) {
+		t.Fatalf("at 2 s: %q, want %q", got, want)
+	}
+	h.event("chat", "やめ")
+	if got, want := h.sends(), []string{`chat:{"adaptor":"chat","text":"やめ"}`}; !cmp.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if s := h.state(); s != "待機" {
+		t.Errorf("state %q, want 待機", s)
+	}
+}
+
+// TestSCXMLSeatTable: the seat table in a document's Lua: seat.raise with
+// data is an internal event, seat.state names the active state, and a
+// function that is SEATML's own raises error.execution saying what SCXML
+// uses instead.
+func TestSCXMLSeatTable(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("一", `
+<state id="一">
+  <transition event="chat.line" cond="_event.data.text == 'raise'"><script>seat.raise('合図', {n = 3})</script></transition>
+  <transition event="合図" target="二"><script>seat.send('chat', _event.type .. ' ' .. _event.data.n)</script></transition>
+</state>
+<state id="二">
+  <onentry><script>seat.send('chat', seat.state())</script></onentry>
+  <transition event="chat.line"><script>seat.transition('一')</script></transition>
+  <transition event="error.execution"><script>seat.send('chat', _event.data)</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	h.event("chat", "raise")
+	if got, want := h.sends(), []string{"chat:internal 3", "chat:二"}; !cmp.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	h.event("chat", "x")
+	got := h.sends()
+	if len(got) != 1 || !strings.Contains(got[0], "seat.transition is SEATML's: in an SCXML document a <transition> changes the state") {
+		t.Errorf("got %q, want the error naming what to use", got)
+	}
+}
+
+// TestSCXMLDeviceEvents: a memory key is the event memory.KEY, and a
+// motion's end motion.done.NAME, on the simulated robot.
+func TestSCXMLDeviceEvents(t *testing.T) {
+	src := scxmlDoc("待機", `
+<state id="待機">
+  <onentry><script>seat.subscribe("my/")</script></onentry>
+  <transition event="memory.my/flag" target="動く"><script>seat.send('chat', _event.data.key .. '=' .. _event.data.text)</script></transition>
+  <transition event="chat.line"><script>seat.set("my/flag", true)</script></transition>
+</state>
+<state id="動く">
+  <onentry><script>seat.motion({name = "stand", scripts = "Stand", duration = 500})</script></onentry>
+  <transition event="motion.done" target="終わり"><script>seat.send('chat', _event.name)</script></transition>
+</state>
+<state id="終わり"/>
+`)
+	prog, diags := LoadBytes("t.scxml", []byte(src), LoadOptions{ScriptsDir: "../examples/scripts"})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	d, tweak := withDevices(t, prog)
+	h := startProgram(t, prog, tweak)
+	defer h.stop()
+	h.take()
+	h.event("chat", "go")
+	h.eventually("moving", func() bool { return h.m.State() == "動く" })
+	stepUntil(t, d.Engine, d.Engine.Now()+3*time.Second)
+	h.eventually("ended", func() bool { return h.m.State() == "終わり" })
+	want := []string{"chat:my/flag=true", "chat:motion.done.stand"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
