@@ -108,7 +108,9 @@ func TestReceptionExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := strings.Replace(string(data), `port="5004"`, `port="0"`, 1)
-	h := start(t, src)
+	src = strings.Replace(src, `port="5007"`, `port="0"`, 1)
+	prog, _, tweak := loadWithDevices(t, src, LoadOptions{})
+	h := startProgram(t, prog, tweak)
 	if len(h.m.prog.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %v", h.m.prog.Diagnostics)
 	}

@@ -43,7 +43,7 @@ const (
 	RecOut        RecordKind = "out"        // a message was sent (or a reply, with Peer)
 	RecFire       RecordKind = "fire"       // a rule or widget fired (At)
 	RecState      RecordKind = "state"      // a state was entered
-	RecTimer      RecordKind = "timer"      // a timeout or onexec tick ran (Timer)
+	RecTimer      RecordKind = "timer"      // a timeout, onexec tick or delayed send ran (Timer)
 )
 
 // Record is one thing a machine did.
@@ -61,7 +61,8 @@ type Record struct {
 	At schema.Pos
 	// State is the state entered, or the state a timer ran in.
 	State string
-	// Timer is "timeout" or "onexec".
+	// Timer is "timeout" or "onexec", or "delay" for an SCXML document's
+	// delayed <send>.
 	Timer string
 }
 

@@ -182,6 +182,9 @@ func (m *Machine) scxmlNextWake() (time.Time, bool) {
 
 // scxmlTimer delivers the delayed events due by at.
 func (m *Machine) scxmlTimer(at time.Time) {
+	if m.watching() { // a replay moves its clock here before what it causes
+		m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.State(), Peer: m.sessionPeer()})
+	}
 	m.scxmlSettled(m.scx.sys.Advance(at.Sub(m.scx.start)))
 }
 

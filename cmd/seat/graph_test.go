@@ -24,11 +24,12 @@ import (
 // and testdata/graph's, which has every kind of edge and an include.
 func graphFiles(t *testing.T) []string {
 	examples, _ := filepath.Glob("../../examples/*.seatml")
+	scxml, _ := filepath.Glob("../../examples/*.scxml") // golden files named NAME.scxml.dot
 	more, _ := filepath.Glob("../../testdata/graph/*.seatml")
-	if len(examples) < 7 || len(more) < 1 {
-		t.Fatalf("%d examples, %d in testdata/graph", len(examples), len(more))
+	if len(examples) < 7 || len(scxml) < 1 || len(more) < 1 {
+		t.Fatalf("%d examples, %d SCXML examples, %d in testdata/graph", len(examples), len(scxml), len(more))
 	}
-	return append(examples, more...)
+	return append(append(examples, scxml...), more...)
 }
 
 // needDot returns Graphviz's dot, skipping the test when it is missing

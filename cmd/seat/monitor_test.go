@@ -23,9 +23,9 @@ import (
 func TestMonitorInBrowser(t *testing.T) {
 	b := webtest.Start(t)
 	http := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // no idle connections left behind
-	kport, rport, ctl := freePortNumber(t), freePortNumber(t), freePort(t)
-	// The reception's adaptor is 音声: --set takes Japanese names too.
-	startSeat(t, "run", "--control", ctl, "--set", "visitor.port="+kport, "--set", "音声.port="+rport,
+	kport, rport, sport, ctl := freePortNumber(t), freePortNumber(t), freePortNumber(t), freePort(t)
+	// The reception's adaptors are 音声 and 係員: --set takes Japanese names too.
+	startSeat(t, "run", "--control", ctl, "--set", "visitor.port="+kport, "--set", "音声.port="+rport, "--set", "係員.port="+sport,
 		"../../examples/kiosk.seatml", "../../examples/reception.seatml")
 	base := "http://" + ctl + "/monitor/"
 	waitFor(t, func() bool {

@@ -117,7 +117,7 @@ func TestRecordReplayKiosk(t *testing.T) {
 func TestRecordReplayJapanese(t *testing.T) {
 	dir := t.TempDir()
 	port, rec := freePortNumber(t), filepath.Join(dir, "受付.jsonl")
-	cmd, stderr := startSeat(t, "run", "--record", rec, "--set", "音声.port="+port, "../../examples/reception.seatml")
+	cmd, stderr := startSeat(t, "run", "--record", rec, "--set", "音声.port="+port, "--set", "係員.port="+freePortNumber(t), "../../examples/reception.seatml")
 	var conn net.Conn
 	var err error
 	waitFor(t, func() bool { conn, err = net.Dial("tcp", "127.0.0.1:"+port); return err == nil })
@@ -143,6 +143,7 @@ func TestRecordReplayJapanese(t *testing.T) {
 	}
 	src, _ := os.ReadFile("../../examples/reception.seatml")
 	edited := filepath.Join(dir, "reception.seatml")
+	os.Symlink(mustAbs(t, "../../examples/scripts"), filepath.Join(dir, "scripts")) // its motion scripts, beside it
 	os.WriteFile(edited, []byte(strings.Replace(string(src), "様ですね。", "様でございますね。", 1)), 0o644)
 	stdout, _, code := runSeat("replay", rec, edited)
 	if code != 1 || !strings.Contains(stdout, "recorded: 山田様ですね。お約束の方でよろしいですか。 (to 音声)") ||

@@ -109,3 +109,80 @@ func TestCheckSCXMLSeatElements(t *testing.T) {
 		}
 	}
 }
+
+// TestSCXMLSessions: with session="peer" on its adaptor, every peer of an
+// SCXML document has a session of its own: its own datamodel and
+// configuration, and its final state ends its session only (real binary,
+// TCP, Japanese).
+func TestSCXMLSessions(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "窓口.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="窓口">
+  <seat:adaptor name="客" type="socket" role="server" port="`+port+`" session="peer"/>
+  <datamodel><data id="n" expr="0"/></datamodel>
+  <state id="聞く">
+    <transition event="客.line" cond="_event.data.text == 'いくつ'"><script>seat.reply(n .. ' ' .. seat.state())</script></transition>
+    <transition event="客.line" cond="_event.data.text == 'おわり'" target="終わり"/>
+    <transition event="客.line"><assign location="n" expr="n + 1"/></transition>
+  </state>
+  <final id="終わり"><onentry><script>seat.reply('さようなら')</script></onentry></final>
+</scxml>
+`), 0o644)
+	_, log := startSeat(t, "run", "--log-format", "json", f)
+	a, b := dialSeat(t, port), dialSeat(t, port)
+	ra, rb := bufio.NewReader(a), bufio.NewReader(b)
+	for _, c := range []net.Conn{a, b} {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+	}
+	ask := func(c net.Conn, r *bufio.Reader, say, want string) {
+		t.Helper()
+		send(t, c, say)
+		if l, err := r.ReadString('\n'); err != nil || strings.TrimSuffix(l, "\n") != want {
+			t.Fatalf("after %q: %q, %v; want %q\n%s", say, l, err, want, log.String())
+		}
+	}
+	send(t, a, "あ")
+	send(t, a, "い")
+	send(t, b, "う")
+	ask(a, ra, "いくつ", "2 聞く")
+	ask(b, rb, "いくつ", "1 聞く")
+	ask(a, ra, "おわり", "さようなら")
+	ask(b, rb, "いくつ", "1 聞く") // a's final state ended a's session only
+}
+
+// TestSCXMLRecordReplay records an SCXML document's run over TCP and
+// replays it: the same messages come back, and an edited reply diverges.
+func TestSCXMLRecordReplay(t *testing.T) {
+	dir := t.TempDir()
+	port, rec := freePortNumber(t), filepath.Join(dir, "受付係.jsonl")
+	f := filepath.Join(dir, "受付係.scxml")
+	os.WriteFile(f, []byte(receptionDesk), 0o644)
+	cmd, log := startSeat(t, "run", "--record", rec, "--set", "客.port="+port, f)
+	c := dialSeat(t, port)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	for _, want := range []string{"いらっしゃいませ", "", "ご用件は？ 近く", "お急ぎですか", "", "またね 終わり"} {
+		if want == "" {
+			continue
+		}
+		if l, err := r.ReadString('\n'); err != nil || strings.TrimSuffix(l, "\n") != want {
+			t.Fatalf("%q, %v; want %q\n%s", l, err, want, log.String())
+		}
+		switch want {
+		case "いらっしゃいませ":
+			send(t, c, "こんにちは")
+		case "お急ぎですか":
+			send(t, c, "さようなら")
+		}
+	}
+	if err := waitExit(t, cmd, 10*time.Second, log); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, log.String())
+	}
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "2 inputs, 4 messages") {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, errOut)
+	}
+	os.WriteFile(f, []byte(strings.Replace(receptionDesk, "ご用件は？", "ご用件をどうぞ", 1)), 0o644)
+	if stdout, _, code := runSeat("replay", rec); code != 1 || !strings.Contains(stdout, "replayed: ご用件をどうぞ 近く") {
+		t.Errorf("edited replay: exit %d\n%s", code, stdout)
+	}
+}

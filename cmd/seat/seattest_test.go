@@ -16,8 +16,9 @@ import (
 // seat test runs them all green, as CI does.
 func TestSeatTestExamples(t *testing.T) {
 	behaviors, _ := filepath.Glob("../../examples/*.seatml")
-	for _, b := range behaviors {
-		base := strings.TrimSuffix(b, ".seatml")
+	scxml, _ := filepath.Glob("../../examples/*.scxml")
+	for _, b := range append(behaviors, scxml...) {
+		base := strings.TrimSuffix(b, ".seatml") // NAME.scxml's are NAME.scxml*.seattest
 		if m, _ := filepath.Glob(base + "*.seattest"); len(m) == 0 {
 			t.Errorf("%s has no transcript", b)
 		}

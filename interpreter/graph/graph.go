@@ -189,10 +189,13 @@ func (g *Graph) DOT(w io.Writer) error {
 			to = popID
 		}
 		attrs := []string{"label=" + quote(g.Label(e))}
-		if c := g.clusterEnd("ltail", e.From); c != "" {
+		// An edge between a state and one inside it is drawn from (or to)
+		// the node inside: clipping it at the border it crosses from
+		// within is what dot cannot draw.
+		if c := g.clusterEnd("ltail", e.From); c != "" && !g.within(e.To, e.From) {
 			attrs = append(attrs, strings.TrimSuffix(strings.TrimPrefix(c, " ["), "]"))
 		}
-		if c := g.clusterEnd("lhead", e.To); c != "" && !e.Pop {
+		if c := g.clusterEnd("lhead", e.To); c != "" && !e.Pop && !g.within(e.From, e.To) {
 			attrs = append(attrs, strings.TrimSuffix(strings.TrimPrefix(c, " ["), "]"))
 		}
 		if s := style(e); s != "" {
@@ -253,6 +256,16 @@ func (g *Graph) anchor(s string) string {
 		s = next
 	}
 	return s
+}
+
+// within reports whether state s is a or inside a.
+func (g *Graph) within(s, a string) bool {
+	for ; s != ""; s = g.Parent[s] {
+		if s == a {
+			return true
+		}
+	}
+	return false
 }
 
 // clusterEnd is the edge attribute (lhead or ltail) that clips an edge at
