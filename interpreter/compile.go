@@ -305,6 +305,7 @@ func (c *compiler) compile(root *schema.Node) {
 	c.indexAll()
 	c.warnUnshownWidgets()
 	c.buildChart()
+	c.warnUnreachable()
 }
 
 // buildChart makes the behavior's statechart: its states under a root
@@ -350,6 +351,52 @@ func (c *compiler) buildChart() {
 	for _, s := range c.prog.States {
 		s.into = chart.Transition(root, s.node)
 	}
+}
+
+// warnUnreachable warns of each state that no statetransition, initial
+// state or history leads to (the outermost, when a state and what it
+// holds are), unless a script names it in quotes: seat.transition may
+// take it there.
+func (c *compiler) warnUnreachable() {
+	p := c.prog
+	if p.chart == nil || len(c.chain) > 0 {
+		return // an included file is there for its rules
+	}
+	targets := map[*State][]*statechart.State{}
+	for _, e := range p.Edges() {
+		to := p.stateByName[e.To]
+		if to == nil {
+			continue // a pop: back to a state entered before
+		}
+		from := p.stateByName[e.From] // nil for general's: open in every state
+		targets[from] = append(targets[from], to.node)
+	}
+	reach := p.chart.Reachable(func(n *statechart.State) []*statechart.State {
+		if n == nil {
+			return targets[nil]
+		}
+		if s, ok := n.Ext.(*State); ok {
+			return targets[s]
+		}
+		return nil
+	})
+	for _, s := range p.States {
+		if reach[s.node.Index()] || s.Kind.IsHistory() || s.Parent != nil && !reach[s.Parent.node.Index()] || c.scriptsName(s.Name) {
+			continue
+		}
+		c.warnf(s.Pos, "state %q is never entered: no statetransition, initial state or history leads to it", s.Name)
+	}
+}
+
+// scriptsName reports whether some script of the behavior has the name in
+// quotes.
+func (c *compiler) scriptsName(name string) bool {
+	for _, j := range c.ld.luaJobs {
+		if strings.Contains(j.ch.src, `"`+name+`"`) || strings.Contains(j.ch.src, `'`+name+`'`) {
+			return true
+		}
+	}
+	return false
 }
 
 // warnUnshownWidgets warns once when states have widgets but no web

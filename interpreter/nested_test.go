@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -283,5 +284,35 @@ func TestStartIsTopLevel(t *testing.T) {
 <state name="作業"><state name="準備"/><state name="start"/></state>`))
 	if st := h.state(); st != "待機" {
 		t.Errorf("initial state %q, want 待機", st)
+	}
+}
+
+// TestUnreachableStates: seat check warns of a state that no
+// statetransition, initial state or history leads to: the outermost of a
+// group, not the states a parallel state or initial enters, and not one
+// a script names in quotes (seat.transition may go there).
+func TestUnreachableStates(t *testing.T) {
+	_, diags := LoadBytes("t.seatml", []byte(doc(`<rule><key>休む</key><statetransition>休憩</statetransition></rule>`, `
+<state name="待機">
+  <rule><key>始め</key><statetransition>見守り</statetransition></rule>
+  <rule><key>寄り道</key><script>seat.transition("寄り道")</script></rule>
+</state>
+<parallel name="見守り"><state name="電池"/><state name="頭" initial="頭2"><state name="頭1"/><state name="頭2"/></state></parallel>
+<state name="休憩"/>
+<state name="寄り道"/>
+<state name="離れ"><state name="奥"/></state>
+<state name="孤島"/>
+`)), LoadOptions{})
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d:%d: %s", d.Pos.Line, d.Pos.Col, d.Msg))
+	}
+	want := []string{
+		`12:69: state "頭1" is never entered: no statetransition, initial state or history leads to it`,
+		`15:1: state "離れ" is never entered: no statetransition, initial state or history leads to it`,
+		`16:1: state "孤島" is never entered: no statetransition, initial state or history leads to it`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -281,3 +281,54 @@ func TestRunSCXMLStoppedByABound(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
+
+// TestCheckSCXMLReachAndTargets: seat check warns of a state no
+// transition or initial state leads to (the outermost one of a group),
+// and refuses a transition whose targets cannot be active together, with
+// positions.
+func TestCheckSCXMLReachAndTargets(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "到達.scxml")
+	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="受付">
+  <state id="受付">
+    <transition event="並行" target="右 左"/>
+    <transition event="二つ" target="甲 乙"/>
+  </state>
+  <parallel id="両方">
+    <state id="右"/>
+    <state id="左"/>
+  </parallel>
+  <state id="組">
+    <state id="甲"/>
+    <state id="乙"/>
+  </state>
+  <state id="離れ"><state id="奥"/></state>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "", "check", file)
+	for _, want := range []string{
+		`:2:3: state "受付": a transition's targets "甲" and "乙" cannot be active together: both are inside "組", which is not a <parallel>`,
+	} {
+		if !strings.Contains(out, file+want) {
+			t.Errorf("output lacks %s%s\n%s", file, want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", code, out)
+	}
+	os.WriteFile(file, []byte(strings.Replace(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="受付">
+  <state id="受付">
+    <transition event="並行" target="右 左"/>
+  </state>
+  <parallel id="両方">
+    <state id="右"/>
+    <state id="左"/>
+  </parallel>
+  <state id="離れ"><state id="奥"/></state>
+</scxml>
+`, "\n", "\n", -1)), 0o644)
+	out, code = runBinary(t, "", "check", file)
+	if code != 0 || !strings.Contains(out, file+`:9:3: warning: state "離れ" is never entered: no transition or initial state leads to it`) ||
+		strings.Contains(out, "奥") || strings.Contains(out, `"右"`) || strings.Contains(out, `"左"`) {
+		t.Errorf("exit %d, want 0 and one warning, for 離れ alone:\n%s", code, out)
+	}
+}

@@ -140,6 +140,7 @@ func (c *compiler) document(n *schema.Node) *Document {
 	}
 	chart.Setup = c.setup
 	doc.Chart = chart
+	c.warnUnreachable(chart)
 	return doc
 }
 
@@ -702,4 +703,24 @@ func parseDelay(text string) (time.Duration, error) {
 		return 0, fmt.Errorf("delay %q is longer than a year", text)
 	}
 	return time.Duration(f * float64(unit)), nil
+}
+
+// warnUnreachable warns of each state no transition or initial state
+// leads to (the outermost, when a state and what it holds are).
+func (c *compiler) warnUnreachable(chart *statechart.Chart) {
+	reach := chart.Reachable(func(s *statechart.State) []*statechart.State {
+		if s == nil {
+			return nil
+		}
+		var out []*statechart.State
+		for _, t := range s.Transitions {
+			out = append(out, t.Targets...)
+		}
+		return out
+	})
+	for _, s := range chart.States[1:] {
+		if !reach[s.Index()] && !s.IsHistory() && (s.Parent == chart.Root || reach[s.Parent.Index()]) {
+			c.warnf(s.Ext.(*schema.Node).Pos, "state %q is never entered: no transition or initial state leads to it", s.ID)
+		}
+	}
 }

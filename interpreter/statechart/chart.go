@@ -174,6 +174,9 @@ func Build(root *State) (*Chart, error) {
 			ts = append(ts[:len(ts):len(ts)], s.Initial)
 		}
 		for _, t := range ts {
+			if err := legal(t); err != nil {
+				return nil, err
+			}
 			c.prepare(t)
 		}
 		for _, t := range s.Transitions {
@@ -263,6 +266,122 @@ func (c *Chart) walk(s *State) error {
 	}
 	return nil
 }
+
+// legal checks that a transition's targets can be active together: no
+// target inside another, and any two in different regions of a parallel
+// state (a history state stands for its parent).
+func legal(t *Transition) error {
+	at := func(x *State) *State {
+		if x.IsHistory() {
+			return x.Parent
+		}
+		return x
+	}
+	from := fmt.Sprintf("state %q", t.Source.ID)
+	if t.Source.Parent == nil {
+		from = "the initial transition"
+	}
+	for i, a := range t.Targets {
+		for _, b := range t.Targets[i+1:] {
+			x, y := at(a), at(b)
+			switch {
+			case x == y:
+				return &BuildError{t.Source, fmt.Sprintf("%s: a transition's targets %q and %q enter the same state", from, a.ID, b.ID)}
+			case x.Descends(y) || y.Descends(x):
+				return &BuildError{t.Source, fmt.Sprintf("%s: a transition's targets %q and %q cannot be active together: one is inside the other", from, a.ID, b.ID)}
+			}
+			p := x.Parent
+			for !y.Descends(p) {
+				p = p.Parent
+			}
+			if p.Kind != Parallel {
+				return &BuildError{t.Source, fmt.Sprintf("%s: a transition's targets %q and %q cannot be active together: both are inside %s, which is not a <parallel>", from, a.ID, b.ID, name(p))}
+			}
+		}
+	}
+	return nil
+}
+
+func name(s *State) string {
+	if s.Parent == nil {
+		return "the document"
+	}
+	return fmt.Sprintf("%q", s.ID)
+}
+
+// Reachable tells, by state, whether some run can enter it: from the
+// initial configuration, through the targets that each entered state's
+// transitions name (targets(s); targets(nil) are those open in every
+// state, as SEATML's general rules), entering a target as a transition
+// does: its ancestors, the other regions of the parallel states around
+// it, and its own initial descendants. A history state resumes states
+// entered before, so it adds only its default.
+func (c *Chart) Reachable(targets func(s *State) []*State) []bool {
+	seen := make([]bool, len(c.States)) // entered, at least as an ancestor
+	down := make([]bool, len(c.States)) // entered with its initial descendants
+	var queue []*State
+	mark := func(s *State) {
+		if !seen[s.index] {
+			seen[s.index] = true
+			queue = append(queue, s)
+		}
+	}
+	var enter func(t, top *State)
+	var enterDown func(s *State)
+	enterDown = func(s *State) {
+		if down[s.index] {
+			return
+		}
+		down[s.index] = true
+		mark(s)
+		if s.Kind == Parallel {
+			for _, k := range s.kids {
+				enterDown(k)
+			}
+		} else if s.Initial != nil {
+			owner := s // a history's default enters states of its parent
+			if s.IsHistory() {
+				owner = s.Parent
+			}
+			for _, t := range s.Initial.Targets {
+				enter(t, owner)
+			}
+		}
+	}
+	// enter enters t and the states around it up to top (nil: all).
+	enter = func(t, top *State) {
+		for a, child := t.Parent, t; a != top; a, child = a.Parent, a {
+			mark(a)
+			if a.Kind == Parallel {
+				for _, k := range a.kids {
+					if k != child {
+						enterDown(k)
+					}
+				}
+			}
+		}
+		enterDown(t)
+	}
+	if c.Root.Initial != nil {
+		for _, t := range c.Root.Initial.Targets {
+			enter(t, nil)
+		}
+	}
+	for _, t := range targets(nil) {
+		enter(t, nil)
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, t := range targets(s) {
+			enter(t, nil)
+		}
+	}
+	return seen
+}
+
+// Index is the state's place in Chart.States (document order).
+func (s *State) Index() int { return s.index }
 
 // A BuildError is a chart that cannot run; State is the state at fault,
 // which a front end places in its file.

@@ -2,6 +2,8 @@ package statechart
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -487,4 +489,74 @@ func BenchmarkFlatTake(b *testing.B) {
 		in.Take(ab)
 		in.Take(ba)
 	}
+}
+
+// TestIllegalTargets: a transition whose targets cannot be active
+// together does not build: one inside the other, both in one compound
+// state, or the same state twice.
+func TestIllegalTargets(t *testing.T) {
+	for _, tc := range []struct{ targets, want string }{
+		{"a a1", `state "s": a transition's targets "a" and "a1" cannot be active together: one is inside the other`},
+		{"a1 a2", `state "s": a transition's targets "a1" and "a2" cannot be active together: both are inside "a", which is not a <parallel>`},
+		{"a1 h", `state "s": a transition's targets "a1" and "h" cannot be active together: one is inside the other`},
+		{"p1 p2", ""},
+	} {
+		root := &State{}
+		s := mk("s", Basic, root)
+		a := mk("a", Basic, root)
+		a1, a2 := mk("a1", Basic, a), mk("a2", Basic, a)
+		h := mk("h", ShallowHistory, a)
+		h.Initial = &Transition{Targets: []*State{a1}}
+		p := mk("p", Parallel, root)
+		p1, p2 := mk("p1", Basic, p), mk("p2", Basic, p)
+		ids := map[string]*State{"a": a, "a1": a1, "a2": a2, "h": h, "p1": p1, "p2": p2}
+		tr := &Transition{Events: []string{"e"}}
+		for _, id := range strings.Fields(tc.targets) {
+			tr.Targets = append(tr.Targets, ids[id])
+		}
+		s.Transitions = []*Transition{tr}
+		_, err := Build(root)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%s: %v, want %q", tc.targets, err, tc.want)
+		}
+	}
+}
+
+// TestReachable: from the initial state through each state's targets;
+// entering a target enters the other regions of a parallel state around
+// it and its own initial descendants, not its siblings.
+func TestReachable(t *testing.T) {
+	root := &State{}
+	start := mk("start", Basic, root)
+	p := mk("p", Parallel, root)
+	r1 := mk("r1", Basic, p)
+	mk("r1a", Basic, r1)
+	r1b := mk("r1b", Basic, r1)
+	r2 := mk("r2", Basic, p)
+	mk("r2a", Basic, r2)
+	mk("r2b", Basic, r2)
+	lone := mk("lone", Basic, root)
+	mk("inner", Basic, lone)
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[*State][]*State{start: {r1b}}
+	reach := c.Reachable(func(s *State) []*State { return targets[s] })
+	var got []string
+	for _, s := range c.States[1:] {
+		if reach[s.Index()] {
+			got = append(got, s.ID)
+		}
+	}
+	if want := []string{"start", "p", "r1", "r1b", "r2", "r2a"}; !slices.Equal(got, want) {
+		t.Errorf("reachable %q, want %q", got, want)
+	}
+}
+
+// mk adds a state to parent, for tests that build a chart by hand.
+func mk(id string, kind Kind, parent *State) *State {
+	s := &State{ID: id, Kind: kind, Parent: parent}
+	parent.Children = append(parent.Children, s)
+	return s
 }
