@@ -512,7 +512,7 @@ func (m *Machine) luaLog(L *lua.LState) int {
 
 func (m *Machine) luaExit(L *lua.LState) int {
 	code := L.OptInt(1, 0)
-	m.exitCode = &code
+	m.exitCode, m.endCause = &code, fmt.Sprintf("seat.exit(%d)", code)
 	return 0
 }
 

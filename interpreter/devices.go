@@ -159,9 +159,13 @@ func (m *Machine) waitMotions(motions []*motion.Motion) {
 }
 
 // memoryPrefixes returns the literal leading parts of the keys of
-// source="memory" rules, without prefixes covered by shorter ones.
+// source="memory" rules (an SCXML document's: the keys its transitions'
+// memory.KEY events name), without prefixes covered by shorter ones.
 func memoryPrefixes(p *Program) []string {
 	var all []string
+	if p.scxml != nil {
+		all = p.scxmlMemoryKeys()
+	}
 	for _, r := range p.rules {
 		for _, w := range r.Words {
 			if w.Source != "memory" {

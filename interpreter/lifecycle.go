@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,6 +67,9 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		}
 		m.sc = statechart.New(prog.chart, scOpts)
 		m.sc.Ext = m
+		if prog.nested {
+			m.active = make([]atomic.Bool, len(prog.chart.States))
+		}
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.watcher, _ = opts.Observer.(Watcher)
@@ -304,7 +308,7 @@ func (m *Machine) Run(ctx context.Context) error {
 	m.shutdown()
 	m.runMu.Unlock()
 	if m.exitCode != nil && *m.exitCode != 0 {
-		return &ExitError{Code: *m.exitCode}
+		return &ExitError{Code: *m.exitCode, Cause: m.endCause}
 	}
 	return nil
 }

@@ -77,11 +77,20 @@ type Options struct {
 	Trace func(string)
 }
 
-// ExitError is returned by Run when a script called seat.exit with a
-// non-zero code.
-type ExitError struct{ Code int }
+// ExitError is returned by Run when the behavior ended itself with a
+// non-zero code: a script called seat.exit, or a bound stopped an SCXML
+// document (Cause says which).
+type ExitError struct {
+	Code  int
+	Cause string
+}
 
-func (e *ExitError) Error() string { return fmt.Sprintf("seat.exit(%d)", e.Code) }
+func (e *ExitError) Error() string {
+	if e.Cause != "" {
+		return e.Cause
+	}
+	return fmt.Sprintf("seat.exit(%d)", e.Code)
+}
 
 // Machine runs one behavior. Run's goroutine owns the state machine and the
 // Lua state; adaptors reach it only through Deliver.
@@ -156,6 +165,7 @@ type Machine struct {
 	evBuf       adaptors.Event // the event being handled
 	inExit      bool
 	exitCode    *int
+	endCause    string // why exitCode was set (EndCause)
 	cc          *callCtx
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
@@ -177,6 +187,10 @@ type Machine struct {
 	execBuf  []*statechart.State
 
 	scx *scxmlRun // an SCXML document's session (sc is its instance)
+	// active marks, by the chart's state index, the active states of a
+	// nested behavior or an SCXML document, for ActiveStates from other
+	// goroutines (nil for a flat behavior: its current state says it).
+	active []atomic.Bool
 }
 
 // frame is what push saves: the active state, and in a nested behavior
@@ -448,6 +462,26 @@ func (m *Machine) CurrentState() string {
 	return ""
 }
 
+// ActiveStates returns the names of the active states, in document order:
+// the whole configuration of a nested behavior or an SCXML document, the
+// current state of a flat one. Safe from any goroutine (the monitor shows
+// them); while the machine moves, it may mix the states before and after.
+func (m *Machine) ActiveStates() []string {
+	if m.active == nil {
+		if s := m.CurrentState(); s != "" {
+			return []string{s}
+		}
+		return nil
+	}
+	var out []string
+	for _, s := range m.prog.States {
+		if m.active[s.node.Index()].Load() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // State returns the current state's name; call it from Sync.
 func (m *Machine) State() string {
 	if m.cur == nil {
@@ -511,11 +545,14 @@ func (m *Machine) entered(n *statechart.State) {
 			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
 		}
 	}
-	if m.prog.nested && s.Timeout != nil {
-		if m.timeouts == nil {
-			m.timeouts = map[*State]time.Time{}
+	if m.prog.nested {
+		m.active[n.Index()].Store(true)
+		if s.Timeout != nil {
+			if m.timeouts == nil {
+				m.timeouts = map[*State]time.Time{}
+			}
+			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
 		}
-		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
 	}
 	if !m.prog.nested || n.Atomic() { // the leaf: what observers see, its timers
 		m.notifyState()
@@ -538,8 +575,7 @@ func (m *Machine) entered(n *statechart.State) {
 	if n.Kind == statechart.Final && n.Parent == m.prog.chart.Root && m.exitCode == nil {
 		// A top-level final state ends the behavior, as a finished run.
 		m.log.Info("finished", zap.String("final", s.Name))
-		code := 0
-		m.exitCode = &code
+		m.exit(0, "finished in the final state "+s.Name)
 	}
 }
 
@@ -547,6 +583,9 @@ func (m *Machine) entered(n *statechart.State) {
 // state's onexit list runs, where no transition may be asked for.
 func (m *Machine) exited(n *statechart.State) {
 	s := n.Ext.(*State)
+	if m.active != nil {
+		m.active[n.Index()].Store(false)
+	}
 	delete(m.timeouts, s)
 	if m.tracing() {
 		m.trace("exit:" + s.Name)

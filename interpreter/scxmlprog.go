@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -63,6 +64,8 @@ func loadSCXML(path string, opts LoadOptions) (*Program, schema.List) {
 	p.Diagnostics = ld.diags
 	p.scxml = doc
 	p.mirror(doc.Chart)
+	// Transitions on memory keys start the device layer with the document.
+	p.UsesDevices = p.UsesDevices || len(p.scxmlMemoryKeys()) > 0
 	return p, ld.diags
 }
 
@@ -76,39 +79,59 @@ func seatGeneral(root *schema.Node, diags *schema.List) *schema.Node {
 		if a.Space == SeatNamespace {
 			a.Space = ""
 			g.Attrs = append(g.Attrs, a)
+		} else if why := notSeats(a.Space); why != "" {
+			diags.Errorf(a.Pos, "attribute %s: %s", a.Name, why)
 		}
 	}
 	for _, n := range root.Children {
 		if n.Space != SeatNamespace {
+			if why := notSeats(n.Space); why != "" {
+				diags.Errorf(n.Pos, "<%s>: %s", n.Name, why)
+			}
 			continue
 		}
 		if n.Name != "adaptor" {
 			diags.Errorf(n.Pos, "<seat:%s>: an SCXML document declares seat's adaptors with <seat:adaptor>; seat's other elements are SEATML's", n.Name)
 			continue
 		}
+		// Its name begins its events' names (NAME.line).
+		if a, ok := n.Attr("name"); ok && (a.Value == "" || strings.ContainsAny(a.Value, " \t\r\n")) {
+			diags.Errorf(a.ValuePos, "adaptor name %q: in an SCXML document an adaptor's name begins its events' names (%s.line), so it is one word, without spaces", a.Value, a.Value)
+		}
 		g.Children = append(g.Children, n)
 	}
 	for _, n := range root.Children {
-		if n.Space == SeatNamespace || n.Name == "scxml" {
+		if n.Space == SeatNamespace {
 			continue
 		}
 		for _, d := range seatDescendants(n) {
-			diags.Errorf(d.Pos, "<seat:%s> belongs directly inside <scxml>", d.Name)
+			diags.Errorf(d.Pos, "<seat:%s> belongs directly inside <scxml> (a document an <invoke> runs has none of seat's world)", d.Name)
 		}
 	}
 	return g
 }
 
-// seatDescendants lists the elements of seat's namespace under n.
+// notSeats says why a namespace that looks meant for seat's is not: an
+// undeclared seat: prefix, or a URL near seat's; "" for any other.
+func notSeats(space string) string {
+	switch {
+	case space == "seat":
+		return fmt.Sprintf("the prefix seat: is not declared; declare seat's namespace on <scxml>: xmlns:seat=%q", SeatNamespace)
+	case space != SeatNamespace && strings.Contains(strings.ToLower(space), "seatml/seat"):
+		return fmt.Sprintf("its namespace %q is not seat's, so seat would ignore it; did you mean %q?", space, SeatNamespace)
+	}
+	return ""
+}
+
+// seatDescendants lists the elements of seat's namespace under n, at any
+// depth (in an <invoke>'s <content> too).
 func seatDescendants(n *schema.Node) []*schema.Node {
 	var out []*schema.Node
 	for _, ch := range n.Children {
-		if ch.Space == SeatNamespace {
+		if ch.Space == SeatNamespace || notSeats(ch.Space) != "" {
 			out = append(out, ch)
 		}
-		if ch.Name != "content" { // a document to invoke is its own
-			out = append(out, seatDescendants(ch)...)
-		}
+		out = append(out, seatDescendants(ch)...)
 	}
 	return out
 }
@@ -158,6 +181,9 @@ func (c *compiler) checkSeatSends(n *schema.Node) {
 	for _, ch := range n.Children {
 		if ch.Name == "content" {
 			continue // a document to invoke: it cannot reach seat's adaptors
+		}
+		if a, ok := ch.Attr("target"); ok && ch.Name == "send" && !ch.Has("type") && !ch.Has("typeexpr") && c.adaptors[a.Value] != nil {
+			c.errorf(a.ValuePos, "<send> target %q is one of seat's adaptors: add type=\"seat\" (without it the target names an SCXML session, as #_parent)", a.Value)
 		}
 		if ch.Name == "send" && (ch.AttrValue("type") == "seat" || ch.AttrValue("type") == scxml.SeatProcessor) {
 			a, ok := ch.Attr("target")
@@ -209,4 +235,20 @@ func (p *Program) scxmlEdges() []Edge {
 		}
 	}
 	return out
+}
+
+// scxmlMemoryKeys are the memory keys the document's transitions name
+// (event="memory.KEY"), to which it is subscribed when it starts.
+func (p *Program) scxmlMemoryKeys() []string {
+	var keys []string
+	for _, n := range p.scxml.Chart.States {
+		for _, t := range n.Transitions {
+			for _, d := range t.Events {
+				if k, ok := strings.CutPrefix(d, "memory."); ok && k != "" && k != "*" {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	return keys
 }

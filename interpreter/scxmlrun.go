@@ -2,7 +2,9 @@ package interpreter
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -23,7 +25,20 @@ type scxmlRun struct {
 	sys   *scxml.System
 	s     *scxml.Session
 	start time.Time // when the session began, on the machine's clock: the system's zero
+	// more: events are queued (a slice of them was handled); burst counts
+	// the events handled since the queue was last empty.
+	more  bool
+	burst int
 }
+
+// A document's queue is handled a slice at a time, with the machine's
+// input and timers in between, so that a document that keeps sending
+// itself events without a delay still hears its adaptors and Ctrl-C;
+// after scxmlBurst events without the queue ever empty it is stopped.
+const (
+	scxmlSlice = 64
+	scxmlBurst = 100000
+)
 
 // docWhere names the document in a log line about a message.
 type docWhere string
@@ -48,7 +63,10 @@ func (m *Machine) installSCXML() {
 		return nil
 	}
 	sys.Log = func(s *scxml.Session, label, text string) {
-		fields := []zap.Field{zap.String("session", s.ID)}
+		var fields []zap.Field
+		if s != run.s { // an invoked document's (a session's peer is already in the logger)
+			fields = append(fields, zap.String("invoked", s.ID), zap.String("document", filepath.Base(s.Doc.File)))
+		}
 		if label == "error" {
 			m.log.Warn("error event", append(fields, zap.String("error", text))...)
 			return
@@ -60,6 +78,7 @@ func (m *Machine) installSCXML() {
 	run.s = sys.Prepare(m.prog.scxml, m.L, m.dog)
 	m.scx = run
 	m.sc = run.s.Instance()
+	m.active = make([]atomic.Bool, len(m.prog.scxml.Chart.States))
 }
 
 // scxmlOnly are the seat functions that are SEATML's own: in SCXML a
@@ -108,7 +127,19 @@ func (m *Machine) scxmlBegin() {
 	m.starting = true
 	m.scx.s.Begin()
 	m.starting = false
-	m.scxmlSettled(m.scx.sys.Drain())
+	m.scxmlSettled(m.scxmlDrain())
+}
+
+// scxmlDrain handles a slice of the document's queue.
+func (m *Machine) scxmlDrain() error {
+	n, more := m.scx.sys.Drain(scxmlSlice)
+	m.scx.more = more
+	if m.scx.burst += n; !more {
+		m.scx.burst = 0
+	} else if m.scx.burst >= scxmlBurst {
+		return fmt.Errorf("%d events handled without the queue ever empty: a <send> to itself with no delay, in a loop?", scxmlBurst)
+	}
+	return nil
 }
 
 // scxmlEvent hands an adaptor's or the device layer's event to the
@@ -128,7 +159,7 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 	m.cc = cc // seat.reply answers the event's peer
 	defer func() { m.cc = prev }()
 	m.scx.sys.Post(m.scx.s, scxmlEventOf(ev))
-	m.scxmlSettled(m.scx.sys.Drain())
+	m.scxmlSettled(m.scxmlDrain())
 }
 
 // scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line
@@ -172,20 +203,36 @@ func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
 		Origin: ev.Source, OriginType: scxml.SeatProcessor}
 }
 
-// scxmlNextWake is when the session's next delayed event is due.
+// scxmlNextWake is when the session has work: while events are queued,
+// now, but after the input that waits in the machine's queue (which goes
+// first: drain runs a timer only when no item queued before it waits);
+// else when its next delayed event is due.
 func (m *Machine) scxmlNextWake() (time.Time, bool) {
-	if d, ok := m.scx.sys.NextDue(); ok && !m.scx.s.Ended() {
+	if m.scx.s.Ended() {
+		return time.Time{}, false
+	}
+	if m.scx.more {
+		if at, queued := m.q.peek(); queued {
+			return at.Add(time.Nanosecond), true
+		}
+		return m.clock.Now(), true
+	}
+	if d, ok := m.scx.sys.NextDue(); ok {
 		return m.scx.start.Add(d), true
 	}
 	return time.Time{}, false
 }
 
-// scxmlTimer delivers the delayed events due by at.
+// scxmlTimer puts the delayed events due by at on the queue, and handles
+// a slice of it.
 func (m *Machine) scxmlTimer(at time.Time) {
-	if m.watching() { // a replay moves its clock here before what it causes
-		m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.State(), Peer: m.sessionPeer()})
+	if d, ok := m.scx.sys.NextDue(); ok && !m.scx.start.Add(d).After(at) {
+		if m.watching() { // a replay moves its clock here before what it causes
+			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.State(), Peer: m.sessionPeer()})
+		}
+		m.scx.sys.FireDue(at.Sub(m.scx.start))
 	}
-	m.scxmlSettled(m.scx.sys.Advance(at.Sub(m.scx.start)))
+	m.scxmlSettled(m.scxmlDrain())
 }
 
 // scxmlSettled follows a macrostep: the current state for observers, and
@@ -196,7 +243,7 @@ func (m *Machine) scxmlSettled(err error) {
 	if err != nil && !s.Ended() {
 		m.log.Error("stopped without reaching a final state", zap.Error(err))
 		s.Instance().Cancel()
-		m.exit(1)
+		m.exit(1, "stopped without reaching a final state: "+err.Error())
 		return
 	}
 	for _, n := range m.sc.Configuration() { // in a parallel state, the first region's
@@ -213,22 +260,29 @@ func (m *Machine) scxmlSettled(err error) {
 	}
 	if s.Final == "" {
 		m.log.Error("stopped without reaching a final state", zap.String("cause", s.StopCause))
-		m.exit(1)
+		m.exit(1, "stopped without reaching a final state: "+s.StopCause)
 		return
 	}
 	m.log.Info("finished", zap.String("final", s.Final))
-	m.exit(0)
+	m.exit(0, "finished in the final state "+s.Final)
 }
 
-// exit ends the run with code, as seat.exit does.
-func (m *Machine) exit(code int) {
+// exit ends the run with code, as seat.exit does; cause says why
+// (EndCause).
+func (m *Machine) exit(code int, cause string) {
 	if m.exitCode == nil {
-		m.exitCode = &code
+		m.exitCode, m.endCause = &code, cause
 	}
 }
 
+// EndCause says why a behavior that ended itself ended: "seat.exit(2)",
+// "finished in the final state 終わり", "stopped without reaching a final
+// state: …"; "" otherwise. Call it once Run has returned.
+func (m *Machine) EndCause() string { return m.endCause }
+
 func (m *Machine) scxmlEntered(n *statechart.State) {
 	s := m.prog.scxmlStates[n]
+	m.active[n.Index()].Store(true)
 	if n.Atomic() {
 		m.cur = s
 		m.notifyState()
@@ -245,6 +299,7 @@ func (m *Machine) scxmlEntered(n *statechart.State) {
 }
 
 func (m *Machine) scxmlExited(n *statechart.State) {
+	m.active[n.Index()].Store(false)
 	if m.tracing() {
 		m.trace("exit:" + m.prog.scxmlStates[n].Name)
 	}

@@ -94,12 +94,12 @@ func TestSCXMLSeatTable(t *testing.T) {
 	}
 }
 
-// TestSCXMLDeviceEvents: a memory key is the event memory.KEY, and a
+// TestSCXMLDeviceEvents: a memory key is the event memory.KEY (a key a
+// transition names is subscribed to when the document starts), and a
 // motion's end motion.done.NAME, on the simulated robot.
 func TestSCXMLDeviceEvents(t *testing.T) {
 	src := scxmlDoc("待機", `
 <state id="待機">
-  <onentry><script>seat.subscribe("my/")</script></onentry>
   <transition event="memory.my/flag" target="動く"><script>seat.send('chat', _event.data.key .. '=' .. _event.data.text)</script></transition>
   <transition event="chat.line"><script>seat.set("my/flag", true)</script></transition>
 </state>
@@ -122,6 +122,63 @@ func TestSCXMLDeviceEvents(t *testing.T) {
 	stepUntil(t, d.Engine, d.Engine.Now()+3*time.Second)
 	h.eventually("ended", func() bool { return h.m.State() == "終わり" })
 	want := []string{"chat:my/flag=true", "chat:motion.done.stand"}
+	if diff := cmp.Diff(want, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// loopDoc keeps sending itself an event without a delay once told "go".
+const loopDoc = `
+<state id="待機"><transition event="chat.line" cond="_event.data.text == 'go'" target="回る"/></state>
+<state id="回る">
+  <onentry><send event="また"/></onentry>
+  <transition event="また" target="回る"/>
+  <transition event="chat.line" cond="_event.data.text == 'stop'" target="待機"><script>seat.send('chat', '止まった')</script></transition>
+</state>
+`
+
+// TestSCXMLSelfSendLoopHearsInput: a document that keeps sending itself
+// events without a delay still hears its adaptor between them (its queue
+// is handled a slice at a time), and stops when told to.
+func TestSCXMLSelfSendLoopHearsInput(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", loopDoc))
+	defer h.stop()
+	h.take()
+	h.event("chat", "go")
+	h.event("chat", "stop")
+	h.eventually("stopped looping", func() bool { return h.m.State() == "待機" })
+	if got := h.sends(); !cmp.Equal(got, []string{"chat:止まった"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestSCXMLSendErrors: a <send type="seat"> to an adaptor the document
+// does not declare raises error.communication naming the <send>'s place,
+// also when it was delayed; a nil <content> sends an empty line, and
+// <param>s without an event a JSON line.
+func TestSCXMLSendErrors(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("一", `
+<state id="一">
+  <transition event="chat.line" cond="_event.data.text == 'now'"><send type="seat" targetexpr="'無い'" event="x"/></transition>
+  <transition event="chat.line" cond="_event.data.text == 'later'"><send type="seat" targetexpr="'無い'" event="x" delay="1s"/></transition>
+  <transition event="chat.line" cond="_event.data.text == 'nil'"><send type="seat" target="chat"><content expr="nil"/></send></transition>
+  <transition event="chat.line" cond="_event.data.text == 'param'"><send type="seat" target="chat"><param name="数" expr="3"/></send></transition>
+  <transition event="error.communication"><script>seat.send('chat', _event.data)</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	h.event("chat", "now")
+	h.event("chat", "later")
+	h.advance(time.Second)
+	h.event("chat", "nil")
+	h.event("chat", "param")
+	want := []string{
+		`chat:t.scxml:6:66: <send type="seat"> to "無い": the document declares no such adaptor (<seat:adaptor name="無い">)`,
+		`chat:t.scxml:7:68: <send type="seat"> to "無い": the document declares no such adaptor (<seat:adaptor name="無い">)`,
+		"chat:",
+		`chat:{"数":3}`,
+	}
 	if diff := cmp.Diff(want, h.sends()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -477,12 +477,12 @@ func (h *sessionHost) exited(s *session, err error) {
 		h.hungUp[key] = true
 	}
 	h.mu.Unlock()
-	code := 0
+	code, cause := 0, s.m.EndCause()
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		code = ee.Code
 	}
-	h.m.log.Info("session ended: seat.exit", zap.String("peer", s.peer), zap.Int("code", code))
+	h.m.log.Info("session ended", zap.String("peer", s.peer), zap.Int("code", code), zap.String("cause", cause))
 	if hangs {
 		hg.Hangup()
 	}

@@ -77,6 +77,11 @@ func TestMonitorInBrowser(t *testing.T) {
 	jconn.Write([]byte("こんにちは\n"))
 	bufio.NewReader(jconn).ReadString('\n')
 	b.WaitFor("用件 highlighted", `document.querySelector('section[data-behavior="受付"] .graph g.node.current title').textContent == "用件"`)
+	// The whole configuration: the dialogue's leaf and the watch region's,
+	// and every state around them.
+	recSel := `document.querySelector('section[data-behavior="受付"]')`
+	b.WaitFor("both regions' states highlighted", `Array.from(`+recSel+`.querySelectorAll('.graph g.node.current title')).map(t => t.textContent).join(",") == "用件,平常"`)
+	b.WaitFor("the states around them highlighted", `Array.from(`+recSel+`.querySelectorAll('.graph g.cluster.active > g > a, .graph g.cluster.active > a')).map(a => a.getAttribute("xlink:title") || a.getAttribute("title")).join(",") == "稼働,対話,会話,接客,見守り"`)
 
 	// The source view shows the rule's line; files that are not a
 	// behavior's are refused.

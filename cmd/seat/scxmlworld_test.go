@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -84,15 +86,22 @@ func send(t *testing.T, c net.Conn, line string) {
 // TestCheckSCXMLSeatElements: seat check finds what is wrong with seat's
 // elements in an SCXML document, placed in the file: an adaptor's
 // misspelt attribute (with a suggestion), a <send type="seat"> to an
-// adaptor that is not declared, and a seat element out of place.
+// adaptor that is not declared, a <send> to an adaptor without
+// type="seat", a seat element out of place (an invoked document's too),
+// an adaptor name with a space, a namespace near seat's, an undeclared
+// seat: prefix, <adaptor> without it, and a send type seat lacks.
 func TestCheckSCXMLSeatElements(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "誤り.scxml")
-	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua">
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" xmlns:near="https://github.com/seatml/seat/" version="1.0" datamodel="lua">
   <seat:adaptor name="客" type="socket" role="server" prot="5000"/>
   <state id="一">
     <seat:adaptor name="他" type="stdio"/>
-    <onentry><send type="seat" target="各" event="やあ"/></onentry>
+    <onentry><send type="seat" target="各" event="やあ"/><send target="客" event="やあ"/><send type="Seat" target="客" event="やあ"/></onentry>
+    <invoke><content><scxml><seat:adaptor name="子" type="stdio"/><final/></scxml></content></invoke>
   </state>
+  <seat:adaptor name="客 人" type="socket" role="server" port="5001"/>
+  <near:adaptor name="近い" type="stdio"/>
+  <adaptor name="裸" type="stdio"/>
 </scxml>
 `), 0o644)
 	out, code := runBinary(t, "", "check", f)
@@ -103,6 +112,12 @@ func TestCheckSCXMLSeatElements(t *testing.T) {
 		`誤り.scxml:2:54: unknown attribute "prot" on <adaptor>; did you mean "port"?`,
 		`誤り.scxml:4:5: <seat:adaptor> belongs directly inside <scxml>`,
 		`誤り.scxml:5:40: <send type="seat"> target "各": no such adaptor`, `did you mean "客"?`,
+		`誤り.scxml:5:69: <send> target "客" is one of seat's adaptors: add type="seat"`,
+		`誤り.scxml:5:96: warning: <send> type "Seat" is not one seat has`, `did you mean "seat"?`,
+		`誤り.scxml:6:29: <seat:adaptor> belongs directly inside <scxml> (a document an <invoke> runs has none of seat's world)`,
+		`誤り.scxml:8:23: adaptor name "客 人": in an SCXML document an adaptor's name begins its events' names`,
+		`誤り.scxml:9:3: <adaptor>: its namespace "https://github.com/seatml/seat/" is not seat's, so seat would ignore it; did you mean "https://github.com/seatml/seat"?`,
+		`誤り.scxml:10:3: <adaptor> is not an SCXML element; seat's adaptors are declared with <seat:adaptor>`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in:\n%s", want, out)
@@ -184,5 +199,48 @@ func TestSCXMLRecordReplay(t *testing.T) {
 	os.WriteFile(f, []byte(strings.Replace(receptionDesk, "ご用件は？", "ご用件をどうぞ", 1)), 0o644)
 	if stdout, _, code := runSeat("replay", rec); code != 1 || !strings.Contains(stdout, "replayed: ご用件をどうぞ 近く") {
 		t.Errorf("edited replay: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestSCXMLSelfSendLoopOnTheRealBinary: a document that keeps sending
+// itself events without a delay hears its adaptor between them, stops on
+// SIGTERM at once, and left alone is stopped with status 1 after 100,000
+// such events, naming the cause (before, its queue was drained whole:
+// input and SIGTERM waited up to a million events).
+func TestSCXMLSelfSendLoopOnTheRealBinary(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "輪.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" initial="待機">
+  <seat:adaptor name="chat" type="socket" role="server" port="`+port+`"/>
+  <state id="待機"><transition event="chat.line" cond="_event.data.text == 'go'" target="回る"/></state>
+  <state id="回る">
+    <onentry><script>local t = os.clock() while os.clock() - t &lt; 0.001 do end</script><send event="また"/></onentry>
+    <transition event="また" target="回る"/>
+    <transition event="chat.line" cond="_event.data.text == 'stop'" target="待機"><script>seat.reply('止まった')</script></transition>
+  </state>
+</scxml>
+`), 0o644)
+	cmd, log := startSeat(t, "run", "--log-level", "warn", f)
+	c := dialSeat(t, port)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	send(t, c, "go")
+	send(t, c, "stop")
+	if l, err := bufio.NewReader(c).ReadString('\n'); err != nil || l != "止まった\n" {
+		t.Fatalf("%q, %v\n%s", l, err, log.String())
+	}
+	send(t, c, "go")
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitExit(t, cmd, 5*time.Second, log); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, log.String())
+	}
+
+	src, _ := os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(src), "local t = os.clock() while os.clock() - t &lt; 0.001 do end", "", 1)), 0o644)
+	port = freePortNumber(t)
+	cmd, log = startSeat(t, "run", "--log-level", "warn", "--set", "chat.port="+port, f)
+	send(t, dialSeat(t, port), "go")
+	err := waitExit(t, cmd, 60*time.Second, log)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(log.String(), "100000 events handled without the queue ever empty") {
+		t.Errorf("left alone: %v, want exit 1 naming the cause\n%s", err, log.String())
 	}
 }

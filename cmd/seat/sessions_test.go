@@ -107,7 +107,7 @@ func TestSessionExit(t *testing.T) {
 		t.Fatalf("after seat.exit the session answered %q; want the connection closed", l)
 	}
 	waitFor(t, func() bool {
-		return strings.Contains(log.String(), `session ended: seat.exit`) && strings.Contains(log.String(), `"code": 3`)
+		return strings.Contains(log.String(), `session ended`) && strings.Contains(log.String(), `"code": 3, "cause": "seat.exit(3)"`)
 	})
 	bob.Write([]byte("ping\n"))
 	if l, err := rb.ReadString('\n'); l != "pong\n" {

@@ -60,6 +60,9 @@ type Info struct {
 	Reason string    `json:"reason,omitempty"`
 	// SEATMLState is the current SEATML state of a running behavior.
 	SEATMLState string `json:"seatml_state,omitempty"`
+	// Active lists every active state of a running nested behavior or
+	// SCXML document (its configuration, in document order).
+	Active []string `json:"active,omitempty"`
 	// Dropped counts events that arrived while the behavior was loaded but
 	// not running.
 	Dropped uint64 `json:"dropped,omitempty"`
@@ -204,6 +207,9 @@ func (e *entry) info() Info {
 	if e.m != nil {
 		if e.state == Running || e.state == Stopping {
 			i.SEATMLState = e.m.CurrentState()
+			if a := e.m.ActiveStates(); len(a) > 1 {
+				i.Active = a
+			}
 			to, tick := e.m.Timers()
 			if !to.IsZero() {
 				i.Timeout = &to
@@ -385,9 +391,11 @@ func (mg *Manager) startLocked(e *entry) (Info, error) {
 		var ee *interpreter.ExitError
 		switch {
 		case errors.As(err, &ee):
-			reason = fmt.Sprintf("seat.exit(%d)", ee.Code)
+			reason = ee.Error()
 		case err != nil:
 			reason = "failed: " + err.Error()
+		case m.EndCause() != "":
+			reason = m.EndCause() // seat.exit(0), a final state
 		case e.state == Running:
 			reason = "ended"
 		}

@@ -31,6 +31,11 @@ const (
 // processor.
 func isSeatType(t string) bool { return t == "seat" || t == SeatProcessor }
 
+// knownType reports whether a <send> type is one seat sends with.
+func knownType(t string) bool {
+	return t == "" || t == SCXMLProcessor || t == "scxml" || isSeatType(t)
+}
+
 // attrOrExpr compiles an attribute that may be given literally or as an
 // expression (event/eventexpr, target/targetexpr...).
 func (c *compiler) attrOrExpr(n *schema.Node, name string) func(*Session) (string, bool, error) {
@@ -90,10 +95,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if err != nil {
 			return fail(err)
 		}
-		if name == "" && isSeatType(kind) && data != nil {
-			name = "seat.line" // a line to an adaptor needs no event name
-		}
-		if name == "" || strings.ContainsAny(name, " \t\r\n") {
+		if (name == "" && !isSeatType(kind)) || strings.ContainsAny(name, " \t\r\n") { // a line to an adaptor needs no name
 			return fail(fmt.Errorf("<send> event name %q: an event name is one word, without spaces", name))
 		}
 		to, _, err := target(s)
@@ -127,7 +129,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 			if to == "" {
 				return fail(fmt.Errorf("<send type=%q> needs a target: the name of a seat adaptor", kind))
 			}
-			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait); err != nil {
+			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait, n.Pos); err != nil {
 				return fail(err)
 			}
 			return nil
@@ -142,7 +144,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if to != "" && !validTarget(to) {
 			return fail(fmt.Errorf("<send> target %q is not an SCXML session or invocation (#_parent, #_scxml_ID, #_ID)", to))
 		}
-		if err := s.sys.send(s, sendid, to, ev, wait); err != nil {
+		if err := s.sys.send(s, sendid, to, ev, wait, n.Pos); err != nil {
 			return fail(err)
 		}
 		return nil

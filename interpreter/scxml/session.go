@@ -101,6 +101,7 @@ type timer struct {
 	sendid string
 	to     string
 	ev     *statechart.Event
+	pos    schema.Pos // the <send>, which an error when it fires names
 }
 
 // NewSystem returns an empty system.
@@ -279,10 +280,10 @@ func (sys *System) enqueue(to, from *Session, ev *statechart.Event) {
 	}
 }
 
-// send delivers ev to the target now or after wait.
-func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration) error {
+// send delivers ev to the target now or after wait; pos is the <send>.
+func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration, pos schema.Pos) error {
 	if wait > 0 {
-		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev}
+		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, pos: pos}
 		// After every timer due at the same time: they fire in the order sent.
 		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
 		sys.timers = append(sys.timers, nil)
@@ -382,7 +383,8 @@ func (sys *System) load(dir, src string) (*Document, schema.List) {
 }
 
 // Step handles one queued event; it reports false when every queue is
-// empty. An event a cancelled invocation sent is dropped: its invoker no
+// empty. (A session whose events only it sends, without a delay, keeps
+// its queue full: Run and Drain bound how many they handle.) An event a cancelled invocation sent is dropped: its invoker no
 // longer hears from it, even what it sent before the cancellation.
 func (sys *System) Step() bool {
 	for len(sys.queue) > 0 {
@@ -466,8 +468,13 @@ func (sys *System) fire() {
 		return
 	}
 	if err := sys.deliver(t.from, t.to, t.ev); err != nil {
+		e := &statechart.Error{SendID: t.ev.SendID, Err: at(t.pos, err)}
+		var se *statechart.Error
+		if errors.As(err, &se) {
+			e.Event = se.Event
+		}
 		t.from.macro = time.Now()
-		t.from.in.RaiseError(err)
+		t.from.in.RaiseError(e)
 		t.from.in.Settle()
 	}
 }
@@ -504,15 +511,14 @@ func (sys *System) Post(s *Session, ev *statechart.Event) {
 	sys.enqueue(s, s, ev)
 }
 
-// Drain handles every queued event and what they cause, without moving
-// the clock. It returns ErrNoProgress after a million events.
-func (sys *System) Drain() error {
-	for n := 0; sys.Step(); n++ {
-		if n >= sys.instant {
-			return ErrNoProgress
-		}
+// Drain handles up to limit queued events and what they cause, without
+// moving the clock, and reports how many it handled and whether more are
+// queued: a caller that also waits on input handles it in between.
+func (sys *System) Drain(limit int) (handled int, more bool) {
+	for handled < limit && sys.Step() {
+		handled++
 	}
-	return nil
+	return handled, len(sys.queue) > 0
 }
 
 // NextDue tells when the first delayed event is due, on the system's
@@ -524,14 +530,11 @@ func (sys *System) NextDue() (time.Duration, bool) {
 	return sys.timers[0].at, true
 }
 
-// Advance delivers every delayed event due by now, in order, handling
-// what each causes before the next.
-func (sys *System) Advance(now time.Duration) error {
+// FireDue delivers every delayed event due by now, in order, to the
+// queues (Drain handles them): a delayed event takes its place in the
+// external queue at its time, after the events queued before it.
+func (sys *System) FireDue(now time.Duration) {
 	for len(sys.timers) > 0 && sys.timers[0].at <= now {
 		sys.fire()
-		if err := sys.Drain(); err != nil {
-			return err
-		}
 	}
-	return nil
 }

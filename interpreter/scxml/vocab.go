@@ -90,7 +90,11 @@ func (c *compiler) validate(n *schema.Node, parent *schema.Node) bool {
 		if parent != nil {
 			names = allowed(vocabulary[parent.Name])
 		}
-		c.errorf(n.Pos, "<%s> is not an SCXML element%s", n.Name, schema.DidYouMean(n.Name, names, "<%s>"))
+		hint := schema.DidYouMean(n.Name, names, "<%s>")
+		if n.Name == "adaptor" {
+			hint = "; seat's adaptors are declared with <seat:adaptor>, in seat's namespace (xmlns:seat=\"https://github.com/seatml/seat\")"
+		}
+		c.errorf(n.Pos, "<%s> is not an SCXML element%s", n.Name, hint)
 		return false
 	}
 	if parent != nil {
@@ -257,8 +261,15 @@ func (c *compiler) validateContent(n *schema.Node) {
 		if count("content") > 1 {
 			c.errorf(n.Pos, "<send> has more than one <content>")
 		}
-		if c.present(n, []string{"event", "eventexpr"}) == 0 && !(isSeatType(n.AttrValue("type")) && count("content") > 0) {
+		toAdaptor := isSeatType(n.AttrValue("type")) && (count("content") > 0 || count("param") > 0 || n.Has("namelist"))
+		if c.present(n, []string{"event", "eventexpr"}) == 0 && !toAdaptor { // a line to an adaptor needs no name
 			c.errorf(n.Pos, "<send> needs an event or eventexpr attribute: the name of the event it sends")
+		}
+		if a, ok := n.Attr("type"); ok && !knownType(a.Value) {
+			// A warning: SCXML requires the document to run and the send
+			// to raise error.execution (W3C test 199).
+			c.warnf(a.ValuePos, "<send> type %q is not one seat has: it sends with the SCXML event I/O processor (scxml) and to its adaptors (seat); this send will raise error.execution%s",
+				a.Value, schema.DidYouMean(a.Value, []string{"seat", "scxml"}, "%q"))
 		}
 	case "invoke":
 		if count("content") > 0 && (n.AttrValue("src") != "" || n.AttrValue("srcexpr") != "") {

@@ -384,6 +384,9 @@ func (r *runner) sync(fn func()) bool {
 		case e := <-r.done:
 			if e == nil {
 				e = errors.New("the behavior ended (seat.exit or end of input)")
+				if cause := r.m.EndCause(); cause != "" {
+					e = errors.New("the behavior ended: " + cause)
+				}
 			}
 			r.stopped = e
 		case <-ctx.Done():

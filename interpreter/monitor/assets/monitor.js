@@ -95,11 +95,20 @@ function fitLabels(svg) {
   });
 }
 
-// highlight marks the current state's node: its <title> is the state's name.
+// highlight marks the active states: the current state's node (its
+// <title> is the state's name), and in a nested behavior or an SCXML
+// document every active state of the configuration, nodes and the
+// clusters of states that hold states (named by their tooltip).
 function highlight(s) {
+  const active = new Set(s.active && s.active.length ? s.active : [s.state]);
   for (const n of s.els.graph.querySelectorAll("g.node")) {
     const title = n.querySelector("title");
-    n.classList.toggle("current", !!title && title.textContent === s.state);
+    n.classList.toggle("current", !!title && active.has(title.textContent));
+  }
+  for (const c of s.els.graph.querySelectorAll("g.cluster")) {
+    const a = c.querySelector("a");
+    const name = a && (a.getAttribute("xlink:title") || a.getAttribute("title"));
+    c.classList.toggle("active", !!name && active.has(name));
   }
   s.els.state.replaceChildren("state ", el("b", {}, s.state || "—"));
   s.section.dataset.state = s.state;
@@ -121,6 +130,7 @@ function addLine(s, l) {
   while (s.els.log.rows.length > logLen) s.els.log.deleteRow(-1);
   if (l.kind === "state") {
     s.state = l.state;
+    if (s.active && s.active.length) s.active = [...s.active, l.state]; // what it left goes with the next status
     highlight(s);
   }
 }
@@ -130,7 +140,12 @@ function showStatus(now, infos, counts) {
   for (const i of infos || []) {
     const s = behaviors.get(i.name);
     if (!s) continue;
-    if (i.seatml_state && i.seatml_state !== s.state) { s.state = i.seatml_state; highlight(s); }
+    const active = (i.active || []).join("\n");
+    if (i.seatml_state && (i.seatml_state !== s.state || active !== (s.active || []).join("\n"))) {
+      s.state = i.seatml_state;
+      s.active = i.active || [];
+      highlight(s);
+    }
     if (!i.seatml_state) s.els.state.replaceChildren("behavior " + i.state);
     s.timeout = i.timeout ? Date.parse(i.timeout) : null;
     s.tick = i.tick ? Date.parse(i.tick) : null;
