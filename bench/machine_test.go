@@ -9,6 +9,7 @@ import (
 	"github.com/qmuntal/stateless"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter"
 )
 
 // pingPong is the two-state ping-pong every implementation runs: the event
@@ -138,5 +139,37 @@ func BenchmarkPingPongLua(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		m.Dispatch(ev)
+	}
+}
+
+// scxmlPingPong is the ping-pong as an SCXML document: each line from
+// chat is the event chat.line, which moves a to b and b back to a (the
+// second with a Lua cond on the line's text).
+const scxmlPingPong = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" name="pingpong">
+<state id="a"><transition event="chat.line" target="b"/></state>
+<state id="b"><transition event="chat.line" cond="_event.data.text == 'ping'" target="a"/></state>
+</scxml>`
+
+// BenchmarkSCXMLPingPong is an SCXML document's event path through the
+// runtime: an adaptor's line made an SCXML event, queued, selected and
+// taken (one transition per event, every other one with a Lua cond).
+func BenchmarkSCXMLPingPong(b *testing.B) {
+	prog, diags := interpreter.LoadBytes("bench.scxml", []byte(scxmlPingPong), interpreter.LoadOptions{})
+	if prog == nil {
+		b.Fatal(diags)
+	}
+	m, err := interpreter.New(prog, interpreter.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Begin()
+	ev := adaptors.Event{Source: "chat", Text: "ping"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Dispatch(ev)
+	}
+	if s := m.CurrentState(); s != "a" && s != "b" {
+		b.Fatalf("state %q", s)
 	}
 }

@@ -334,3 +334,26 @@ func TestRunTimeErrorsArePlaced(t *testing.T) {
 		t.Errorf("errors %q", errs)
 	}
 }
+
+// TestEventIsReadOnlyAndPerEvent: _event (made only when a script reads
+// it) is each event's own, nil before the first, and a script that
+// assigns it raises error.execution.
+func TestEventIsReadOnlyAndPerEvent(t *testing.T) {
+	s, errs := runText(t, head+`>
+  <datamodel><data id="before" expr="_event == nil"/><data id="seen" expr="''"/></datamodel>
+  <state id="s">
+    <onentry><raise event="一"/><raise event="二"/></onentry>
+    <transition event="一"><script>seen = seen .. _event.name</script></transition>
+    <transition event="二" target="t"><script>seen = seen .. _event.name</script></transition>
+  </state>
+  <state id="t">
+    <onentry><script>_event = {name = "偽"}</script></onentry>
+    <transition event="error.execution" cond="before and seen == '一二' and _event.name == 'error.execution'" target="合格"/>
+    <transition event="*" target="不合格"/>
+  </state>
+  <final id="合格"/><final id="不合格"/>
+</scxml>`, nil)
+	if s.Final != "合格" || len(errs) != 1 || !strings.Contains(errs[0], "_event is a system variable and cannot be assigned") {
+		t.Errorf("ended in %q, errors %q", s.Final, errs)
+	}
+}

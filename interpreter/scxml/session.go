@@ -37,6 +37,10 @@ type Session struct {
 	cancelled bool
 	// borrowed: its Lua state is the caller's (Prepare), not closed here.
 	borrowed bool
+	// ev is the event being handled, and evLV its _event table once a
+	// script asked for it.
+	ev   *statechart.Event
+	evLV lua.LValue
 	// Final is the id of the top-level final state the session ended in.
 	Final string
 	// StopCause is the error that stopped it, when it ended without
@@ -179,7 +183,7 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 			if sys.Trace != nil {
 				sys.Trace(s, ev)
 			}
-			L.SetGlobal("_event", eventTable(L, ev))
+			s.ev, s.evLV = ev, nil // _event is made when a script first reads it
 		},
 		OnError: func(ev *statechart.Event, err error) {
 			sys.log(s, "error", ev.Name+": "+err.Error())
@@ -211,10 +215,39 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 		return 0
 	}))
 	s.dm.Protect("_sessionid", "_name", "_ioprocessors", "_event", "In")
+	s.lazyEvent(L)
 	if parent != nil {
 		parent.children[invokeID] = s
 	}
 	return s
+}
+
+// lazyEvent makes _event a global read through the globals' metatable:
+// the table is built for an event only when a script reads it (most
+// transitions match on the name alone), and assigning it is an error.
+func (s *Session) lazyEvent(L *lua.LState) {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
+			if s.evLV == nil {
+				s.evLV = eventTable(L, s.ev)
+			}
+			L.Push(s.evLV)
+			return 1
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		t, k := L.CheckTable(1), L.Get(2)
+		if k == lua.LString("_event") {
+			L.RaiseError("_event is a system variable and cannot be assigned")
+		}
+		t.RawSet(k, L.Get(3))
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.G.Global.Metatable = mt
 }
 
 func eventTable(L *lua.LState, ev *statechart.Event) *lua.LTable {
