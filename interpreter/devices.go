@@ -98,7 +98,7 @@ func (m *Machine) stopDevices() {
 		return
 	}
 	m.dev.mu.Lock()
-	motions := m.dev.motions
+	motions := slices.DeleteFunc(m.dev.motions, finished) // those that ended have nothing to stop
 	m.dev.motions = nil
 	m.dev.mu.Unlock()
 	m.trace("motions:stop")
@@ -320,14 +320,7 @@ func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 	m.dev.mu.Lock()
 	// Finished motions are forgotten: a behavior that plays one per tick
 	// for days keeps only those still playing (the stop waits for them).
-	m.dev.motions = slices.DeleteFunc(m.dev.motions, func(mo *motion.Motion) bool {
-		select {
-		case <-mo.Done():
-			return true
-		default:
-			return false
-		}
-	})
+	m.dev.motions = slices.DeleteFunc(m.dev.motions, finished)
 	m.dev.motions = append(m.dev.motions, mo)
 	m.dev.mu.Unlock()
 	m.log.Info("motion", zap.String("name", mo.Name()), zap.Int("priority", req.Priority))
@@ -644,4 +637,14 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return t
 	}
 	return lua.LString(fmt.Sprint(v))
+}
+
+// finished reports whether a motion has ended.
+func finished(mo *motion.Motion) bool {
+	select {
+	case <-mo.Done():
+		return true
+	default:
+		return false
+	}
 }

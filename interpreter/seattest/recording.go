@@ -203,15 +203,23 @@ func Format(t *Transcript, header ...string) string {
 	return b.String()
 }
 
+// count is "1 input", "2 inputs".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 // Summary counts a transcript's steps by kind, for reports.
 func Summary(t *Transcript) string {
 	n := map[Kind]int{}
 	for _, st := range t.Steps {
 		n[st.Kind]++
 	}
-	parts := []string{fmt.Sprintf("%d inputs", n[Send]+n[Widget]), fmt.Sprintf("%d messages", n[Expect])}
+	parts := []string{count(n[Send]+n[Widget], "input"), count(n[Expect], "message")}
 	if c := n[Connect] + n[Disconnect]; c > 0 {
-		parts = append(parts, fmt.Sprintf("%d connections", c))
+		parts = append(parts, count(c, "connection"))
 	}
 	sort.Strings(parts[2:])
 	return strings.Join(parts, ", ")
