@@ -595,10 +595,20 @@ func or(s, def string) string {
 // ends with "...".
 func (r *runner) finish() *Failure {
 	steps := r.t.Steps
+	// What is due now runs first (a document's queued events, which it
+	// handles a slice at a time): a behavior that fails after the last
+	// step fails its transcript.
+	if !r.m.IsHost() { // a host's sessions run on their own
+		r.sync(func() { r.m.RunTimers(r.clock, r.clock.Now(), func() bool { return false }) })
+	}
+	var ee *interpreter.ExitError
+	if r.settle(); len(steps) > 0 && errors.As(r.stopped, &ee) && ee.Code != 0 {
+		// It failed after the last step (a bound stopped it, seat.exit(1)).
+		return r.fail(steps[len(steps)-1], "the behavior has stopped: "+ee.Error(), "", "")
+	}
 	if len(steps) > 0 && steps[len(steps)-1].Kind == Skip {
 		return nil
 	}
-	r.settle()
 	msg, ok := r.take()
 	if !ok {
 		return nil
