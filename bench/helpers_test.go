@@ -7,12 +7,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // load compiles a behavior from its text, failing tb on any error.
-func load(tb testing.TB, src string) *interpreter.Program {
+func load(tb testing.TB, src string) *seatml.Program {
 	tb.Helper()
-	prog, diags := interpreter.LoadBytes("bench.seatml", []byte(src), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("bench.seatml", []byte(src), seatml.LoadOptions{})
 	if prog == nil {
 		tb.Fatal(diags)
 	}
@@ -33,7 +34,7 @@ func machine(tb testing.TB, src string) *interpreter.Machine {
 
 // serve runs a behavior with its adaptors open and returns once its
 // initial state is entered; stop ends it and reports Run's error to tb.
-func serve(tb testing.TB, prog *interpreter.Program) (m *interpreter.Machine, stop func()) {
+func serve(tb testing.TB, prog *seatml.Program) (m *interpreter.Machine, stop func()) {
 	tb.Helper()
 	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
 	if err != nil {

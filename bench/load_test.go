@@ -14,7 +14,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/hal"
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // manyRules is a state with n rules whose keys expand and match like real
@@ -45,7 +45,7 @@ func BenchmarkKeyExpansion(b *testing.B) {
 	for b.Loop() {
 		for range 1000 / len(keys) {
 			for _, k := range keys {
-				if _, err := interpreter.ExpandKey(k); err != nil {
+				if _, err := seatml.ExpandKey(k); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -106,7 +106,7 @@ func BenchmarkLoad10000Rules(b *testing.B) {
 	b.ReportAllocs()
 	start := time.Now()
 	for b.Loop() {
-		prog, diags := interpreter.LoadBytes("big.seatml", data, interpreter.LoadOptions{})
+		prog, diags := seatml.LoadBytes("big.seatml", data, seatml.LoadOptions{})
 		if prog == nil {
 			b.Fatal(diags)
 		}

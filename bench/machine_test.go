@@ -10,6 +10,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // pingPong is the two-state ping-pong every implementation runs: the event
@@ -154,7 +155,7 @@ const scxmlPingPong = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1
 // runtime: an adaptor's line made an SCXML event, queued, selected and
 // taken (one transition per event, every other one with a Lua cond).
 func BenchmarkSCXMLPingPong(b *testing.B) {
-	prog, diags := interpreter.LoadBytes("bench.scxml", []byte(scxmlPingPong), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("bench.scxml", []byte(scxmlPingPong), seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}

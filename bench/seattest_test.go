@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/seattest"
 )
 
@@ -12,9 +12,9 @@ import (
 // all ran. One op is the whole transcript (goal: well under the 10 s step
 // limit).
 func BenchmarkSeatTestHour(b *testing.B) {
-	prog, diags := interpreter.LoadBytes("tick.seatml", []byte(`<seatml><general name="t" rate="1000"><adaptor name="io" type="stdio"/><script>n = 0</script></general>
+	prog, diags := seatml.LoadBytes("tick.seatml", []byte(`<seatml><general name="t" rate="1000"><adaptor name="io" type="stdio"/><script>n = 0</script></general>
 <state name="s"><onexec><script>n = n + 1</script></onexec>
-<rule><key>count</key><script sendto="io">return tostring(n)</script></rule></state></seatml>`), interpreter.LoadOptions{})
+<rule><key>count</key><script sendto="io">return tostring(n)</script></rule></state></seatml>`), seatml.LoadOptions{})
 	if prog == nil || diags.HasErrors() {
 		b.Fatal(diags)
 	}

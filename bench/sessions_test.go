@@ -17,6 +17,7 @@ import (
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // sessionKiosk is a behavior with a session per peer: each session has
@@ -63,7 +64,7 @@ var hostLogs *observer.ObservedLogs
 // host starts the session behavior and returns its machine.
 func host(tb testing.TB) *interpreter.Machine {
 	tb.Helper()
-	prog, diags := interpreter.LoadBytes("visitors.seatml", []byte(sessionKiosk), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("visitors.seatml", []byte(sessionKiosk), seatml.LoadOptions{})
 	if prog == nil {
 		tb.Fatal(diags)
 	}

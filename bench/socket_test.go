@@ -8,7 +8,7 @@ import (
 	"time"
 
 	_ "github.com/seatml/seat/adaptors/socket"
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // BenchmarkSocketPipelined is seatload's pipelined workloads inside one
@@ -23,7 +23,7 @@ func BenchmarkSocketPipelined(b *testing.B) {
 }
 
 func socketPipelined(b *testing.B, file string) {
-	prog, diags := interpreter.Load(file, interpreter.LoadOptions{})
+	prog, diags := seatml.Load(file, seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}

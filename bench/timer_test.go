@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // timerBehavior fires an ontimeout of the given seconds over and over
@@ -42,7 +42,7 @@ func BenchmarkTimerPrecision(b *testing.B) {
 func timerPrecision(b *testing.B, secs string) {
 	m, stop := serve(b, load(b, fmt.Sprintf(timerBehavior, secs)))
 	defer stop()
-	prog, diags := interpreter.Load("message.seatml", interpreter.LoadOptions{})
+	prog, diags := seatml.Load("message.seatml", seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}

@@ -14,6 +14,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/mqtt"
 	"github.com/seatml/seat/adaptors/mqtt/mqtttest"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // BenchmarkTopicSessionStart is BenchmarkSessionStart for MQTT topic
@@ -28,7 +29,7 @@ func BenchmarkTopicSessionStart(b *testing.B) {
 <adaptor name="bus" type="mqtt" broker="{url}" subscribe="robot/+/asr" publish="robot/+/say" session="topic" maxsessions="1000000" sessionidle="0"/>
 <script>heard = 0</script>
 </general><state name="s"><rule><script>heard = heard + 1; seat.reply("hi " .. event.peer)</script></rule></state></seatml>`, "{url}", br.URL)
-	prog, diags := interpreter.LoadBytes("fleet.seatml", []byte(src), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("fleet.seatml", []byte(src), seatml.LoadOptions{})
 	if prog == nil || diags.HasErrors() {
 		b.Fatal(diags)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 func (h *harness) gui(id, text string) {
@@ -114,7 +115,7 @@ func TestShellNoInjectionFromEventText(t *testing.T) {
 
 func TestShellRefusedWithoutFlag(t *testing.T) {
 	src := doc("", `<state name="s">`+rule("", `<key>x</key><shell>true</shell>`)+`</state>`)
-	if prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{}); prog != nil || !strings.Contains(diags.Error(), "<shell> is disabled; start seat with --allow-shell") {
+	if prog, diags := seatml.LoadBytes("t.seatml", []byte(src), seatml.LoadOptions{}); prog != nil || !strings.Contains(diags.Error(), "<shell> is disabled; start seat with --allow-shell") {
 		t.Fatalf("shell loaded without --allow-shell: %v", diags)
 	}
 }
@@ -139,7 +140,7 @@ func TestIncludedRulesRun(t *testing.T) {
 <rule><key>deep</key><script execfile="deep.lua"/><statetransition>t</statetransition></rule>
 </state><state name="t"/></seatml>`)
 	write("lib/more/deep.lua", "seat.send('chat', 'from deep.lua')\n")
-	prog, diags := Load(filepath.Join(dir, "main.seatml"), LoadOptions{})
+	prog, diags := seatml.Load(filepath.Join(dir, "main.seatml"), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}

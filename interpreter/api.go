@@ -12,26 +12,27 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
 // call runs a chunk under the time limit with the event globals set, and
 // returns its result (§9.2).
-func (m *Machine) call(ch *chunk, cc *callCtx) (lua.LValue, error) {
+func (m *Machine) call(ch *seatml.Chunk, cc *callCtx) (lua.LValue, error) {
 	var fn *lua.LFunction
-	if ch.id < len(m.fns) {
-		fn = m.fns[ch.id]
+	if ch.ID < len(m.fns) {
+		fn = m.fns[ch.ID]
 	}
 	if fn == nil {
-		proto, err := ch.get()
+		proto, err := ch.Get()
 		if err != nil {
-			return lua.LNil, &ScriptError{File: ch.file, Line: ch.line, Msg: err.Error()}
+			return lua.LNil, &ScriptError{File: ch.File, Line: ch.Line, Msg: err.Error()}
 		}
 		fn = m.L.NewFunctionFromProto(proto)
-		if ch.id >= len(m.fns) {
-			m.fns = append(m.fns, make([]*lua.LFunction, ch.id+1-len(m.fns))...)
+		if ch.ID >= len(m.fns) {
+			m.fns = append(m.fns, make([]*lua.LFunction, ch.ID+1-len(m.fns))...)
 		}
-		m.fns[ch.id] = fn
+		m.fns[ch.ID] = fn
 	}
 	if err := m.pcall(fn, 1, cc, ch); err != nil {
 		return lua.LNil, err
@@ -51,9 +52,9 @@ func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
 
 // callFuncArgs calls a Lua callback with arguments.
 func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
-	at := &chunk{file: m.prog.File}
+	at := &seatml.Chunk{File: m.prog.File}
 	if fn.Proto != nil {
-		at.file, at.line = fn.Proto.SourceName, fn.Proto.LineDefined
+		at.File, at.Line = fn.Proto.SourceName, fn.Proto.LineDefined
 	}
 	if err := m.pcall(fn, 0, cc, at, args...); err != nil {
 		se := err.(*ScriptError)
@@ -66,7 +67,7 @@ func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args
 // pcall calls fn with the event globals set and under the script time
 // limit, leaving nret results on the stack. Errors are *ScriptError, placed
 // at the Lua error's line, else at the start of at.
-func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *chunk, args ...lua.LValue) error {
+func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chunk, args ...lua.LValue) error {
 	m.setGlobals(cc)
 	m.L.Push(fn)
 	for _, a := range args {
@@ -323,9 +324,9 @@ func (m *Machine) installAPI() {
 	fns := map[string]lua.LGFunction{
 		"send":       m.luaSend,
 		"reply":      m.luaReply,
-		"transition": m.luaTransition(transGoto),
-		"push":       m.luaTransition(transPush),
-		"pop":        m.luaTransition(transPop),
+		"transition": m.luaTransition(seatml.TransGoto),
+		"push":       m.luaTransition(seatml.TransPush),
+		"pop":        m.luaTransition(seatml.TransPop),
 		"raise": func(L *lua.LState) int {
 			name := L.CheckString(1)
 			if name == "" || strings.ContainsAny(name, " \t\r\n") {
@@ -442,10 +443,10 @@ func (m *Machine) declaredAdaptor(name string) bool {
 	return false
 }
 
-func (m *Machine) luaTransition(fn transFunc) lua.LGFunction {
+func (m *Machine) luaTransition(fn seatml.TransFunc) lua.LGFunction {
 	return func(L *lua.LState) int {
 		req := request{ok: true, fn: fn}
-		if fn != transPop {
+		if fn != seatml.TransPop {
 			name := L.CheckString(1)
 			req.target = m.prog.State(name)
 			if req.target == nil {
@@ -516,9 +517,9 @@ func (m *Machine) luaExit(L *lua.LState) int {
 	return 0
 }
 
-func (m *Machine) widget(L *lua.LState, kind string) *Widget {
+func (m *Machine) widget(L *lua.LState, kind string) *seatml.Widget {
 	ref := L.CheckString(1)
-	w := m.prog.widgets[ref]
+	w := m.prog.WidgetByRef[ref]
 	if w == nil {
 		L.RaiseError("unknown widget %q (widgets are named \"state:id\")", ref)
 	}

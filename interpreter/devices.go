@@ -18,6 +18,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // Devices is the device layer a machine drives: the engine and the motion
@@ -161,12 +162,12 @@ func (m *Machine) waitMotions(motions []*motion.Motion) {
 // memoryPrefixes returns the literal leading parts of the keys of
 // source="memory" rules (an SCXML document's: the keys its transitions'
 // memory.KEY events name), without prefixes covered by shorter ones.
-func memoryPrefixes(p *Program) []string {
+func memoryPrefixes(p *seatml.Program) []string {
 	var all []string
-	if p.scxml != nil {
-		all = p.scxmlMemoryKeys()
+	if p.Document != nil {
+		all = p.SCXMLMemoryKeys()
 	}
-	for _, r := range p.rules {
+	for _, r := range p.Rules {
 		for _, w := range r.Words {
 			if w.Source != "memory" {
 				continue
@@ -328,15 +329,15 @@ func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 }
 
 // runMotion runs a <motion> action.
-func (m *Machine) runMotion(a *action) {
+func (m *Machine) runMotion(a *seatml.Action) {
 	if m.dev != nil {
 		m.dev.dev.start()
 	}
-	d := a.motion
-	_, err := m.play(motion.Request{Name: d.name, Priority: d.priority, Scripts: d.scripts, Duration: d.duration,
-		Multiplier: d.multiplier, Start: d.start, Timeout: d.timeout, StopPose: d.stop})
+	d := a.Motion
+	_, err := m.play(motion.Request{Name: d.Name, Priority: d.Priority, Scripts: d.Scripts, Duration: d.Duration,
+		Multiplier: d.Multiplier, Start: d.Start, Timeout: d.Timeout, StopPose: d.Stop})
 	if err != nil {
-		m.log.Error("motion failed", zap.String("at", a.pos.String()), zap.Error(err))
+		m.log.Error("motion failed", zap.String("at", a.Pos.String()), zap.Error(err))
 	}
 }
 

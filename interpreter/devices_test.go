@@ -16,16 +16,17 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 const msec = time.Millisecond
 
-func loadWithDevices(t *testing.T, src string, opts LoadOptions) (*Program, *Devices, func(*Options)) {
+func loadWithDevices(t *testing.T, src string, opts seatml.LoadOptions) (*seatml.Program, *Devices, func(*Options)) {
 	t.Helper()
 	if opts.ScriptsDir == "" {
 		opts.ScriptsDir = "../examples/scripts"
 	}
-	prog, diags := LoadBytes("t.seatml", []byte(src), opts)
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(src), opts)
 	if prog == nil {
 		t.Fatal(diags)
 	}
@@ -41,7 +42,7 @@ func TestTouchWaveExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := strings.Replace(string(data), `port="5002"`, `port="0"`, 1)
-	prog, d, tweak := loadWithDevices(t, src, LoadOptions{})
+	prog, d, tweak := loadWithDevices(t, src, seatml.LoadOptions{})
 	if len(prog.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %v", prog.Diagnostics)
 	}
@@ -106,7 +107,7 @@ func TestTouchWaveExample(t *testing.T) {
 func TestMemoryRuleSeesPressAndRelease(t *testing.T) {
 	prog, d, tweak := loadWithDevices(t, doc("", `<state name="s">`+
 		rule(`source="memory"`, `<key>Device/SubDeviceList/Head/Touch/Front/Sensor/Value</key><script sendto="chat">return event.text .. " " .. rtc_in_data .. " " .. event.key</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	h.take()
 	d.Engine.Inject("Head/Touch/Front/Sensor", 1)
@@ -133,7 +134,7 @@ func TestSeatGetSetAndSetTimed(t *testing.T) {
 		rule("", `<key>absurd</key><script>seat.set_timed("Ears/Led/Left/0Deg/Actuator", {{1, 1e300}})</script>`)+
 		rule("", `<key>negative</key><script>seat.set("ChestBoard/Led/Green/Actuator", 1, -5)</script>`)+
 		rule(`source="memory"`, `<key>my/</key><script sendto="chat">return event.key .. "=" .. event.text</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	h.take()
 	stepUntil(t, d.Engine, 50*msec)
@@ -180,7 +181,7 @@ func TestDoneEventForUnnamedChain(t *testing.T) {
 	prog, d, tweak := loadWithDevices(t, doc("", `<state name="s">`+
 		rule("", `<key>go</key><motion script="Stand.yaml,KickRight,Stand.yaml" duration="2875"/>`)+
 		rule(`source="motion"`, `<key>done:Stand-KickRight-Stand$</key><script sendto="chat">return event.key .. " " .. event.text</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	h.take()
 	h.event("chat", "go")
@@ -205,7 +206,7 @@ func TestLuaMotionHandle(t *testing.T) {
 		rule("", `<key>named</key><script>h = seat.motion{scripts = "Nod", start = 100}</script>`)+
 		rule("", `<key>stop</key><script>h:stop(true)</script>`)+
 		rule("", `<key>bad</key><script>seat.motion{scripts = {"../etc/passwd"}}</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	h.take()
 	h.event("chat", "nod")
@@ -236,12 +237,12 @@ func TestLuaMotionHandle(t *testing.T) {
 
 func TestSetRefusedOnAnotherBehaviorsJoint(t *testing.T) {
 	srcA := strings.Replace(doc("", `<state name="s">`+rule("", `<key>wave</key><motion name="w" script="NaoWave" priority="3"/>`)+`</state>`), `name="t"`, `name="a"`, 1)
-	progA, d, tweak := loadWithDevices(t, srcA, LoadOptions{})
+	progA, d, tweak := loadWithDevices(t, srcA, seatml.LoadOptions{})
 	srcB := strings.Replace(doc("", `<state name="s">`+
 		rule("", `<key>arm</key><script>seat.set("RShoulderPitch/Position/Actuator", 0)</script>`)+
 		rule("", `<key>led</key><script>seat.set("ChestBoard/Led/Red/Actuator", 1)</script>`+msg("led set"))+
 		`</state>`), `name="t"`, `name="b"`, 1)
-	progB, diags := LoadBytes("b.seatml", []byte(srcB), LoadOptions{ScriptsDir: "../examples/scripts"})
+	progB, diags := seatml.LoadBytes("b.seatml", []byte(srcB), seatml.LoadOptions{ScriptsDir: "../examples/scripts"})
 	if progB == nil {
 		t.Fatal(diags)
 	}
@@ -273,7 +274,7 @@ func TestScriptsDirAndServosOverride(t *testing.T) {
 	src := `<seatml><general name="x" scripts="general"/><state name="s"><onentry><motion script="Look"/></onentry></state></seatml>`
 	path := filepath.Join(dir, "x.seatml")
 	os.WriteFile(path, []byte(src), 0o644)
-	prog, diags := Load(path, LoadOptions{ScriptsDir: filepath.Join(dir, "flag")})
+	prog, diags := seatml.Load(path, seatml.LoadOptions{ScriptsDir: filepath.Join(dir, "flag")})
 	if prog == nil {
 		t.Fatal(diags)
 	}
@@ -292,12 +293,12 @@ func TestScriptsDirAndServosOverride(t *testing.T) {
 	if b := d.Engine.Buffered(yaw); len(b) != 1 || math.Abs(b[0].Value-0.4) > 1e-9 {
 		t.Errorf("HeadYaw commands %v, want 0.4 (2 x 0.2)", b)
 	}
-	prog2, _ := Load(path, LoadOptions{})
+	prog2, _ := seatml.Load(path, seatml.LoadOptions{})
 	if prog2.ScriptsDir != filepath.Join(dir, "general") {
 		t.Errorf("general@scripts: %s", prog2.ScriptsDir)
 	}
 	os.WriteFile(filepath.Join(dir, "flag", "servos.yaml"), []byte("HEAD_PITCH: Neck\nKNEE_X: RKneePitch\n"), 0o644)
-	_, diags = Load(path, LoadOptions{ScriptsDir: filepath.Join(dir, "flag")})
+	_, diags = seatml.Load(path, seatml.LoadOptions{ScriptsDir: filepath.Join(dir, "flag")})
 	got := diags.Error()
 	if !strings.Contains(got, `servos.yaml:1:13: servo HEAD_PITCH: unknown joint "Neck"`) || !strings.Contains(got, `servos.yaml:2:1: unknown servo "KNEE_X"`) {
 		t.Errorf("diagnostics:\n%s", got)
@@ -318,7 +319,7 @@ func TestDeviceLoopStartsOnlyWhenUsed(t *testing.T) {
 		{"no devices", doc("", `<state name="s">`+rule("", `<key>get</key><script>seat.get("HeadYaw/Position/Sensor/Value")</script>`)+`</state>`), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			prog, d, tweak := loadWithDevices(t, c.src, LoadOptions{})
+			prog, d, tweak := loadWithDevices(t, c.src, seatml.LoadOptions{})
 			if prog.UsesDevices != c.atStart {
 				t.Fatalf("UsesDevices = %v, want %v", prog.UsesDevices, c.atStart)
 			}
@@ -350,7 +351,7 @@ func TestFinishedMotionsAreForgotten(t *testing.T) {
 	prog, d, tweak := loadWithDevices(t, doc("", `<state name="s">`+
 		rule("", `<key>nod</key><script>seat.motion{name = "nod", priority = 1, scripts = {{
   {duration = 20, targets = {{id = "HEAD_PITCH", position = 0.3, gain = 10}}}}}}</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	for i := range 200 {
 		h.event("chat", "nod")

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/encoding/japanese"
 
 	_ "github.com/seatml/seat/adaptors/web"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestESEATFileRuns loads an eSEAT-style file from disk: Shift_JIS, with
@@ -44,7 +45,7 @@ func TestESEATFileRuns(t *testing.T) {
 	file := filepath.Join(dir, "uketsuke.seatml")
 	os.WriteFile(file, []byte(sjis), 0o644)
 	os.WriteFile(filepath.Join(dir, "helper.lua"), []byte("function ready() return true end\n"), 0o644)
-	prog, diags := Load(file, LoadOptions{})
+	prog, diags := seatml.Load(file, seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatalf("load: %v", diags)
 	}
@@ -79,7 +80,7 @@ func TestNoPythonWarningsOnOurOwnLua(t *testing.T) {
 		t.Fatalf("only %d files", len(files))
 	}
 	for _, f := range files {
-		_, diags := Load(f, LoadOptions{ScriptsDir: "../examples/scripts"})
+		_, diags := seatml.Load(f, seatml.LoadOptions{ScriptsDir: "../examples/scripts"})
 		for _, d := range diags {
 			if strings.Contains(d.Msg, "Python") || strings.Contains(d.Msg, "seat has no") || strings.Contains(d.Msg, "eSEAT's") {
 				t.Errorf("%s", d.Error())
@@ -91,7 +92,7 @@ func TestNoPythonWarningsOnOurOwnLua(t *testing.T) {
 func TestSeatAPIListIsTheTable(t *testing.T) {
 	h := start(t, doc("", `<state name="s"/>`))
 	got := h.m.seatNames()
-	if diff := cmp.Diff(sortedCopy(SeatAPI), sortedCopy(got)); diff != "" {
+	if diff := cmp.Diff(sortedCopy(seatml.SeatAPI), sortedCopy(got)); diff != "" {
 		t.Errorf("SeatAPI differs from the seat table (-list +table):\n%s", diff)
 	}
 }
@@ -106,7 +107,7 @@ func sortedCopy(s []string) []string {
 // seat port on an eSEAT-style file: the translated Lua does what the
 // Python did.
 func TestPortedLuaRuns(t *testing.T) {
-	prog, diags := Load("../testdata/port/constructs.ported", LoadOptions{})
+	prog, diags := seatml.Load("../testdata/port/constructs.ported", seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatalf("load: %v", diags)
 	}

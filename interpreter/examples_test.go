@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestKioskExample drives examples/kiosk.seatml over TCP through a whole
@@ -109,7 +111,7 @@ func TestReceptionExample(t *testing.T) {
 	}
 	src := strings.Replace(string(data), `port="5004"`, `port="0"`, 1)
 	src = strings.Replace(src, `port="5007"`, `port="0"`, 1)
-	prog, _, tweak := loadWithDevices(t, src, LoadOptions{})
+	prog, _, tweak := loadWithDevices(t, src, seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	if len(h.m.prog.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %v", h.m.prog.Diagnostics)

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -28,7 +29,7 @@ var (
 // finding on the failing line the name that is nil: seat.replly (with the
 // nearest seat function), os.execute or io (removed by the sandbox), or a
 // global that was never defined.
-func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
+func (m *Machine) explainNil(se *ScriptError, ch *seatml.Chunk) {
 	var re *regexp.Regexp
 	switch {
 	case strings.HasPrefix(se.Msg, "attempt to call a non-function object"):
@@ -45,7 +46,7 @@ func (m *Machine) explainNil(se *ScriptError, ch *chunk) {
 	}
 	for _, m2 := range re.FindAllStringSubmatch(line, -1) {
 		path := strings.Split(m2[1], ".")
-		if !schema.IsIdentifier(path[0]) || declaredLocal(ch.src, path[0]) {
+		if !schema.IsIdentifier(path[0]) || declaredLocal(ch.Src, path[0]) {
 			continue // a keyword ("end(" is no call of end), or a local
 		}
 		if why := m.nilReason(path, re == calledRE); why != "" {
@@ -146,7 +147,7 @@ var (
 // finding on the failing line the operand that is nil: a global never
 // defined (with a suggestion), a field of one, or else the one operand
 // that is a local or a field.
-func (m *Machine) explainOperand(se *ScriptError, ch *chunk) {
+func (m *Machine) explainOperand(se *ScriptError, ch *seatml.Chunk) {
 	var op, kind string
 	switch mm := arithErrRE.FindStringSubmatch(se.Msg); {
 	case strings.HasPrefix(se.Msg, "__len undefined"):
@@ -173,7 +174,7 @@ func (m *Machine) explainOperand(se *ScriptError, ch *chunk) {
 		if name == "" || luaWords[path[0]] {
 			continue
 		}
-		if declaredLocal(ch.src, path[0]) {
+		if declaredLocal(ch.Src, path[0]) {
 			if !slices.Contains(unknown, name) {
 				unknown = append(unknown, name)
 			}
@@ -207,16 +208,16 @@ func declaredLocal(src, name string) bool {
 	}
 	q := regexp.QuoteMeta(name)
 	re := regexp.MustCompile(`\blocal\s+(?:function\s+)?(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfor\s+(?:[A-Za-z_]\w*\s*,\s*)*` + q + `\b|\bfunction\b[^(]*\([^)]*\b` + q + `\b`)
-	return re.MatchString(blankStrings(src))
+	return re.MatchString(seatml.BlankStrings(src))
 }
 
 // failingLine is the code of the line a script error is on, its strings
 // blanked and its comment cut; false when the error is not in ch.
-func failingLine(se *ScriptError, ch *chunk) (string, bool) {
-	if ch == nil || ch.src == "" || se.File != ch.file || se.Line < ch.line {
+func failingLine(se *ScriptError, ch *seatml.Chunk) (string, bool) {
+	if ch == nil || ch.Src == "" || se.File != ch.File || se.Line < ch.Line {
 		return "", false
 	}
-	line := blankStrings(luadm.NthLine(ch.src, se.Line-ch.line+1))
+	line := seatml.BlankStrings(luadm.NthLine(ch.Src, se.Line-ch.Line+1))
 	if i := strings.Index(line, "--"); i >= 0 {
 		line = line[:i]
 	}

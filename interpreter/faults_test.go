@@ -14,6 +14,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/hal"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestServerPeerLeavesAndComesBack: a client of a socket server sends 100
@@ -157,7 +158,7 @@ func TestDeviceDropsAndSensorSticks(t *testing.T) {
 		rule(`source="memory"`, `<key>Device/DeviceList/HeadBoard/Error</key><script sendto="chat">return "head board: " .. (event.text:match('"([^"]*)"%]%]$') or event.text)</script>`)+
 		rule(`source="memory"`, `<key>Device/SubDeviceList/Head/Touch/Front/Sensor/Value</key><script sendto="chat">return "front " .. event.text</script>`)+
 		rule(`source="memory"`, `<key>Device/SubDeviceList/Head/Touch/Rear/Sensor/Value</key><script sendto="chat">return "rear " .. event.text</script>`)+
-		`</state>`), LoadOptions{})
+		`</state>`), seatml.LoadOptions{})
 	h := startProgram(t, prog, tweak)
 	sim := d.Engine.Backend().(*hal.Sim)
 	e := d.Engine

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // A reload is all or nothing (docs/lifecycle.md, "Reload"): the new
@@ -83,7 +84,7 @@ type Replacement struct {
 	old, new *Machine
 	opened   map[string]adaptors.Adaptor // opened beside the old version
 	taken    map[string]bool             // to be handed over by the old version
-	later    []AdaptorDecl               // opened once the old version has stopped
+	later    []seatml.AdaptorDecl        // opened once the old version has stopped
 	built    map[string]adaptors.Adaptor // later ones, built (not opened) beside the old version
 	handed   map[string]handed           // what Switch took
 	switched bool
@@ -160,7 +161,7 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 // canTake reports whether m can take over old's open adaptor of d's name:
 // same type, attributes and connection events, an adaptor that can serve
 // a new version (adaptors.Keeper), and neither version opens sessions.
-func (m *Machine) canTake(old *Machine, d AdaptorDecl) bool {
+func (m *Machine) canTake(old *Machine, d seatml.AdaptorDecl) bool {
 	if m.host != nil || old.host != nil || m.opts.OpenAdaptor != nil {
 		return false
 	}
@@ -176,7 +177,7 @@ func (m *Machine) canTake(old *Machine, d AdaptorDecl) bool {
 	for _, od := range old.prog.Adaptors {
 		if od.Name == d.Name {
 			return od.Type == d.Type && maps.Equal(od.Attrs, d.Attrs) &&
-				old.prog.wantsConnections(d.Name) == m.prog.wantsConnections(d.Name)
+				old.prog.WantsConnections(d.Name) == m.prog.WantsConnections(d.Name)
 		}
 	}
 	return false
@@ -184,7 +185,7 @@ func (m *Machine) canTake(old *Machine, d AdaptorDecl) bool {
 
 // holdKey names what an adaptor holds exclusively: its listening address,
 // or standard input; "" for nothing.
-func holdKey(d AdaptorDecl) string {
+func holdKey(d seatml.AdaptorDecl) string {
 	if d.Type == "stdio" {
 		return "stdio"
 	}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // doc wraps general children and states into a behavior with two socket
@@ -49,14 +50,14 @@ var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func start(t *testing.T, src string, tweak ...func(*Options)) *harness {
 	t.Helper()
-	prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{AllowShell: true})
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(src), seatml.LoadOptions{AllowShell: true})
 	if prog == nil {
 		t.Fatalf("load failed:\n%v", diags)
 	}
 	return startProgram(t, prog, tweak...)
 }
 
-func startProgram(t *testing.T, prog *Program, tweak ...func(*Options)) *harness {
+func startProgram(t *testing.T, prog *seatml.Program, tweak ...func(*Options)) *harness {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
 	h := &harness{t: t, clock: NewFakeClock(epoch), logs: logs, done: make(chan error, 1)}
@@ -187,7 +188,7 @@ func (h *harness) waitLog(msg string) {
 
 // withDevices gives the machine a simulated device layer that the test
 // steps by hand.
-func withDevices(t *testing.T, prog *Program) (*Devices, func(*Options)) {
+func withDevices(t *testing.T, prog *seatml.Program) (*Devices, func(*Options)) {
 	t.Helper()
 	e, err := hal.NewEngine(prog.Tree, hal.NewSim(), hal.Options{})
 	if err != nil {

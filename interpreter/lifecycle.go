@@ -16,6 +16,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -32,7 +33,7 @@ const motionStopLimit = 5 * time.Second
 
 // New creates a machine for prog: it builds the Lua state and runs the
 // vars, general scripts and onLoad. No adaptor is open yet.
-func New(prog *Program, opts Options) (*Machine, error) {
+func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
@@ -57,18 +58,18 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		ready:        make(chan struct{}),
 		adaptors:     map[string]adaptors.Adaptor{},
 		values:       map[string]string{},
-		encodeWarned: map[*action]bool{},
-		tried:        make([]uint64, len(prog.rules)),
+		encodeWarned: map[*seatml.Action]bool{},
+		tried:        make([]uint64, len(prog.Rules)),
 	}
-	if prog.scxml == nil {
+	if prog.Document == nil {
 		scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
-		if opts.Trace != nil || prog.onExit || prog.nested {
+		if opts.Trace != nil || prog.HasOnExit || prog.Nested {
 			scOpts.OnExit = exitedHook // else exiting a state has nothing to do
 		}
-		m.sc = statechart.New(prog.chart, scOpts)
+		m.sc = statechart.New(prog.Chart, scOpts)
 		m.sc.Ext = m
-		if prog.nested {
-			m.active = make([]atomic.Bool, len(prog.chart.States))
+		if prog.Nested {
+			m.active = make([]atomic.Bool, len(prog.Chart.States))
 		}
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
@@ -93,7 +94,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 		}
 		return m, nil
 	}
-	for ref, w := range prog.widgets {
+	for ref, w := range prog.WidgetByRef {
 		m.values[ref] = w.Initial
 	}
 	m.trace("lua:open")
@@ -103,7 +104,7 @@ func New(prog *Program, opts Options) (*Machine, error) {
 	}
 	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.luaOpen = true
-	if prog.scxml != nil {
+	if prog.Document != nil {
 		m.installSCXML()
 		return m, nil
 	}
@@ -122,11 +123,11 @@ func (m *Machine) setup() error {
 	cc := &callCtx{kind: ctxSetup}
 	m.trace("general")
 	for _, it := range m.prog.Setup {
-		if it.isVar {
-			m.L.SetGlobal(it.name, it.value)
+		if it.IsVar {
+			m.L.SetGlobal(it.Name, it.Value)
 			continue
 		}
-		for _, ch := range it.chunks {
+		for _, ch := range it.Chunks {
 			if _, err := m.call(ch, cc); err != nil {
 				return err
 			}
@@ -434,7 +435,7 @@ func (m *Machine) openAdaptors(ctx context.Context) error {
 // openAdaptor builds and opens the adaptor d declares, delivering to m
 // through a relay (a reload may hand it to another machine); nil for one
 // that is ignored or not in this build.
-func (m *Machine) openAdaptor(ctx context.Context, d AdaptorDecl) (adaptors.Adaptor, error) {
+func (m *Machine) openAdaptor(ctx context.Context, d seatml.AdaptorDecl) (adaptors.Adaptor, error) {
 	a, err := m.buildAdaptor(d)
 	if a == nil || err != nil {
 		return nil, err
@@ -444,7 +445,7 @@ func (m *Machine) openAdaptor(ctx context.Context, d AdaptorDecl) (adaptors.Adap
 
 // buildAdaptor makes the adaptor d declares, not yet open; nil for one
 // that is ignored or not in this build.
-func (m *Machine) buildAdaptor(d AdaptorDecl) (adaptors.Adaptor, error) {
+func (m *Machine) buildAdaptor(d seatml.AdaptorDecl) (adaptors.Adaptor, error) {
 	if d.Ignored {
 		return nil, nil
 	}
@@ -465,7 +466,7 @@ func (m *Machine) buildAdaptor(d AdaptorDecl) (adaptors.Adaptor, error) {
 }
 
 // openBuilt opens a, the adaptor d declares.
-func (m *Machine) openBuilt(ctx context.Context, d AdaptorDecl, a adaptors.Adaptor) (adaptors.Adaptor, error) {
+func (m *Machine) openBuilt(ctx context.Context, d seatml.AdaptorDecl, a adaptors.Adaptor) (adaptors.Adaptor, error) {
 	r := newRelay(m)
 	err := a.Open(ctx, r)
 	if errors.Is(err, syscall.EADDRINUSE) {
@@ -485,11 +486,11 @@ func (m *Machine) openBuilt(ctx context.Context, d AdaptorDecl, a adaptors.Adapt
 }
 
 // adaptorConfig is what d's factory gets.
-func (m *Machine) adaptorConfig(d AdaptorDecl) adaptors.Config {
+func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 	cfg := adaptors.Config{
 		Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: filepath.Dir(m.prog.File), Log: m.log,
 		Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
-		Connections: m.prog.wantsConnections(d.Name),
+		Connections: m.prog.WantsConnections(d.Name),
 	}
 	if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
 		cfg.GUI = m.guiModel()
@@ -501,7 +502,7 @@ func (m *Machine) adaptorConfig(d AdaptorDecl) adaptors.Config {
 // adopt makes a the open adaptor of d: m sends through it and tells it of
 // states and widgets; r, if set, is the relay it delivers through (an
 // adaptor handed over by a reload).
-func (m *Machine) adopt(d AdaptorDecl, a adaptors.Adaptor, r *relay) {
+func (m *Machine) adopt(d seatml.AdaptorDecl, a adaptors.Adaptor, r *relay) {
 	m.adMu.Lock()
 	m.adaptors[d.Name] = a
 	if r != nil {

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // newSandbox returns the Lua sandbox of luadm with eSEAT's self: a table
@@ -40,8 +41,8 @@ var locRE = regexp.MustCompile(`^(.*?):(\d+): `)
 
 // scriptError turns a gopher-lua error into a ScriptError naming the file
 // and line.
-func scriptError(ch *chunk, err error, stopped luadm.StopReason, opts *Options) *ScriptError {
-	se := &ScriptError{File: ch.file, Line: ch.line}
+func scriptError(ch *seatml.Chunk, err error, stopped luadm.StopReason, opts *Options) *ScriptError {
+	se := &ScriptError{File: ch.File, Line: ch.Line}
 	msg := err.Error()
 	var ae *lua.ApiError
 	if errors.As(err, &ae) && ae.Object != nil {

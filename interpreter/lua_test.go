@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 func TestSandboxHidesDangerousLibraries(t *testing.T) {
@@ -178,8 +180,8 @@ func TestWidgetsFromLua(t *testing.T) {
 }
 
 func TestSeatExit(t *testing.T) {
-	prog, diags := LoadBytes("t.seatml", []byte(doc("", `<state name="s"><onexit>`+msg("bye")+`</onexit>`+
-		rule("", `<key>quit</key><script>seat.exit(3)</script>`+msg("rest of the list"))+`</state>`)), LoadOptions{})
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(doc("", `<state name="s"><onexit>`+msg("bye")+`</onexit>`+
+		rule("", `<key>quit</key><script>seat.exit(3)</script>`+msg("rest of the list"))+`</state>`)), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}
@@ -211,23 +213,23 @@ func TestSeatExit(t *testing.T) {
 }
 
 func TestOnLoadAndSetupErrors(t *testing.T) {
-	prog, diags := LoadBytes("t.seatml", []byte(doc(`<script>function onLoad() seat.send("chat", "too early"); loaded = true end</script>`,
-		`<state name="s">`+rule("", `<key>q</key><script sendto="chat">return tostring(loaded)</script>`)+`</state>`)), LoadOptions{})
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(doc(`<script>function onLoad() seat.send("chat", "too early"); loaded = true end</script>`,
+		`<state name="s">`+rule("", `<key>q</key><script sendto="chat">return tostring(loaded)</script>`)+`</state>`)), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}
 	if _, err := New(prog, Options{}); err != nil {
 		t.Fatalf("onLoad sending before adaptors open must be logged, not fail: %v", err)
 	}
-	prog, _ = LoadBytes("t.seatml", []byte(doc(`<script>
-error("boom")</script>`, `<state name="s"/>`)), LoadOptions{})
+	prog, _ = seatml.LoadBytes("t.seatml", []byte(doc(`<script>
+error("boom")</script>`, `<state name="s"/>`)), seatml.LoadOptions{})
 	_, err := New(prog, Options{})
 	if err == nil || err.Error() != "t.seatml:7: boom" {
 		t.Errorf("general script error = %v, want t.seatml:7: boom", err)
 	}
-	prog, _ = LoadBytes("t.seatml", []byte(doc(`<script>function onLoad()
+	prog, _ = seatml.LoadBytes("t.seatml", []byte(doc(`<script>function onLoad()
   local x = nil + 1
-end</script>`, `<state name="s"/>`)), LoadOptions{})
+end</script>`, `<state name="s"/>`)), seatml.LoadOptions{})
 	_, err = New(prog, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "t.seatml:7: onLoad: ") {
 		t.Errorf("onLoad error = %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // reception is a nested behavior: a dialogue of two states inside 接客,
@@ -137,7 +138,7 @@ func TestEventPathAllocatesNothing(t *testing.T) {
   <state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule></state>
 </state>`),
 	} {
-		prog, diags := LoadBytes("t.seatml", []byte(src), LoadOptions{})
+		prog, diags := seatml.LoadBytes("t.seatml", []byte(src), seatml.LoadOptions{})
 		if prog == nil {
 			t.Fatal(diags)
 		}
@@ -292,7 +293,7 @@ func TestStartIsTopLevel(t *testing.T) {
 // group, not the states a parallel state or initial enters, and not one
 // a script names in quotes (seat.transition may go there).
 func TestUnreachableStates(t *testing.T) {
-	_, diags := LoadBytes("t.seatml", []byte(doc(`<rule><key>休む</key><statetransition>休憩</statetransition></rule>`, `
+	_, diags := seatml.LoadBytes("t.seatml", []byte(doc(`<rule><key>休む</key><statetransition>休憩</statetransition></rule>`, `
 <state name="待機">
   <rule><key>始め</key><statetransition>見守り</statetransition></rule>
   <rule><key>寄り道</key><script>seat.transition("寄り道")</script></rule>
@@ -302,7 +303,7 @@ func TestUnreachableStates(t *testing.T) {
 <state name="寄り道"/>
 <state name="離れ"><state name="奥"/></state>
 <state name="孤島"/>
-`)), LoadOptions{})
+`)), seatml.LoadOptions{})
 	var got []string
 	for _, d := range diags {
 		got = append(got, fmt.Sprintf("%d:%d: %s", d.Pos.Line, d.Pos.Col, d.Msg))

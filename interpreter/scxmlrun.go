@@ -75,10 +75,10 @@ func (m *Machine) installSCXML() {
 	}
 	m.installAPI()
 	m.trimAPIForSCXML()
-	run.s = sys.Prepare(m.prog.scxml, m.L, m.dog)
+	run.s = sys.Prepare(m.prog.Document, m.L, m.dog)
 	m.scx = run
 	m.sc = run.s.Instance()
-	m.active = make([]atomic.Bool, len(m.prog.scxml.Chart.States))
+	m.active = make([]atomic.Bool, len(m.prog.Document.Chart.States))
 }
 
 // scxmlOnly are the seat functions that are SEATML's own: in SCXML a
@@ -248,7 +248,7 @@ func (m *Machine) scxmlSettled(err error) {
 	}
 	for _, n := range m.sc.Configuration() { // in a parallel state, the first region's
 		if n.Atomic() {
-			if cur := m.prog.scxmlStates[n]; cur != m.cur {
+			if cur := m.prog.SCXMLStates[n]; cur != m.cur {
 				m.cur = cur
 				m.notifyState()
 			}
@@ -281,7 +281,7 @@ func (m *Machine) exit(code int, cause string) {
 func (m *Machine) EndCause() string { return m.endCause }
 
 func (m *Machine) scxmlEntered(n *statechart.State) {
-	s := m.prog.scxmlStates[n]
+	s := m.prog.SCXMLStates[n]
 	m.active[n.Index()].Store(true)
 	if n.Atomic() {
 		m.cur = s
@@ -301,6 +301,6 @@ func (m *Machine) scxmlEntered(n *statechart.State) {
 func (m *Machine) scxmlExited(n *statechart.State) {
 	m.active[n.Index()].Store(false)
 	if m.tracing() {
-		m.trace("exit:" + m.prog.scxmlStates[n].Name)
+		m.trace("exit:" + m.prog.SCXMLStates[n].Name)
 	}
 }

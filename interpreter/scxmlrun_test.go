@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // scxmlDoc wraps states into an SCXML document with seat's socket
@@ -20,7 +22,7 @@ func scxmlDoc(initial, body string) string {
 
 func startSCXML(t *testing.T, src string, tweak ...func(*Options)) *harness {
 	t.Helper()
-	prog, diags := LoadBytes("t.scxml", []byte(src), LoadOptions{})
+	prog, diags := seatml.LoadBytes("t.scxml", []byte(src), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatalf("load failed:\n%v", diags)
 	}
@@ -109,7 +111,7 @@ func TestSCXMLDeviceEvents(t *testing.T) {
 </state>
 <state id="終わり"/>
 `)
-	prog, diags := LoadBytes("t.scxml", []byte(src), LoadOptions{ScriptsDir: "../examples/scripts"})
+	prog, diags := seatml.LoadBytes("t.scxml", []byte(src), seatml.LoadOptions{ScriptsDir: "../examples/scripts"})
 	if prog == nil {
 		t.Fatal(diags)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 const sessionKiosk = `<?xml version="1.0" encoding="UTF-8"?>
@@ -226,7 +227,7 @@ func TestDoneTellsHandled(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 
-	prog, diags := LoadBytes("quiet.seatml", []byte(`<seatml><general name="quiet"/><state name="s"/></seatml>`), LoadOptions{})
+	prog, diags := seatml.LoadBytes("quiet.seatml", []byte(`<seatml><general name="quiet"/><state name="s"/></seatml>`), seatml.LoadOptions{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestSpecExample replays the client's view of SEATML.md §12 against the
@@ -18,7 +20,7 @@ func TestSpecExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, diags := LoadBytes("greeter.seatml", []byte(strings.Replace(string(data), `port="5000"`, `port="0"`, 1)), LoadOptions{})
+	prog, diags := seatml.LoadBytes("greeter.seatml", []byte(strings.Replace(string(data), `port="5000"`, `port="0"`, 1)), seatml.LoadOptions{})
 	if prog == nil || len(diags) != 0 {
 		t.Fatalf("the spec's example must load cleanly: %v", diags)
 	}

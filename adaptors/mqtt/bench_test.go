@@ -12,6 +12,7 @@ import (
 
 	"github.com/seatml/seat/adaptors/mqtt/mqtttest"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // BenchmarkEcho is a round trip through a real mosquitto: a client
@@ -25,7 +26,7 @@ func BenchmarkEcho(b *testing.B) {
 			src := strings.NewReplacer("{url}", br.URL, "{qos}", qos).Replace(`<seatml><general name="echo">
 <adaptor name="bus" type="mqtt" broker="{url}" subscribe="bench/in" publish="bench/out" qos="{qos}"/>
 </general><state name="s"><rule source="bus"><message sendto="bus">ok</message></rule></state></seatml>`)
-			prog, diags := interpreter.LoadBytes("echo.seatml", []byte(src), interpreter.LoadOptions{})
+			prog, diags := seatml.LoadBytes("echo.seatml", []byte(src), seatml.LoadOptions{})
 			if prog == nil || diags.HasErrors() {
 				b.Fatal(diags)
 			}

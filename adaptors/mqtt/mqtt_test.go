@@ -17,6 +17,7 @@ import (
 	"github.com/seatml/seat/adaptors/mqtt"
 	"github.com/seatml/seat/adaptors/mqtt/mqtttest"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // inbox collects what a test client receives, by topic.
@@ -92,7 +93,7 @@ type running struct {
 
 func runBehavior(t *testing.T, src string) (*running, error) {
 	t.Helper()
-	prog, diags := interpreter.LoadBytes("bus.seatml", []byte(src), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("bus.seatml", []byte(src), seatml.LoadOptions{})
 	if prog == nil || diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}

@@ -17,6 +17,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/web-panel.png from the browser test")
@@ -39,7 +40,7 @@ func runExampleStop(t *testing.T, file string, ports map[string]string) (*interp
 	for from, to := range ports {
 		src = strings.Replace(src, from, to, 1)
 	}
-	prog, diags := interpreter.LoadBytes("../../examples/"+file, []byte(src), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("../../examples/"+file, []byte(src), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}

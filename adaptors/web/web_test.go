@@ -23,6 +23,7 @@ import (
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -61,7 +62,7 @@ func startServer(t *testing.T, src string, opts ...func(*interpreter.Options)) *
 	dir := t.TempDir()
 	path := filepath.Join(dir, "panel.seatml")
 	os.WriteFile(path, []byte(src), 0o644)
-	prog, diags := interpreter.Load(path, interpreter.LoadOptions{})
+	prog, diags := seatml.Load(path, seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // behaviorExt is the extension of the behavior files seat check finds
@@ -37,7 +37,7 @@ func behaviorFiles(paths []string, stderr io.Writer) (files []string, ok bool) {
 			if d.IsDir() && path != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && (filepath.Ext(path) == behaviorExt || interpreter.IsSCXML(path)) {
+			if !d.IsDir() && (filepath.Ext(path) == behaviorExt || seatml.IsSCXML(path)) {
 				found = append(found, path)
 			}
 			return nil

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -242,7 +242,7 @@ func versionLine(bi *debug.BuildInfo) string {
 }
 
 // setFlags collects --set ADAPTOR.ATTR=VALUE, repeatable.
-type setFlags []interpreter.Override
+type setFlags []seatml.Override
 
 func (s *setFlags) String() string {
 	parts := make([]string, len(*s))
@@ -253,7 +253,7 @@ func (s *setFlags) String() string {
 }
 
 func (s *setFlags) Set(v string) error {
-	o, err := interpreter.ParseOverride(v)
+	o, err := seatml.ParseOverride(v)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (s *setFlags) register(fs *flag.FlagSet) {
 }
 
 // unused reports the overrides that name no adaptor of any program.
-func (s setFlags) unused(progs []*interpreter.Program, stderr io.Writer) bool {
+func (s setFlags) unused(progs []*seatml.Program, stderr io.Writer) bool {
 	var names []string
 	for _, p := range progs {
 		for _, a := range p.Adaptors {

@@ -15,6 +15,7 @@ import (
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -43,7 +44,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	start := fs.Bool("start", false, "With load: start the behavior too.")
 	var set []string
 	fs.Func("set", "With reload: override an adaptor attribute, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100), kept for later reloads; repeatable.", func(v string) error {
-		if _, err := interpreter.ParseOverride(v); err != nil {
+		if _, err := seatml.ParseOverride(v); err != nil {
 			return err
 		}
 		set = append(set, v)

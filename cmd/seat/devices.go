@@ -17,6 +17,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -32,7 +33,7 @@ type deviceFlags struct {
 
 func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
 	d.registerDevices(fs)
-	fs.StringVar(&d.scripts, "scripts", "", "Motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+interpreter.DefaultScriptsDir+").")
+	fs.StringVar(&d.scripts, "scripts", "", "Motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+seatml.DefaultScriptsDir+").")
 	if running {
 		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "Control period of the device layer.")
 		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "Simulated joint speed in rad/s, or inf.")
@@ -54,8 +55,8 @@ func (d *deviceFlags) registerMotion(fs *flag.FlagSet) {
 }
 
 // loadOptions turns the flags into load options, reading --devices.
-func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (interpreter.LoadOptions, bool) {
-	opts := interpreter.LoadOptions{AllowShell: allowShell, ScriptsDir: d.scripts}
+func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (seatml.LoadOptions, bool) {
+	opts := seatml.LoadOptions{AllowShell: allowShell, ScriptsDir: d.scripts}
 	if d.devices == "" {
 		return opts, true
 	}
@@ -82,7 +83,7 @@ func (d *deviceFlags) speed() (float64, error) {
 }
 
 // startDevices builds the simulated device layer for a program.
-func (d *deviceFlags) startDevices(prog *interpreter.Program) (*interpreter.Devices, error) {
+func (d *deviceFlags) startDevices(prog *seatml.Program) (*interpreter.Devices, error) {
 	speed, err := d.speed()
 	if err != nil {
 		return nil, err
@@ -200,7 +201,7 @@ func scriptDirs(scriptsDir string) []string {
 	if scriptsDir != "" {
 		return []string{scriptsDir}
 	}
-	dirs := []string{"scripts", interpreter.DefaultScriptsDir}
+	dirs := []string{"scripts", seatml.DefaultScriptsDir}
 	for i, d := range dirs {
 		if abs, err := filepath.Abs(d); err == nil {
 			dirs[i] = abs

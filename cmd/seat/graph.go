@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/graph"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // graphCmd is seat graph [--format dot|mermaid] FILE: the machine, drawn
@@ -26,7 +26,7 @@ func graphCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "seat graph: one file at a time (got %d)\n", len(files))
 		return exitStatus(2)
 	}
-	prog, diags := interpreter.Load(files[0], interpreter.LoadOptions{AllowShell: *allowShell})
+	prog, diags := seatml.Load(files[0], seatml.LoadOptions{AllowShell: *allowShell})
 	if prog == nil || diags.HasErrors() {
 		printDiags(stderr, diags)
 		return exitStatus(1)

@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/seatml/seat/adaptors/web/webtest"
-	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/graph"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // graphFiles are the behaviors seat graph is tested on: every example,
@@ -104,7 +104,7 @@ func TestGraphGolden(t *testing.T) {
 			}
 			golden(t, "../../testdata/graph/"+name+".mmd", mmd)
 
-			prog, diags := interpreter.Load(file, interpreter.LoadOptions{})
+			prog, diags := seatml.Load(file, seatml.LoadOptions{})
 			if prog == nil {
 				t.Fatal(diags)
 			}
@@ -217,7 +217,7 @@ func TestGraphMermaidRenders(t *testing.T) {
 			continue
 		}
 		text, _ := v.(string)
-		prog, _ := interpreter.Load(file, interpreter.LoadOptions{})
+		prog, _ := seatml.Load(file, seatml.LoadOptions{})
 		for _, s := range prog.States {
 			if !strings.Contains(text, s.Name) {
 				t.Errorf("%s: state %s is not in Mermaid's picture", name, s.Name)

@@ -31,6 +31,7 @@ import (
 	"github.com/seatml/seat/interpreter/manager"
 	"github.com/seatml/seat/interpreter/monitor"
 	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -140,9 +141,9 @@ func check(args []string, stdout, stderr io.Writer) error {
 	opts.Set = set
 	files, found := behaviorFiles(files, stderr) // directories: the files under them
 	failed := !found
-	var progs []*interpreter.Program
+	var progs []*seatml.Program
 	for _, file := range files {
-		prog, diags := interpreter.Load(file, opts)
+		prog, diags := seatml.Load(file, opts)
 		printDiags(stderr, diags)
 		if diags.HasErrors() {
 			failed = true
@@ -253,7 +254,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	mgOpts := manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
 		Log: log, ScriptTimeout: *scriptTimeout, ScriptMemory: max(*scriptMemory, 1) << 20, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
 	}}
-	var observers []func(*interpreter.Program) interpreter.Observer
+	var observers []func(*seatml.Program) interpreter.Observer
 	var mon *monitor.Monitor
 	if *control != "" { // the monitor is served beside the control API
 		mon = monitor.New(log)
@@ -270,11 +271,11 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 				log.Error("recording", zap.String("file", *recordFile), zap.Error(err))
 			}
 		}()
-		observers = append(observers, func(p *interpreter.Program) interpreter.Observer { return rec.Behavior(p.Name, p.File) })
+		observers = append(observers, func(p *seatml.Program) interpreter.Observer { return rec.Behavior(p.Name, p.File) })
 		log.Info("recording", zap.String("file", *recordFile))
 	}
 	if len(observers) > 0 {
-		mgOpts.Observe = func(p *interpreter.Program) interpreter.Observer {
+		mgOpts.Observe = func(p *seatml.Program) interpreter.Observer {
 			var list []interpreter.Observer
 			for _, f := range observers {
 				list = append(list, f(p))
@@ -329,11 +330,11 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 // checkAll loads and checks every file, printing all diagnostics, and
 // enforces what several behaviors in one process must agree on.
-func checkAll(files []string, opts interpreter.LoadOptions, stderr io.Writer) ([]*interpreter.Program, bool) {
-	var progs []*interpreter.Program
+func checkAll(files []string, opts seatml.LoadOptions, stderr io.Writer) ([]*seatml.Program, bool) {
+	var progs []*seatml.Program
 	ok := true
 	for _, file := range files {
-		prog, diags := interpreter.Load(file, opts)
+		prog, diags := seatml.Load(file, opts)
 		printDiags(stderr, diags)
 		if prog == nil {
 			ok = false

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -31,7 +31,7 @@ type Graph struct {
 	Name    string
 	States  []string
 	Initial string
-	Edges   []interpreter.Edge
+	Edges   []seatml.Edge
 	// Nested states (docs/seatml.md §14): each state's parent ("" at the
 	// top level), kind and, for a state that holds states, its children
 	// and the child it enters first.
@@ -44,7 +44,7 @@ type Graph struct {
 }
 
 // New builds the graph of a loaded behavior.
-func New(p *interpreter.Program) *Graph {
+func New(p *seatml.Program) *Graph {
 	g := &Graph{Name: p.Name, Edges: p.Edges()}
 	if g.Name == "" {
 		g.Name = strings.TrimSuffix(p.File, ".seatml")
@@ -97,33 +97,33 @@ func (g *Graph) hasPop() bool {
 // behavior has several adaptors, or a device source), "after 10s",
 // "chat connects", "button Begin session", then " [cond]" and a push
 // marker.
-func (g *Graph) Label(e interpreter.Edge) string {
+func (g *Graph) Label(e seatml.Edge) string {
 	var l string
 	src := e.Source
 	switch e.On {
-	case interpreter.OnKey:
+	case seatml.OnKey:
 		l = strings.Join(e.Keys, " | ")
 		if src != "" && (g.labelSources || src == "memory" || src == "motion" || src == "gui") {
 			l = src + ": " + l
 		}
-	case interpreter.OnData:
+	case seatml.OnData:
 		l = "any input"
 		if src != "" {
 			l = "any " + src + " input"
 		}
-	case interpreter.OnTimeout:
+	case seatml.OnTimeout:
 		l = "after " + formatDelay(e.Delay)
-	case interpreter.OnEntry:
+	case seatml.OnEntry:
 		l = "on entry"
-	case interpreter.OnExec:
+	case seatml.OnExec:
 		l = "onexec"
-	case interpreter.OnConnect:
+	case seatml.OnConnect:
 		l = src + " connects"
-	case interpreter.OnDisconnect:
+	case seatml.OnDisconnect:
 		l = src + " leaves"
-	case interpreter.OnWidget:
+	case seatml.OnWidget:
 		l = "button " + e.Widget
-	case interpreter.OnEvent:
+	case seatml.OnEvent:
 		l = strings.Join(e.Keys, " ")
 	}
 	if e.Cond != "" {
@@ -143,11 +143,11 @@ func formatDelay(d time.Duration) string {
 }
 
 // style tells edges apart by trigger: timers dashed, connections dotted.
-func style(e interpreter.Edge) string {
+func style(e seatml.Edge) string {
 	switch e.On {
-	case interpreter.OnTimeout, interpreter.OnExec:
+	case seatml.OnTimeout, seatml.OnExec:
 		return "dashed"
-	case interpreter.OnConnect, interpreter.OnDisconnect:
+	case seatml.OnConnect, seatml.OnDisconnect:
 		return "dotted"
 	}
 	return ""

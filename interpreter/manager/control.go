@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // APIError is the body of every error answer of the control endpoint.
@@ -112,9 +112,9 @@ func Handler(mg *Manager) http.Handler {
 				return
 			}
 		}
-		var set []interpreter.Override
+		var set []seatml.Override
 		for _, v := range req.Set {
-			o, err := interpreter.ParseOverride(v)
+			o, err := seatml.ParseOverride(v)
 			if err != nil {
 				writeJSON(w, http.StatusBadRequest, APIError{Message: "--set " + err.Error()})
 				return

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -82,7 +83,7 @@ type Info struct {
 type Options struct {
 	Log *zap.Logger
 	// Load is used to compile every behavior.
-	Load interpreter.LoadOptions
+	Load seatml.LoadOptions
 	// Machine is the template of every behavior's machine options; its
 	// Devices are shared. Trace and OnResource are set by the manager.
 	Machine interpreter.Options
@@ -91,7 +92,7 @@ type Options struct {
 	Trace func(behavior, step string)
 	// Observe, if set, gives each machine its observer as it is created
 	// (seat run --record, the monitor); a reload gets a new one.
-	Observe func(prog *interpreter.Program) interpreter.Observer
+	Observe func(prog *seatml.Program) interpreter.Observer
 }
 
 // Manager holds the behaviors of one process.
@@ -112,9 +113,9 @@ type Manager struct {
 
 type entry struct {
 	name, file string
-	prog       *interpreter.Program   // the version loaded or running
-	overrides  []interpreter.Override // --set of seat ctl reload, kept for later reloads
-	replacing  bool                   // a reload is stopping the old version
+	prog       *seatml.Program   // the version loaded or running
+	overrides  []seatml.Override // --set of seat ctl reload, kept for later reloads
+	replacing  bool              // a reload is stopping the old version
 	state      State
 	since      time.Time
 	reason     string
@@ -229,8 +230,8 @@ func (e *entry) info() Info {
 }
 
 // compile checks a behavior file; nothing is opened or run.
-func (mg *Manager) compile(file string) (*interpreter.Program, error) {
-	prog, diags := interpreter.Load(file, mg.opts.Load)
+func (mg *Manager) compile(file string) (*seatml.Program, error) {
+	prog, diags := seatml.Load(file, mg.opts.Load)
 	if prog == nil {
 		return nil, &LoadError{File: file, Diagnostics: diags}
 	}
@@ -254,7 +255,7 @@ func (mg *Manager) Load(file string) (Info, error) {
 }
 
 // LoadProgram is Load for a behavior already compiled and checked.
-func (mg *Manager) LoadProgram(prog *interpreter.Program) (Info, error) {
+func (mg *Manager) LoadProgram(prog *seatml.Program) (Info, error) {
 	e, err := mg.load(prog, true)
 	defer mg.mu.Unlock()
 	if e == nil {
@@ -265,7 +266,7 @@ func (mg *Manager) LoadProgram(prog *interpreter.Program) (Info, error) {
 
 // StartProgram loads and starts a compiled behavior in one step (L4 from
 // unloaded): its adaptors open with events already queued for it.
-func (mg *Manager) StartProgram(prog *interpreter.Program) (Info, error) {
+func (mg *Manager) StartProgram(prog *seatml.Program) (Info, error) {
 	e, err := mg.load(prog, false)
 	defer mg.mu.Unlock()
 	if err != nil {
@@ -282,7 +283,7 @@ func (mg *Manager) StartProgram(prog *interpreter.Program) (Info, error) {
 // and its adaptors open, with the entry reserved and mg.mu released. It
 // returns with mg.mu held, and the entry unless the name is taken by a
 // behavior being loaded or unloaded.
-func (mg *Manager) load(prog *interpreter.Program, open bool) (*entry, error) {
+func (mg *Manager) load(prog *seatml.Program, open bool) (*entry, error) {
 	mg.mu.Lock()
 	e := mg.find(prog.Name)
 	switch {
@@ -318,7 +319,7 @@ func (mg *Manager) load(prog *interpreter.Program, open bool) (*entry, error) {
 }
 
 // machineOptions are the options of e's machine for prog.
-func (mg *Manager) machineOptions(e *entry, prog *interpreter.Program) interpreter.Options {
+func (mg *Manager) machineOptions(e *entry, prog *seatml.Program) interpreter.Options {
 	opts := mg.opts.Machine
 	name := prog.Name
 	if mg.opts.Trace != nil { // a trace costs formatting on every rule fired
@@ -493,7 +494,7 @@ func (mg *Manager) Reload(name string) (Info, error) { return mg.ReloadWith(name
 // untouched. set overrides adaptor attributes as seat run's --set does,
 // after those of the command line, and is kept for the behavior's later
 // reloads.
-func (mg *Manager) ReloadWith(name string, set []interpreter.Override) (Info, error) {
+func (mg *Manager) ReloadWith(name string, set []seatml.Override) (Info, error) {
 	e, err := mg.lockEntry(name)
 	if err != nil {
 		return Info{}, err
@@ -514,7 +515,7 @@ func (mg *Manager) ReloadWith(name string, set []interpreter.Override) (Info, er
 	mg.trace(name, "compile")
 	opts := mg.opts.Load
 	opts.Set = append(slices.Clip(opts.Set), sets...)
-	prog, diags := interpreter.Load(file, opts)
+	prog, diags := seatml.Load(file, opts)
 	if prog == nil {
 		return mg.infoOf(e), &LoadError{File: file, Diagnostics: diags}
 	}
@@ -613,7 +614,7 @@ func (mg *Manager) install(e *entry, m *interpreter.Machine, was State) (Info, e
 
 // rollBack gives what the failed new version m holds to a new copy of the
 // old version, and starts it if the old one ran.
-func (mg *Manager) rollBack(e *entry, m *interpreter.Machine, oldProg *interpreter.Program, was State) error {
+func (mg *Manager) rollBack(e *entry, m *interpreter.Machine, oldProg *seatml.Program, was State) error {
 	back, err := interpreter.New(oldProg, mg.machineOptions(e, oldProg))
 	if err != nil {
 		m.Close()
@@ -652,10 +653,10 @@ func hinted(name string, err error) error {
 
 // mergeSets returns old with each of add replacing the override of the
 // same adaptor attribute.
-func mergeSets(old, add []interpreter.Override) []interpreter.Override {
+func mergeSets(old, add []seatml.Override) []seatml.Override {
 	out := slices.Clone(old)
 	for _, o := range add {
-		i := slices.IndexFunc(out, func(x interpreter.Override) bool { return x.Adaptor == o.Adaptor && x.Attr == o.Attr })
+		i := slices.IndexFunc(out, func(x seatml.Override) bool { return x.Adaptor == o.Adaptor && x.Attr == o.Attr })
 		if i >= 0 {
 			out[i] = o
 		} else {
@@ -667,9 +668,9 @@ func mergeSets(old, add []interpreter.Override) []interpreter.Override {
 
 // unknownSet reports an override naming an adaptor the program does not
 // declare.
-func unknownSet(prog *interpreter.Program, set []interpreter.Override) error {
+func unknownSet(prog *seatml.Program, set []seatml.Override) error {
 	for _, o := range set {
-		if !slices.ContainsFunc(prog.Adaptors, func(d interpreter.AdaptorDecl) bool { return d.Name == o.Adaptor }) {
+		if !slices.ContainsFunc(prog.Adaptors, func(d seatml.AdaptorDecl) bool { return d.Name == o.Adaptor }) {
 			names := make([]string, len(prog.Adaptors))
 			for i, d := range prog.Adaptors {
 				names[i] = d.Name

@@ -23,6 +23,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -57,7 +58,7 @@ func newRig(t *testing.T) *rig {
 	r := &rig{t: t, dev: &interpreter.Devices{Engine: e, Player: p}, dir: t.TempDir(), logs: logs, traces: map[string][]string{}}
 	r.mg = New(Options{
 		Log:     zap.New(core),
-		Load:    interpreter.LoadOptions{ScriptsDir: "../../examples/scripts"},
+		Load:    seatml.LoadOptions{ScriptsDir: "../../examples/scripts"},
 		Machine: interpreter.Options{Log: zap.New(core), Devices: r.dev, ScriptTimeout: 200 * time.Millisecond},
 		Trace: func(b, step string) {
 			if strings.HasPrefix(step, "fire:") || strings.HasPrefix(step, "send:") || strings.HasPrefix(step, "reply:") || strings.HasPrefix(step, "timeout:") {

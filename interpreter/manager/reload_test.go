@@ -15,7 +15,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	_ "github.com/seatml/seat/adaptors/web"
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // kiosk writes a behavior whose socket server answers 「こんにちは」 with
@@ -130,7 +130,7 @@ func TestFailedReloadKeepsRunning(t *testing.T) {
 	}
 
 	free := freePort(t)
-	info, err = r.mg.ReloadWith("kiosk", []interpreter.Override{{Adaptor: "chat", Attr: "port", Value: free}})
+	info, err = r.mg.ReloadWith("kiosk", []seatml.Override{{Adaptor: "chat", Attr: "port", Value: free}})
 	if err != nil || info.State != Running {
 		t.Fatalf("reload --set chat.port=%s: %v, %+v", free, err, info)
 	}
@@ -143,7 +143,7 @@ func TestFailedReloadKeepsRunning(t *testing.T) {
 	if a := chatAddr(t, r, "kiosk"); a != "127.0.0.1:"+free {
 		t.Errorf("a later reload moved the socket to %s", a)
 	}
-	if _, err := r.mg.ReloadWith("kiosk", []interpreter.Override{{Adaptor: "chta", Attr: "port", Value: "0"}}); err == nil ||
+	if _, err := r.mg.ReloadWith("kiosk", []seatml.Override{{Adaptor: "chta", Attr: "port", Value: "0"}}); err == nil ||
 		!strings.Contains(err.Error(), `declares no adaptor "chta" (its adaptors: chat)`) {
 		t.Errorf("--set naming no adaptor: %v", err)
 	}

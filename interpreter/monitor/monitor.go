@@ -30,6 +30,7 @@ import (
 	"github.com/seatml/seat/interpreter/graph"
 	"github.com/seatml/seat/interpreter/manager"
 	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 //go:embed assets
@@ -123,7 +124,7 @@ func New(log *zap.Logger) *Monitor {
 // Observe gives a behavior's machine its observer (manager.Options.Observe):
 // its graph is drawn, and what it does while a page is open is kept and
 // sent.
-func (m *Monitor) Observe(p *interpreter.Program) interpreter.Observer {
+func (m *Monitor) Observe(p *seatml.Program) interpreter.Observer {
 	var dot strings.Builder
 	graph.New(p).DOT(&dot)
 	o := &observer{m: m, counts: map[string]*Count{}}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestVendoredViz: the vendored Viz.js is the file THIRD_PARTY.md records.
@@ -63,8 +64,8 @@ func next(t *testing.T, ws *websocket.Conn, typ string) frame {
 	}
 }
 
-func testProgram(t *testing.T) *interpreter.Program {
-	prog, diags := interpreter.LoadBytes("m.seatml", []byte(`<seatml><general name="m"><adaptor name="io" type="stdio"/></general><state name="s"/></seatml>`), interpreter.LoadOptions{})
+func testProgram(t *testing.T) *seatml.Program {
+	prog, diags := seatml.LoadBytes("m.seatml", []byte(`<seatml><general name="m"><adaptor name="io" type="stdio"/></general><state name="s"/></seatml>`), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestEquivalence runs every Python body of testdata/port/equivalence
@@ -84,7 +85,7 @@ func runLua(t *testing.T, lua string) (string, error) {
 	b.WriteString(`<seatml><general name="equiv"/><state name="s"><rule><key>go</key><script><![CDATA[`)
 	b.WriteString(lua)
 	b.WriteString(`]]></script></rule></state></seatml>`)
-	prog, diags := interpreter.LoadBytes("equiv.seatml", []byte(b.String()), interpreter.LoadOptions{})
+	prog, diags := seatml.LoadBytes("equiv.seatml", []byte(b.String()), seatml.LoadOptions{})
 	if prog == nil || diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}

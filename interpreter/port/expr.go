@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // Python expressions are parsed into a tree and written back as Lua that
@@ -865,14 +865,14 @@ func attr(n *node) (lua, error) {
 				return atomic("math."+n.text, kFloat), nil
 			}
 		case "seat":
-			if to, ok := interpreter.ESEATRenames[n.text]; ok {
+			if to, ok := seatml.ESEATRenames[n.text]; ok {
 				return atomic("seat."+to, kAny), nil
 			}
 			return atomic("seat."+n.text, kAny), nil
 		case "self":
 			// eSEAT's methods are the seat table's; any other field is
 			// the behavior's own value, kept in seat's self table.
-			if to, ok := interpreter.ESEATMethod(n.text); ok {
+			if to, ok := seatml.ESEATMethod(n.text); ok {
 				if to == "" {
 					return lua{}, hand("self.%s, which seat has no function for", n.text)
 				}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/beevik/etree"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -146,12 +146,12 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	if interpreter.IsLua(body, false) {
+	if seatml.IsLua(body, false) {
 		r.Lua++
 		return
 	}
 	lua, problems := TranslateScript(body)
-	if (len(problems) > 0 || !interpreter.IsLuaSyntax(lua, false)) && interpreter.IsLuaSyntax(body, false) {
+	if (len(problems) > 0 || !seatml.IsLuaSyntax(lua, false)) && seatml.IsLuaSyntax(body, false) {
 		// Valid Lua that the Python reading cannot take whole: a Lua body
 		// with an eSEAT name in it. It stays as written, eSEAT's names
 		// renamed; seat check warns about what else looks like Python.
@@ -169,7 +169,7 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 	} else {
 		r.Translated++
 	}
-	if !interpreter.IsLuaSyntax(lua, false) {
+	if !seatml.IsLuaSyntax(lua, false) {
 		// The translation does not hold together (an unbalanced block):
 		// the whole body is left for hand work.
 		lua = commented(body, "the translation of this body is not valid Lua")
@@ -187,12 +187,12 @@ func (r *Result) cond(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	if interpreter.IsLua(body, true) {
+	if seatml.IsLua(body, true) {
 		r.Lua++
 		return
 	}
 	lua, err := TranslateCond(body)
-	if err == nil && interpreter.IsLuaSyntax(lua, true) {
+	if err == nil && seatml.IsLuaSyntax(lua, true) {
 		r.Translated++
 		setBody(e, lua)
 		return
@@ -245,14 +245,14 @@ var eseatNameRE = regexp.MustCompile(`\b(seat|self)\.(\w+)`)
 // renameESEAT renames, in Lua source, eSEAT's methods of its seat object
 // (seat.stateTransfer, self.setTimeout, …) to seat's, outside strings.
 func renameESEAT(src string) string {
-	blank := interpreter.BlankStrings(src)
+	blank := seatml.BlankStrings(src)
 	var b strings.Builder
 	last := 0
 	for _, m := range eseatNameRE.FindAllStringSubmatchIndex(blank, -1) {
 		if m[0] > 0 && (blank[m[0]-1] == '.' || blank[m[0]-1] == ':') {
 			continue // t.seat.x: a field
 		}
-		to, ok := interpreter.ESEATMethod(blank[m[4]:m[5]])
+		to, ok := seatml.ESEATMethod(blank[m[4]:m[5]])
 		if !ok || to == "" {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // TestTranslateRules: each translation rule, Python in, Lua out; every
@@ -79,7 +79,7 @@ func TestTranslateRules(t *testing.T) {
 		if len(problems) != 0 || got != c.lua {
 			t.Errorf("%q\n got %q %v\nwant %q", c.py, got, problems, c.lua)
 		}
-		if !interpreter.IsLuaSyntax(got, false) {
+		if !seatml.IsLuaSyntax(got, false) {
 			t.Errorf("%q: the translation is not Lua: %q", c.py, got)
 		}
 	}
@@ -117,7 +117,7 @@ func TestHandWork(t *testing.T) {
 		if !strings.Contains(got, "-- seat port: "+c.reason) {
 			t.Errorf("%q: no seat port comment in %q", c.py, got)
 		}
-		if !interpreter.IsLuaSyntax(got, false) {
+		if !seatml.IsLuaSyntax(got, false) {
 			t.Errorf("%q: the result is not Lua: %q", c.py, got)
 		}
 	}

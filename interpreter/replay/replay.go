@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/seattest"
 )
 
@@ -59,7 +59,7 @@ func Run(file string, opts Options) (*Result, error) {
 	if beh == "" {
 		beh = findRecorded(file, t.Behavior)
 	}
-	prog, diags := interpreter.Load(beh, interpreter.LoadOptions{AllowShell: opts.AllowShell})
+	prog, diags := seatml.Load(beh, seatml.LoadOptions{AllowShell: opts.AllowShell})
 	if prog == nil || diags.HasErrors() {
 		return nil, &seattest.BadInputError{Diags: diags}
 	}

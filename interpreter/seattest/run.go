@@ -22,6 +22,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -151,7 +152,7 @@ func Run(t *Transcript, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, diags := interpreter.Load(file, interpreter.LoadOptions{AllowShell: opts.AllowShell})
+	prog, diags := seatml.Load(file, seatml.LoadOptions{AllowShell: opts.AllowShell})
 	if prog == nil || diags.HasErrors() {
 		return nil, &BadInputError{Diags: diags}
 	}
@@ -159,7 +160,7 @@ func Run(t *Transcript, opts Options) (*Result, error) {
 }
 
 // RunProgram runs a transcript against a loaded behavior.
-func RunProgram(t *Transcript, prog *interpreter.Program, opts Options) (*Result, error) {
+func RunProgram(t *Transcript, prog *seatml.Program, opts Options) (*Result, error) {
 	r, err := newRunner(t, prog, opts)
 	if err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func (m message) String() string {
 
 type runner struct {
 	t     *Transcript
-	prog  *interpreter.Program
+	prog  *seatml.Program
 	opts  Options
 	clock *interpreter.FakeClock
 	m     *interpreter.Machine
@@ -233,7 +234,7 @@ type runner struct {
 	lastPeer string
 }
 
-func newRunner(t *Transcript, prog *interpreter.Program, opts Options) (*runner, error) {
+func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, error) {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = 10 * time.Second
 	}

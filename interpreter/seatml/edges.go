@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"sort"
@@ -57,23 +57,23 @@ type Edge struct {
 // Edges lists the transitions the file declares: general's first, then
 // each state's in the order of the file.
 func (p *Program) Edges() []Edge {
-	if p.scxml != nil {
+	if p.Document != nil {
 		return p.scxmlEdges()
 	}
 	var out []Edge
-	add := func(from string, e Edge, list []action) {
+	add := func(from string, e Edge, list []Action) {
 		for _, a := range list {
-			if a.kind != actTransition {
+			if a.Kind != ActTransition {
 				continue
 			}
 			e.From = from
-			e.Push, e.Pop = a.fn == transPush, a.fn == transPop
+			e.Push, e.Pop = a.Fn == TransPush, a.Fn == TransPop
 			e.To = ""
-			if a.target != nil {
-				e.To = a.target.Name
+			if a.Target != nil {
+				e.To = a.Target.Name
 			}
 			if e.Pos == (schema.Pos{}) {
-				e.Pos = a.pos
+				e.Pos = a.Pos
 			}
 			out = append(out, e)
 		}
@@ -90,16 +90,16 @@ func (p *Program) Edges() []Edge {
 			add(from, Edge{On: OnDisconnect, Source: name}, sc.OnDisconnect[name])
 		}
 		rules := append(append([]*Rule(nil), sc.Rules...), sc.DataRules...)
-		sort.SliceStable(rules, func(i, j int) bool { return rules[i].id < rules[j].id })
+		sort.SliceStable(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
 		for _, r := range rules {
 			e := Edge{On: OnKey, Source: r.Source, Keys: r.Keys, Pos: r.Pos}
 			if len(r.Keys) == 0 {
 				e.On = OnData
 			}
-			if r.cond != nil {
-				e.Cond = strings.TrimSpace(r.cond.src)
+			if r.Cond != nil {
+				e.Cond = strings.TrimSpace(r.Cond.Src)
 			}
-			add(from, e, r.actions)
+			add(from, e, r.Actions)
 		}
 	}
 	scope("", p.General)
@@ -107,7 +107,7 @@ func (p *Program) Edges() []Edge {
 		add(s.Name, Edge{On: OnEntry}, s.OnEntry)
 		scope(s.Name, &s.Scope)
 		for _, w := range s.Widgets {
-			add(s.Name, Edge{On: OnWidget, Widget: w.ID, Pos: w.Pos}, w.actions)
+			add(s.Name, Edge{On: OnWidget, Widget: w.ID, Pos: w.Pos}, w.Actions)
 		}
 	}
 	return out

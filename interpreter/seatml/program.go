@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"regexp"
@@ -15,16 +15,16 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// motionDecl is a compiled <motion> action.
-type motionDecl struct {
-	name       string
-	scripts    []*motion.Script
-	stop       []*motion.Script
-	priority   int
-	duration   time.Duration
-	multiplier float64
-	start      time.Duration
-	timeout    time.Duration
+// MotionDecl is a compiled <motion> action.
+type MotionDecl struct {
+	Name       string
+	Scripts    []*motion.Script
+	Stop       []*motion.Script
+	Priority   int
+	Duration   time.Duration
+	Multiplier float64
+	Start      time.Duration
+	Timeout    time.Duration
 }
 
 // Program is a compiled behavior: immutable once Load returns, so one
@@ -54,7 +54,7 @@ type Program struct {
 	// values (session="topic") each get their own instance of the
 	// behavior; "" when the behavior is one conversation.
 	Session string
-	Setup   []setupItem
+	Setup   []SetupItem
 	General *Scope
 	States  []*State
 	Initial *State
@@ -63,22 +63,22 @@ type Program struct {
 	// Sources are the behavior files read: the file and its includes.
 	Sources []string
 
-	// chart is the behavior's statechart: the engine enters and exits
+	// Chart is the behavior's statechart: the engine enters and exits
 	// its states; SEATML picks the rules and runs their actions.
-	chart  *statechart.Chart
-	onExit bool // some state has an onexit list
-	nested bool // some state holds others (or is parallel, final or history)
-	// hearsInternal: some rule or key names the source "event"; script
+	Chart     *statechart.Chart
+	HasOnExit bool // some state has an onexit list
+	Nested    bool // some state holds others (or is parallel, final or history)
+	// HearsInternal: some rule or key names the source "event"; script
 	// failures then raise error.execution for them.
-	hearsInternal bool
-	// scxml is the SCXML document the program runs, if it is one; its
-	// states are mirrored in States (scxmlStates maps them).
-	scxml       *scxml.Document
-	scxmlStates map[*statechart.State]*State
+	HearsInternal bool
+	// Document is the SCXML document the program runs, if it is one; its
+	// states are mirrored in States (SCXMLStates maps them).
+	Document    *scxml.Document
+	SCXMLStates map[*statechart.State]*State
 	stateByName map[string]*State
-	sourceIDs   map[string]int // sources of keyed rules; "" is 0
-	widgets     map[string]*Widget
-	rules       []*Rule // every rule, indexed by Rule.id
+	SourceIDs   map[string]int // sources of keyed rules; "" is 0
+	WidgetByRef map[string]*Widget
+	Rules       []*Rule // every rule, indexed by Rule.ID
 }
 
 // State looks up a state by name.
@@ -96,15 +96,15 @@ type AdaptorDecl struct {
 
 // Scope holds the lists and rules of general or of one state.
 type Scope struct {
-	OnExec  []action
+	OnExec  []Action
 	Timeout *Timeout
 	// OnConnect and OnDisconnect hold the onconnect and ondisconnect lists
 	// by adaptor name.
-	OnConnect, OnDisconnect map[string][]action
+	OnConnect, OnDisconnect map[string][]Action
 	Rules                   []*Rule
 	DataRules               []*Rule
-	groups                  map[string]*group // by source; "" = rules with no source
-	bySource                []*group          // the same, by Program.sourceIDs (0: no source)
+	groups                  map[string]*Group // by source; "" = rules with no source
+	BySource                []*Group          // the same, by Program.sourceIDs (0: no source)
 }
 
 // State is one SEATML state.
@@ -112,8 +112,8 @@ type State struct {
 	Scope
 	Name    string
 	Pos     schema.Pos
-	OnEntry []action
-	OnExit  []action
+	OnEntry []Action
+	OnExit  []Action
 	Widgets []*Widget
 
 	// Kind is Basic for a <state> (atomic or compound), or Parallel,
@@ -123,14 +123,14 @@ type State struct {
 	Parent   *State
 	Children []*State
 
-	xml     *schema.Node
+	XML     *schema.Node
 	initial *State                 // the initial child of a compound state
-	node    *statechart.State      // the state in Program.chart
-	into    *statechart.Transition // a statetransition to it, from wherever
+	Node    *statechart.State      // the state in Program.Chart
+	Into    *statechart.Transition // a statetransition to it, from wherever
 }
 
 // Atomic reports whether the state holds no other state.
-func (s *State) Atomic() bool { return s.node.Atomic() }
+func (s *State) Atomic() bool { return s.Node.Atomic() }
 
 // InitialChild is the state a compound state enters first (its initial,
 // or its first child); nil for the others.
@@ -139,21 +139,21 @@ func (s *State) InitialChild() *State { return s.initial }
 // Timeout is an ontimeout list.
 type Timeout struct {
 	After   time.Duration
-	Actions []action
+	Actions []Action
 }
 
 // Rule is a compiled rule.
 type Rule struct {
-	id     int
+	ID     int
 	Pos    schema.Pos
 	Source string
 	// Keys are the rule's <key> texts as written (trimmed), before
 	// expansion into Words.
 	Keys    []string
 	Words   []*Word
-	cond    *chunk
-	condPre *chunk // <cond execfile>: run before the cond
-	actions []action
+	Cond    *Chunk
+	CondPre *Chunk // <cond execfile>: run before the cond
+	Actions []Action
 }
 
 // Word is one expanded key word.
@@ -161,14 +161,14 @@ type Word struct {
 	Text   string
 	Source string // the key's own source, else the rule's
 	Pos    schema.Pos
-	re     *regexp.Regexp // nil for plain words
-	rule   *Rule
+	RE     *regexp.Regexp // nil for plain words
+	Rule   *Rule
 }
 
-// group indexes the keyed rules of a scope for one source.
-type group struct {
-	exact    map[string][]*Rule
-	patterns []*Word
+// Group indexes the keyed rules of a scope for one source.
+type Group struct {
+	Exact    map[string][]*Rule
+	Patterns []*Word
 }
 
 // Widget is a GUI widget of a state (SEATML §11).
@@ -181,34 +181,36 @@ type Widget struct {
 	Attrs   map[string]string
 	Pos     schema.Pos
 	State   string
-	actions []action
+	Actions []Action
 }
 
-type setupItem struct {
-	pos    schema.Pos
-	isVar  bool
-	name   string
-	value  lua.LValue
-	chunks []*chunk
+// SetupItem is a <var> or a <script> of <general>, run in order when a
+// machine starts.
+type SetupItem struct {
+	Pos    schema.Pos
+	IsVar  bool
+	Name   string
+	Value  lua.LValue
+	Chunks []*Chunk
 }
 
-// chunk is Lua from a behavior (or an execfile) with its place in the
-// file; its bytecode is compiled once, at load or on first use (get).
-type chunk struct {
-	id   int // its index among its program's chunks (Machine.fns)
-	file string
-	line int
-	src  string
-	col  int
-	expr bool // a <cond>
+// Chunk is Lua from a behavior (or an execfile) with its place in the
+// file; its bytecode is compiled once, at load or on first use (Get).
+type Chunk struct {
+	ID   int // its index among its program's chunks (Machine.fns)
+	File string
+	Line int
+	Src  string
+	Col  int
+	Expr bool // a <cond>
 
 	once     sync.Once
 	compiled *lua.FunctionProto
 	err      error
 }
 
-// kind is what luadm.Compile calls the chunk: a cond, or a script.
-func (ch *chunk) kind() string { return condKind(ch.expr) }
+// Kind is what luadm.Compile calls the chunk: a cond, or a script.
+func (ch *Chunk) Kind() string { return condKind(ch.Expr) }
 
 func condKind(expr bool) string {
 	if expr {
@@ -217,53 +219,57 @@ func condKind(expr bool) string {
 	return ""
 }
 
-type actionKind int
+// ActionKind is what an Action does.
+type ActionKind int
 
 const (
-	actMessage actionKind = iota
-	actTransition
-	actLog
-	actShell
-	actScript
-	actMotion
-	actRaise
+	ActMessage ActionKind = iota
+	ActTransition
+	ActLog
+	ActShell
+	ActScript
+	ActMotion
+	ActRaise
 )
 
-type transFunc int
+// TransFunc is a statetransition's func: goto (none), push or pop.
+type TransFunc int
 
 const (
-	transGoto transFunc = iota
-	transPush
-	transPop
+	TransGoto TransFunc = iota
+	TransPush
+	TransPop
 )
 
-type action struct {
-	kind   actionKind
-	pos    schema.Pos
-	text   string
-	sendto string
-	topic  string // an MQTT message's own topic
-	retain bool
-	slot   int                         // index of sendto in Program.Adaptors
-	input  string                      // message: "state:id" of a widget
-	encode func(string) (string, rune) // returns the first character it could not encode
-	level  zapcore.Level
-	fn     transFunc
-	target *State
-	chunks []*chunk // script: execfile, then text
-	motion *motionDecl
-	// inExit marks a statetransition written in onexit: refused at run time.
-	inExit bool
+// Action is one compiled action of a rule or a list: a message, a
+// statetransition, a log, a shell command, a script, a motion or a raise.
+type Action struct {
+	Kind   ActionKind
+	Pos    schema.Pos
+	Text   string
+	SendTo string
+	Topic  string // an MQTT message's own topic
+	Retain bool
+	Slot   int                         // index of sendto in Program.Adaptors
+	Input  string                      // message: "state:id" of a widget
+	Encode func(string) (string, rune) // returns the first character it could not encode
+	Level  zapcore.Level
+	Fn     TransFunc
+	Target *State
+	Chunks []*Chunk // script: execfile, then text
+	Motion *MotionDecl
+	// InExit marks a statetransition written in onexit: refused at run time.
+	InExit bool
 }
 
-// wantsConnections reports whether any scope has an onconnect or
+// WantsConnections reports whether any scope has an onconnect or
 // ondisconnect for the adaptor.
-func (p *Program) wantsConnections(adaptor string) bool {
+func (p *Program) WantsConnections(adaptor string) bool {
 	if adaptor == p.Session {
 		return true // sessions begin and end with connections
 	}
-	if p.scxml != nil {
-		return p.scxmlHears(adaptor+".connect") || p.scxmlHears(adaptor+".disconnect")
+	if p.Document != nil {
+		return p.SCXMLHears(adaptor+".connect") || p.SCXMLHears(adaptor+".disconnect")
 	}
 	scopes := []*Scope{p.General}
 	for _, s := range p.States {

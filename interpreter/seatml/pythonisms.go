@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func definedGlobals(jobs []*luaJob) map[string]bool {
 		return s[i:j]
 	}
 	for _, j := range jobs {
-		src := j.ch.src
+		src := j.ch.Src
 		for _, kw := range []string{"function ", "local "} {
 			for off := 0; ; {
 				k := strings.Index(src[off:], kw)
@@ -127,17 +127,17 @@ func looksLikePython(src string) (string, int, bool) {
 
 // pythonDiagnostic rewords the syntax error of a chunk that looks like
 // Python: where, what, and to run seat port.
-func pythonDiagnostic(ch *chunk, d *schema.Diagnostic) {
-	line, n, ok := looksLikePython(ch.src)
+func pythonDiagnostic(ch *Chunk, d *schema.Diagnostic) {
+	line, n, ok := looksLikePython(ch.Src)
 	if !ok {
 		pythonOperator(ch, d)
 		return
 	}
-	start := schema.Pos{File: ch.file, Line: ch.line, Col: ch.col}
+	start := schema.Pos{File: ch.File, Line: ch.Line, Col: ch.Col}
 	if n > 1 {
-		start = schema.Pos{File: ch.file, Line: ch.line + n - 1, Col: 1}
+		start = schema.Pos{File: ch.File, Line: ch.Line + n - 1, Col: 1}
 	}
-	prefix := strings.Split(ch.src, "\n")[n-1]
+	prefix := strings.Split(ch.Src, "\n")[n-1]
 	start = start.Advance(prefix[:len(prefix)-len(strings.TrimLeft(prefix, " \t"))])
 	d.Pos = start
 	d.Msg = fmt.Sprintf("this looks like Python, not Lua: `%s`; seat runs Lua: run seat port on this file (docs/porting.md)", schema.Excerpt(line, 60))
@@ -157,21 +157,21 @@ var pythonOps = []struct {
 
 // pythonOperator rewords the syntax error of a chunk or cond that uses a
 // Python operator: where it is, and the Lua spelling.
-func pythonOperator(ch *chunk, d *schema.Diagnostic) {
-	for i, raw := range strings.Split(ch.src, "\n") {
+func pythonOperator(ch *Chunk, d *schema.Diagnostic) {
+	for i, raw := range strings.Split(ch.Src, "\n") {
 		code := raw
 		if k := strings.Index(code, "--"); k >= 0 {
 			code = code[:k]
 		}
-		blank := blankStrings(code)
+		blank := BlankStrings(code)
 		for _, op := range pythonOps {
 			m := op.re.FindStringIndex(blank)
 			if m == nil {
 				continue
 			}
-			p := schema.Pos{File: ch.file, Line: ch.line + i, Col: 1}
+			p := schema.Pos{File: ch.File, Line: ch.Line + i, Col: 1}
 			if i == 0 {
-				p.Col = ch.col
+				p.Col = ch.Col
 			}
 			at := m[0] + strings.IndexAny(blank[m[0]:m[1]], "!%*/+-") // at the operator
 			d.Pos = p.Advance(raw[:at])
@@ -187,9 +187,9 @@ func pythonOperator(ch *chunk, d *schema.Diagnostic) {
 // defined holds the globals the behavior's own Lua defines (a str function
 // of its own is no Python-ism). Lines without a trigger character cost a
 // few byte searches: loading 10,000 rules must stay fast.
-func pythonisms(ch *chunk, defined map[string]bool) schema.List {
+func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
 	var l schema.List
-	src := ch.src
+	src := ch.Src
 	for i := 0; len(src) > 0; i++ {
 		raw := src
 		if k := strings.IndexByte(src, '\n'); k >= 0 {
@@ -200,9 +200,9 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 		code := raw
 		if k := strings.Index(code, "--"); k >= 0 {
 			if j := strings.Index(code[k:], "seat port:"); j >= 0 && strings.Trim(code[k+2:k+j], "[ ") == "" {
-				p := schema.Pos{File: ch.file, Line: ch.line + i, Col: 1}
+				p := schema.Pos{File: ch.File, Line: ch.Line + i, Col: 1}
 				if i == 0 {
-					p.Col = ch.col
+					p.Col = ch.Col
 				}
 				reason := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(code[k+j+len("seat port:"):]), "]]"))
 				l.Warnf(p.Advance(raw[:k]), "left for hand work by seat port: %s", schema.Excerpt(reason, 100))
@@ -214,13 +214,13 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 		}
 		blank := code
 		if strings.ContainsAny(code, `"'`) {
-			blank = blankStrings(code)
+			blank = BlankStrings(code)
 		}
-		line, first := ch.line+i, i == 0
+		line, first := ch.Line+i, i == 0
 		at := func(byteCol int) schema.Pos {
-			p := schema.Pos{File: ch.file, Line: line, Col: 1}
+			p := schema.Pos{File: ch.File, Line: line, Col: 1}
 			if first {
-				p.Col = ch.col
+				p.Col = ch.Col
 			}
 			return p.Advance(raw[:byteCol])
 		}
@@ -299,9 +299,7 @@ func pythonisms(ch *chunk, defined map[string]bool) schema.List {
 // BlankStrings returns code with the contents of its string literals
 // replaced by spaces, quotes kept, so that patterns see only code (byte
 // offsets are kept).
-func BlankStrings(code string) string { return blankStrings(code) }
-
-func blankStrings(code string) string {
+func BlankStrings(code string) string {
 	b := []byte(code)
 	var quote byte
 	for i := 0; i < len(b); i++ {
@@ -341,7 +339,7 @@ func IsLua(src string, expr bool) bool {
 	if _, d := luadm.Parse("body", src, 1, 1, condKind(expr)); d != nil {
 		return false
 	}
-	return len(pythonisms(&chunk{file: "body", line: 1, col: 1, src: src}, map[string]bool{})) == 0
+	return len(pythonisms(&Chunk{File: "body", Line: 1, Col: 1, Src: src}, map[string]bool{})) == 0
 }
 
 // IsLuaSyntax reports whether src parses as Lua (an expression for a cond).

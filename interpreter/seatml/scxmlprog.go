@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func loadSCXML(path string, opts LoadOptions) (*Program, schema.List) {
 	applyOverrides(wrapper, opts.Set)
 	ld.diags.Add(schema.CheckIn(wrapper, general))
 	c := &compiler{ld: ld, file: path, pending: new([]func()), adaptors: map[string]*AdaptorDecl{}, prog: &Program{
-		File: path, Rate: 1, General: &Scope{}, stateByName: map[string]*State{}, widgets: map[string]*Widget{},
+		File: path, Rate: 1, General: &Scope{}, stateByName: map[string]*State{}, WidgetByRef: map[string]*Widget{},
 	}}
 	c.declareGeneral(general)
 	c.setupDevices(general)
@@ -62,10 +62,10 @@ func loadSCXML(path string, opts LoadOptions) (*Program, schema.List) {
 		return nil, ld.diags
 	}
 	p.Diagnostics = ld.diags
-	p.scxml = doc
+	p.Document = doc
 	p.mirror(doc.Chart)
 	// Transitions on memory keys start the device layer with the document.
-	p.UsesDevices = p.UsesDevices || len(p.scxmlMemoryKeys()) > 0
+	p.UsesDevices = p.UsesDevices || len(p.SCXMLMemoryKeys()) > 0
 	return p, ld.diags
 }
 
@@ -140,40 +140,40 @@ func seatDescendants(n *schema.Node) []*schema.Node {
 // State(name), the current state and the configuration read as they do
 // for SEATML.
 func (p *Program) mirror(chart *statechart.Chart) {
-	p.scxmlStates = map[*statechart.State]*State{}
+	p.SCXMLStates = map[*statechart.State]*State{}
 	for _, n := range chart.States {
 		if n == chart.Root {
 			continue
 		}
-		s := &State{Name: n.ID, Kind: n.Kind, node: n}
+		s := &State{Name: n.ID, Kind: n.Kind, Node: n}
 		if at, ok := n.Ext.(*schema.Node); ok {
 			s.Pos = at.Pos
 		}
 		if n.Parent != chart.Root {
-			s.Parent = p.scxmlStates[n.Parent]
+			s.Parent = p.SCXMLStates[n.Parent]
 			s.Parent.Children = append(s.Parent.Children, s)
 		}
-		p.scxmlStates[n] = s
+		p.SCXMLStates[n] = s
 		p.States = append(p.States, s)
 		p.stateByName[s.Name] = s
-		p.nested = p.nested || s.Parent != nil || n.Kind != statechart.Basic
+		p.Nested = p.Nested || s.Parent != nil || n.Kind != statechart.Basic
 	}
 	for _, s := range p.States {
-		if s.node.Initial != nil && len(s.node.Initial.Targets) > 0 {
-			s.initial = p.scxmlStates[s.node.Initial.Targets[0]]
-		} else if !s.node.Atomic() && s.Kind == statechart.Basic && len(s.Children) > 0 {
+		if s.Node.Initial != nil && len(s.Node.Initial.Targets) > 0 {
+			s.initial = p.SCXMLStates[s.Node.Initial.Targets[0]]
+		} else if !s.Node.Atomic() && s.Kind == statechart.Basic && len(s.Children) > 0 {
 			s.initial = s.Children[0]
 		}
 	}
 	if t := chart.Root.Initial; t != nil && len(t.Targets) > 0 {
-		p.Initial = p.scxmlStates[t.Targets[0]]
+		p.Initial = p.SCXMLStates[t.Targets[0]]
 	} else if len(p.States) > 0 {
 		p.Initial = p.States[0]
 	}
 }
 
 // SCXML reports whether the program is an SCXML document.
-func (p *Program) SCXML() bool { return p.scxml != nil }
+func (p *Program) SCXML() bool { return p.Document != nil }
 
 // checkSeatSends checks each <send type="seat">: it needs a target, and a
 // target written literally must be a declared adaptor.
@@ -200,8 +200,8 @@ func (c *compiler) checkSeatSends(n *schema.Node) {
 
 // scxmlHears reports whether some transition of the document takes an
 // event of this name.
-func (p *Program) scxmlHears(name string) bool {
-	for _, n := range p.scxml.Chart.States {
+func (p *Program) SCXMLHears(name string) bool {
+	for _, n := range p.Document.Chart.States {
 		for _, t := range n.Transitions {
 			for _, d := range t.Events {
 				if statechart.Matches(d, name) {
@@ -217,8 +217,8 @@ func (p *Program) scxmlHears(name string) bool {
 // target, in document order.
 func (p *Program) scxmlEdges() []Edge {
 	var out []Edge
-	for _, n := range p.scxml.Chart.States {
-		from := p.scxmlStates[n]
+	for _, n := range p.Document.Chart.States {
+		from := p.SCXMLStates[n]
 		if from == nil {
 			continue // the document itself: its initial transition is the start
 		}
@@ -229,7 +229,7 @@ func (p *Program) scxmlEdges() []Edge {
 				e.Cond = strings.TrimSpace(x.AttrValue("cond"))
 			}
 			for _, target := range t.Targets {
-				e.To = p.scxmlStates[target].Name
+				e.To = p.SCXMLStates[target].Name
 				out = append(out, e)
 			}
 		}
@@ -239,9 +239,9 @@ func (p *Program) scxmlEdges() []Edge {
 
 // scxmlMemoryKeys are the memory keys the document's transitions name
 // (event="memory.KEY"), to which it is subscribed when it starts.
-func (p *Program) scxmlMemoryKeys() []string {
+func (p *Program) SCXMLMemoryKeys() []string {
 	var keys []string
-	for _, n := range p.scxml.Chart.States {
+	for _, n := range p.Document.Chart.States {
 		for _, t := range n.Transitions {
 			for _, d := range t.Events {
 				if k, ok := strings.CutPrefix(d, "memory."); ok && k != "" && k != "*" {

@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"errors"
@@ -71,8 +71,8 @@ func (c *compiler) setupDevices(g *schema.Node) {
 
 // motion compiles a <motion> action: its scripts are found, parsed and
 // checked (mapping and joint ranges) now.
-func (c *compiler) motion(n *schema.Node) *motionDecl {
-	d := &motionDecl{name: n.AttrValue("name"), multiplier: 0, timeout: motion.DefaultTimeout}
+func (c *compiler) motion(n *schema.Node) *MotionDecl {
+	d := &MotionDecl{Name: n.AttrValue("name"), Multiplier: 0, Timeout: motion.DefaultTimeout}
 	ms := func(attr string) time.Duration {
 		v, err := strconv.Atoi(strings.TrimSpace(n.AttrValue(attr)))
 		if err != nil {
@@ -80,30 +80,30 @@ func (c *compiler) motion(n *schema.Node) *motionDecl {
 		}
 		return time.Duration(v) * time.Millisecond
 	}
-	d.priority, _ = strconv.Atoi(strings.TrimSpace(n.AttrValue("priority")))
-	d.duration, d.start = ms("duration"), ms("start")
+	d.Priority, _ = strconv.Atoi(strings.TrimSpace(n.AttrValue("priority")))
+	d.Duration, d.Start = ms("duration"), ms("start")
 	if n.Has("timeout") {
-		d.timeout = ms("timeout")
+		d.Timeout = ms("timeout")
 	}
 	if v, ok := schema.ParseNumber(n.AttrValue("multiplier")); ok {
-		d.multiplier = v
+		d.Multiplier = v
 	}
 	if n.Has("duration") && n.Has("multiplier") {
 		a, _ := n.Attr("multiplier")
 		c.errorf(a.Pos, "<motion> takes duration or multiplier, not both")
 	}
 	if a, ok := n.Attr("script"); ok {
-		d.scripts = c.scripts(a)
+		d.Scripts = c.scripts(a)
 	}
 	if a, ok := n.Attr("stop"); ok {
-		d.stop = c.scripts(a)
+		d.Stop = c.scripts(a)
 	}
-	if d.name == "" {
-		names := make([]string, 0, len(d.scripts))
-		for _, s := range d.scripts {
+	if d.Name == "" {
+		names := make([]string, 0, len(d.Scripts))
+		for _, s := range d.Scripts {
 			names = append(names, s.Name)
 		}
-		d.name = strings.Join(names, "-")
+		d.Name = strings.Join(names, "-")
 	}
 	return d
 }

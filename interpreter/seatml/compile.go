@@ -1,4 +1,4 @@
-package interpreter
+package seatml
 
 import (
 	"errors"
@@ -94,7 +94,7 @@ var (
 	reservedGlobals = map[string]bool{"seat": true, "event": true, "rtc_result": true, "rtc_in_data": true, "web_in_data": true}
 	// event is the source of internal events: done.state.*, error.*, and
 	// those raised with <raise> or seat.raise (§14).
-	builtinSources = []string{"gui", "memory", "motion", internalSource}
+	builtinSources = []string{"gui", "memory", "motion", InternalSource}
 )
 
 // Load reads, validates and compiles a behavior file and everything it
@@ -239,7 +239,7 @@ func (ld *loader) load(path string, chain []include) *Program {
 	ld.validated[path] = true
 	c := &compiler{ld: ld, file: path, chain: chain, pending: new([]func()), prog: &Program{
 		File: path, Rate: 1, General: &Scope{},
-		stateByName: map[string]*State{}, widgets: map[string]*Widget{},
+		stateByName: map[string]*State{}, WidgetByRef: map[string]*Widget{},
 	}}
 	c.compile(pf.root)
 	return c.prog
@@ -299,7 +299,7 @@ func (c *compiler) compile(root *schema.Node) {
 	}
 	for _, s := range c.prog.States {
 		if !s.Kind.IsHistory() {
-			c.compileState(s, s.xml)
+			c.compileState(s, s.XML)
 		}
 	}
 	c.indexAll()
@@ -321,22 +321,22 @@ func (c *compiler) buildChart() {
 	for _, s := range c.prog.States { // parents come before their children
 		parent := root
 		if s.Parent != nil {
-			parent = s.Parent.node
+			parent = s.Parent.Node
 		}
-		s.node = &statechart.State{ID: s.Name, Kind: s.Kind, Parent: parent, Ext: s}
-		parent.Children = append(parent.Children, s.node)
-		c.prog.onExit = c.prog.onExit || len(s.OnExit) > 0
+		s.Node = &statechart.State{ID: s.Name, Kind: s.Kind, Parent: parent, Ext: s}
+		parent.Children = append(parent.Children, s.Node)
+		c.prog.HasOnExit = c.prog.HasOnExit || len(s.OnExit) > 0
 	}
 	for _, s := range c.prog.States {
 		switch {
 		case s.Kind.IsHistory():
 			// Its default: the parent's initial state.
-			s.node.Initial = &statechart.Transition{Targets: []*statechart.State{s.Parent.initial.node}}
+			s.Node.Initial = &statechart.Transition{Targets: []*statechart.State{s.Parent.initial.Node}}
 		case s.initial != nil && s.Kind != statechart.Parallel:
-			s.node.Initial = &statechart.Transition{Targets: []*statechart.State{s.initial.node}}
+			s.Node.Initial = &statechart.Transition{Targets: []*statechart.State{s.initial.Node}}
 		}
 	}
-	root.Initial = &statechart.Transition{Targets: []*statechart.State{c.prog.Initial.node}}
+	root.Initial = &statechart.Transition{Targets: []*statechart.State{c.prog.Initial.Node}}
 	chart, err := statechart.Build(root)
 	if err != nil {
 		pos := schema.Pos{File: c.file}
@@ -347,9 +347,9 @@ func (c *compiler) buildChart() {
 		c.errorf(pos, "%v", err)
 		return
 	}
-	c.prog.chart = chart
+	c.prog.Chart = chart
 	for _, s := range c.prog.States {
-		s.into = chart.Transition(root, s.node)
+		s.Into = chart.Transition(root, s.Node)
 	}
 }
 
@@ -359,7 +359,7 @@ func (c *compiler) buildChart() {
 // take it there.
 func (c *compiler) warnUnreachable() {
 	p := c.prog
-	if p.chart == nil || len(c.chain) > 0 {
+	if p.Chart == nil || len(c.chain) > 0 {
 		return // an included file is there for its rules
 	}
 	targets := map[*State][]*statechart.State{}
@@ -369,9 +369,9 @@ func (c *compiler) warnUnreachable() {
 			continue // a pop: back to a state entered before
 		}
 		from := p.stateByName[e.From] // nil for general's: open in every state
-		targets[from] = append(targets[from], to.node)
+		targets[from] = append(targets[from], to.Node)
 	}
-	reach := p.chart.Reachable(func(n *statechart.State) []*statechart.State {
+	reach := p.Chart.Reachable(func(n *statechart.State) []*statechart.State {
 		if n == nil {
 			return targets[nil]
 		}
@@ -381,7 +381,7 @@ func (c *compiler) warnUnreachable() {
 		return nil
 	})
 	for _, s := range p.States {
-		if reach[s.node.Index()] || s.Kind.IsHistory() || s.Parent != nil && !reach[s.Parent.node.Index()] || c.scriptsName(s.Name) {
+		if reach[s.Node.Index()] || s.Kind.IsHistory() || s.Parent != nil && !reach[s.Parent.Node.Index()] || c.scriptsName(s.Name) {
 			continue
 		}
 		c.warnf(s.Pos, "state %q is never entered: no statetransition, initial state or history leads to it", s.Name)
@@ -392,7 +392,7 @@ func (c *compiler) warnUnreachable() {
 // quotes.
 func (c *compiler) scriptsName(name string) bool {
 	for _, j := range c.ld.luaJobs {
-		if strings.Contains(j.ch.src, `"`+name+`"`) || strings.Contains(j.ch.src, `'`+name+`'`) {
+		if strings.Contains(j.ch.Src, `"`+name+`"`) || strings.Contains(j.ch.Src, `'`+name+`'`) {
 			return true
 		}
 	}
@@ -510,7 +510,7 @@ func (c *compiler) declareState(n *schema.Node, parent *State) {
 		c.errorf(n.Pos, "state %q is declared twice (first at %d:%d)", name, prev.Pos.Line, prev.Pos.Col)
 		return
 	}
-	s := &State{Name: name, Pos: n.Pos, Parent: parent, xml: n}
+	s := &State{Name: name, Pos: n.Pos, Parent: parent, XML: n}
 	switch n.Name {
 	case "parallel":
 		s.Kind = statechart.Parallel
@@ -524,9 +524,9 @@ func (c *compiler) declareState(n *schema.Node, parent *State) {
 	}
 	if parent != nil {
 		parent.Children = append(parent.Children, s)
-		c.prog.nested = true
+		c.prog.Nested = true
 	} else if s.Kind != statechart.Basic {
-		c.prog.nested = true
+		c.prog.Nested = true
 	}
 	c.prog.stateByName[name] = s
 	c.prog.States = append(c.prog.States, s)
@@ -552,10 +552,10 @@ func (c *compiler) resolveInitials() {
 				}
 			}
 		}
-		if s.Kind.IsHistory() && (s.Parent == nil || !holdsStates(s.Parent.xml)) {
+		if s.Kind.IsHistory() && (s.Parent == nil || !holdsStates(s.Parent.XML)) {
 			c.errorf(s.Pos, "history %q is not inside a state that holds states: it has nothing to remember", s.Name)
 		}
-		a, ok := s.xml.Attr("initial")
+		a, ok := s.XML.Attr("initial")
 		if !ok || s.Kind != statechart.Basic {
 			continue // the schema refuses initial on the others
 		}
@@ -604,7 +604,7 @@ func (c *compiler) compileGeneral(g *schema.Node) {
 		case "var":
 			c.compileVar(n)
 		case "script":
-			var chunks []*chunk
+			var chunks []*Chunk
 			if f, ok := n.Attr("execfile"); ok {
 				if ch := c.execfile(f); ch != nil {
 					chunks = append(chunks, ch)
@@ -613,7 +613,7 @@ func (c *compiler) compileGeneral(g *schema.Node) {
 			if ch := c.luaChunk(n, false); ch != nil {
 				chunks = append(chunks, ch)
 			}
-			c.prog.Setup = append(c.prog.Setup, setupItem{pos: n.Pos, chunks: chunks})
+			c.prog.Setup = append(c.prog.Setup, SetupItem{Pos: n.Pos, Chunks: chunks})
 		case "onexec":
 			c.prog.General.OnExec = c.actions(n, nil, false)
 		case "ontimeout":
@@ -641,7 +641,7 @@ func (c *compiler) compileVar(n *schema.Node) {
 			v = lua.LNumber(f)
 		}
 	}
-	c.prog.Setup = append(c.prog.Setup, setupItem{pos: n.Pos, isVar: true, name: name, value: v})
+	c.prog.Setup = append(c.prog.Setup, SetupItem{Pos: n.Pos, IsVar: true, Name: name, Value: v})
 }
 
 func (c *compiler) compileState(s *State, n *schema.Node) {
@@ -693,11 +693,11 @@ func (c *compiler) widget(s *State, n *schema.Node, ids map[string]*schema.Node)
 		} else {
 			ids[w.ID] = n
 			w.Ref = s.Name + ":" + w.ID
-			c.prog.widgets[w.Ref] = w
+			c.prog.WidgetByRef[w.Ref] = w
 		}
 	}
 	if n.Name == "button" || n.Name == "input" || n.Name == "text" {
-		w.actions = c.actions(n, s, false)
+		w.Actions = c.actions(n, s, false)
 	}
 	s.Widgets = append(s.Widgets, w)
 }
@@ -741,7 +741,7 @@ func (c *compiler) connection(sc *Scope, n *schema.Node, s *State) {
 		lists = &sc.OnDisconnect
 	}
 	if *lists == nil {
-		*lists = map[string][]action{}
+		*lists = map[string][]Action{}
 	}
 	if _, dup := (*lists)[name]; dup {
 		c.errorf(n.Pos, "<%s source=%q> appears twice in this scope", n.Name, name)
@@ -758,7 +758,7 @@ func (c *compiler) sourceOK(pos schema.Pos, what, name string) bool {
 	for _, b := range builtinSources {
 		if name == b {
 			c.prog.UsesDevices = c.prog.UsesDevices || name == "memory" || name == "motion"
-			c.prog.hearsInternal = c.prog.hearsInternal || name == internalSource
+			c.prog.HearsInternal = c.prog.HearsInternal || name == InternalSource
 			return true
 		}
 	}
@@ -779,7 +779,7 @@ func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
 		c.include(scope, s, n, f)
 		return
 	}
-	r := &Rule{id: len(c.prog.rules), Pos: n.Pos}
+	r := &Rule{ID: len(c.prog.Rules), Pos: n.Pos}
 
 	if a, ok := n.Attr("source"); ok {
 		r.Source = a.Value
@@ -790,14 +790,14 @@ func (c *compiler) rules(scope *Scope, n *schema.Node, s *State) {
 		case "key":
 			c.key(r, ch)
 		case "cond":
-			r.cond = c.luaChunk(ch, true)
+			r.Cond = c.luaChunk(ch, true)
 			if f, ok := ch.Attr("execfile"); ok {
-				r.condPre = c.execfile(f) // eSEAT's pre_script: run before the cond
+				r.CondPre = c.execfile(f) // eSEAT's pre_script: run before the cond
 			}
 		}
 	}
-	r.actions = c.actions(n, s, false)
-	c.prog.rules = append(c.prog.rules, r)
+	r.Actions = c.actions(n, s, false)
+	c.prog.Rules = append(c.prog.Rules, r)
 	if len(r.Words) == 0 && !hasChild(n, "key") {
 		scope.DataRules = append(scope.DataRules, r)
 		return
@@ -843,7 +843,7 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 			comma = true
 			c.warnf(n.TextPos, "key %q can never fire: events are matched up to their first comma (\"はい,0.93\" is matched as \"はい\"); for a button label, give the rule source=\"gui\"", schema.Excerpt(text, maxQuoted))
 		}
-		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, re: re, rule: r})
+		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, RE: re, Rule: r})
 	}
 }
 
@@ -856,7 +856,7 @@ func (c *compiler) adaptorType(name string) string {
 }
 
 // internalSource is the source of internal events.
-const internalSource = "event"
+const InternalSource = "event"
 
 // maxQuoted is how many characters of a key a diagnostic quotes.
 const maxQuoted = 60
@@ -937,68 +937,68 @@ func (c *compiler) include(scope *Scope, s *State, n *schema.Node, f schema.Attr
 
 // actions compiles the action children of n. s is the enclosing state (nil
 // in general); inExit marks onexit lists.
-func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
-	var out []action
+func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
+	var out []Action
 	for _, ch := range n.Children {
-		a := action{pos: ch.Pos, inExit: inExit}
+		a := Action{Pos: ch.Pos, InExit: inExit}
 		switch ch.Name {
 		case "message":
-			a.kind = actMessage
-			a.text = ch.Text
-			a.sendto = c.sendto(ch)
-			a.slot = c.adaptorSlot(a.sendto)
+			a.Kind = ActMessage
+			a.Text = ch.Text
+			a.SendTo = c.sendto(ch)
+			a.Slot = c.adaptorSlot(a.SendTo)
 			if in, ok := ch.Attr("input"); ok {
-				a.input = in.Value
-				if w := c.prog.widgets[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
+				a.Input = in.Value
+				if w := c.prog.WidgetByRef[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
 					c.widgetRefLater(in)
 				}
 			}
-			a.topic = ch.AttrValue("topic")
-			a.retain = ch.AttrValue("retain") == "true"
-			if t, ok := ch.Attr("topic"); ok && c.adaptorType(a.sendto) != "mqtt" {
-				c.errorf(t.Pos, "topic= is for messages to an MQTT adaptor; %q is not one", a.sendto)
+			a.Topic = ch.AttrValue("topic")
+			a.Retain = ch.AttrValue("retain") == "true"
+			if t, ok := ch.Attr("topic"); ok && c.adaptorType(a.SendTo) != "mqtt" {
+				c.errorf(t.Pos, "topic= is for messages to an MQTT adaptor; %q is not one", a.SendTo)
 			} else if ok && schema.TopicProblem(t.Value, false) == "" && (t.Value == "" ||
-				strings.Contains(t.Value, "+") && (a.sendto != c.prog.Session || c.adaptors[a.sendto].Attrs["session"] != "topic")) {
+				strings.Contains(t.Value, "+") && (a.SendTo != c.prog.Session || c.adaptors[a.SendTo].Attrs["session"] != "topic")) {
 				c.errorf(t.ValuePos, "topic %q: want a topic to publish to, without wildcards (a + is filled only in a topic session, with its value)", t.Value)
 			}
-			if r, ok := ch.Attr("retain"); ok && c.adaptorType(a.sendto) != "mqtt" {
-				c.errorf(r.Pos, "retain= is for messages to an MQTT adaptor; %q is not one", a.sendto)
+			if r, ok := ch.Attr("retain"); ok && c.adaptorType(a.SendTo) != "mqtt" {
+				c.errorf(r.Pos, "retain= is for messages to an MQTT adaptor; %q is not one", a.SendTo)
 			}
-			a.encode = identity
+			a.Encode = identity
 			if e, ok := ch.Attr("encode"); ok {
 				enc, err := encoder(e.Value)
 				if err != nil {
 					c.errorf(e.ValuePos, "%v", err)
 				}
-				a.encode = enc
-				if c.adaptorType(a.sendto) == "web" && err == nil && !isUTF8(e.Value) {
+				a.Encode = enc
+				if c.adaptorType(a.SendTo) == "web" && err == nil && !isUTF8(e.Value) {
 					// A page decodes frames as UTF-8: encoded bytes would be mojibake.
-					c.warnf(e.Pos, "encode=%q has no effect on web adaptor %q: WebSocket frames are UTF-8, so the message is sent as UTF-8", e.Value, a.sendto)
-					a.encode = identity
+					c.warnf(e.Pos, "encode=%q has no effect on web adaptor %q: WebSocket frames are UTF-8, so the message is sent as UTF-8", e.Value, a.SendTo)
+					a.Encode = identity
 				}
 			}
 		case "raise":
-			a.kind = actRaise
-			a.text = strings.TrimSpace(ch.AttrValue("event"))
-			if ev, _ := ch.Attr("event"); a.text == "" || strings.ContainsAny(a.text, " \t\r\n") {
-				c.errorf(ev.ValuePos, "event name %q: an event name is one word, without spaces (dots separate its parts: 挨拶.朝)", a.text)
+			a.Kind = ActRaise
+			a.Text = strings.TrimSpace(ch.AttrValue("event"))
+			if ev, _ := ch.Attr("event"); a.Text == "" || strings.ContainsAny(a.Text, " \t\r\n") {
+				c.errorf(ev.ValuePos, "event name %q: an event name is one word, without spaces (dots separate its parts: 挨拶.朝)", a.Text)
 			}
 		case "statetransition":
-			a.kind = actTransition
+			a.Kind = ActTransition
 			target := strings.TrimSpace(ch.Text)
 			switch ch.AttrValue("func") {
 			case "pop":
-				a.fn = transPop
+				a.Fn = TransPop
 				if target != "" {
 					c.warnf(ch.TextPos, "statetransition func=\"pop\" takes no target; %q is ignored", target)
 				}
 			case "push":
-				a.fn = transPush
+				a.Fn = TransPush
 			}
-			if a.fn != transPop {
+			if a.Fn != TransPop {
 				if target == "" {
 					c.errorf(ch.Pos, "statetransition needs a target state")
-				} else if a.target = c.prog.stateByName[target]; a.target == nil {
+				} else if a.Target = c.prog.stateByName[target]; a.Target == nil {
 					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, schema.DidYouMean(target, c.stateNames(), "%q"))
 				}
 			}
@@ -1006,33 +1006,33 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 				c.warnf(ch.Pos, "statetransition in <onexit> is refused: a transition is already under way")
 			}
 		case "log":
-			a.kind = actLog
-			a.text = strings.TrimSpace(ch.Text)
-			a.level = zapcore.InfoLevel
+			a.Kind = ActLog
+			a.Text = strings.TrimSpace(ch.Text)
+			a.Level = zapcore.InfoLevel
 			if l, ok := ch.Attr("level"); ok {
-				_ = a.level.Set(l.Value)
+				_ = a.Level.Set(l.Value)
 			}
 		case "shell":
-			a.kind = actShell
-			a.text = strings.TrimSpace(ch.Text)
-			a.sendto = c.sendto(ch)
+			a.Kind = ActShell
+			a.Text = strings.TrimSpace(ch.Text)
+			a.SendTo = c.sendto(ch)
 			if !c.ld.opts.AllowShell {
 				c.errorf(ch.Pos, "<shell> is disabled; start seat with --allow-shell to allow it")
 			}
 		case "script":
-			a.kind = actScript
-			a.sendto = c.sendto(ch)
+			a.Kind = ActScript
+			a.SendTo = c.sendto(ch)
 			if f, ok := ch.Attr("execfile"); ok {
 				if chk := c.execfile(f); chk != nil {
-					a.chunks = append(a.chunks, chk)
+					a.Chunks = append(a.Chunks, chk)
 				}
 			}
 			if chk := c.luaChunk(ch, false); chk != nil {
-				a.chunks = append(a.chunks, chk)
+				a.Chunks = append(a.Chunks, chk)
 			}
 		case "motion":
-			a.kind = actMotion
-			a.motion = c.motion(ch)
+			a.Kind = ActMotion
+			a.Motion = c.motion(ch)
 			c.prog.UsesDevices = true
 		default:
 			continue
@@ -1046,7 +1046,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []action {
 // widgets are known.
 func (c *compiler) widgetRefLater(in schema.Attr) {
 	*c.pending = append(*c.pending, func() {
-		w := c.prog.widgets[in.Value]
+		w := c.prog.WidgetByRef[in.Value]
 		switch {
 		case !strings.Contains(in.Value, ":"):
 			c.errorf(in.ValuePos, "message input %q must name a widget as \"state:id\"", in.Value)
@@ -1060,7 +1060,7 @@ func (c *compiler) widgetRefLater(in schema.Attr) {
 
 func (c *compiler) widgetRefs() []string {
 	var out []string
-	for ref, w := range c.prog.widgets {
+	for ref, w := range c.prog.WidgetByRef {
 		if w.Kind == "input" || w.Kind == "text" {
 			out = append(out, ref)
 		}
@@ -1111,7 +1111,7 @@ func (c *compiler) adaptorNames() []string {
 }
 
 // execfile reads and compiles a Lua file named relative to the behavior.
-func (c *compiler) execfile(a schema.Attr) *chunk {
+func (c *compiler) execfile(a schema.Attr) *Chunk {
 	if strings.EqualFold(filepath.Ext(a.Value), ".py") {
 		c.errorf(a.ValuePos, "execfile %q is a Python file (eSEAT's); seat runs Lua: port the helper to Lua and name the .lua file here (docs/porting.md)", a.Value)
 		return nil
@@ -1126,7 +1126,7 @@ func (c *compiler) execfile(a schema.Attr) *chunk {
 }
 
 // luaChunk compiles an element's text as Lua; nil if the text is blank.
-func (c *compiler) luaChunk(n *schema.Node, expr bool) *chunk {
+func (c *compiler) luaChunk(n *schema.Node, expr bool) *Chunk {
 	if strings.TrimSpace(n.Text) == "" {
 		if expr {
 			c.errorf(n.Pos, "<cond> is empty")
@@ -1138,7 +1138,7 @@ func (c *compiler) luaChunk(n *schema.Node, expr bool) *chunk {
 
 // luaJob is a chunk waiting to be checked.
 type luaJob struct {
-	ch   *chunk
+	ch   *Chunk
 	diag *schema.Diagnostic
 }
 
@@ -1152,22 +1152,22 @@ func mayFailToCompile(src string) bool {
 // check finds every error of a chunk at load: a syntax error, or for the
 // chunks that mayFailToCompile, a compile error. Other chunks compile on
 // first use (proto), which keeps loading a large file fast.
-func (ch *chunk) check() *schema.Diagnostic {
-	if mayFailToCompile(ch.src) {
-		proto, d := luadm.Compile(ch.file, ch.src, ch.line, ch.col, ch.kind())
+func (ch *Chunk) check() *schema.Diagnostic {
+	if mayFailToCompile(ch.Src) {
+		proto, d := luadm.Compile(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
 		if proto != nil {
 			ch.once.Do(func() { ch.compiled = proto })
 		}
 		return d
 	}
-	_, d := luadm.Parse(ch.file, ch.src, ch.line, ch.col, ch.kind())
+	_, d := luadm.Parse(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
 	return d
 }
 
 // get returns the chunk's compiled function, compiling it once.
-func (ch *chunk) get() (*lua.FunctionProto, error) {
+func (ch *Chunk) Get() (*lua.FunctionProto, error) {
 	ch.once.Do(func() {
-		proto, d := luadm.Compile(ch.file, ch.src, ch.line, ch.col, ch.kind())
+		proto, d := luadm.Compile(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
 		if d != nil {
 			ch.err = errors.New(d.Error())
 			return
@@ -1178,8 +1178,8 @@ func (ch *chunk) get() (*lua.FunctionProto, error) {
 }
 
 // queueLua returns a chunk that compileAll checks once every file is read.
-func (ld *loader) queueLua(file, src string, line, col int, expr bool) *chunk {
-	ch := &chunk{id: len(ld.luaJobs), file: file, line: line, src: src, col: col, expr: expr}
+func (ld *loader) queueLua(file, src string, line, col int, expr bool) *Chunk {
+	ch := &Chunk{ID: len(ld.luaJobs), File: file, Line: line, Src: src, Col: col, Expr: expr}
 	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch})
 	return ch
 }
@@ -1190,7 +1190,7 @@ func (ld *loader) queueLua(file, src string, line, col int, expr bool) *chunk {
 func (ld *loader) compileAll() {
 	var risky, plain []*luaJob
 	for _, j := range ld.luaJobs {
-		if mayFailToCompile(j.ch.src) {
+		if mayFailToCompile(j.ch.Src) {
 			risky = append(risky, j)
 		} else {
 			plain = append(plain, j)
@@ -1240,14 +1240,14 @@ func parseTogether(jobs []*luaJob) bool {
 	line := 1
 	for i, j := range jobs {
 		open, close := "do\n", "\nend\n"
-		if j.ch.expr {
+		if j.ch.Expr {
 			open, close = "do local _ = (\n", "\n) end\n"
 		}
 		b.WriteString(open)
-		b.WriteString(j.ch.src)
+		b.WriteString(j.ch.Src)
 		b.WriteString(close)
 		// The opening line, the chunk's lines, the closing line.
-		last := line + 1 + strings.Count(j.ch.src, "\n") + 1
+		last := line + 1 + strings.Count(j.ch.Src, "\n") + 1
 		spans[i] = span{line, last}
 		line = last + 1
 	}
@@ -1260,7 +1260,7 @@ func parseTogether(jobs []*luaJob) bool {
 		if !ok || do.Line() != spans[i].first || do.LastLine() != spans[i].last {
 			return false
 		}
-		if jobs[i].ch.expr { // exactly "local _ = (expr)": the text stayed inside its parentheses
+		if jobs[i].ch.Expr { // exactly "local _ = (expr)": the text stayed inside its parentheses
 			la, ok := firstLocal(do.Stmts)
 			if !ok || len(la.Names) != 1 || len(la.Exprs) != 1 {
 				return false
@@ -1302,35 +1302,35 @@ func (c *compiler) indexAll() {
 		}
 	}
 	for _, sc := range scopes {
-		sc.bySource = make([]*group, len(ids))
+		sc.BySource = make([]*Group, len(ids))
 		for src, g := range sc.groups {
-			sc.bySource[ids[src]] = g
+			sc.BySource[ids[src]] = g
 		}
 	}
-	c.prog.sourceIDs = ids
+	c.prog.SourceIDs = ids
 }
 
 func (c *compiler) index(sc *Scope) {
-	sc.groups = map[string]*group{}
+	sc.groups = map[string]*Group{}
 	held := map[[2]string]*Rule{}
 	for _, r := range sc.Rules {
 		for _, w := range r.Words {
 			g := sc.groups[w.Source]
 			if g == nil {
-				g = &group{exact: map[string][]*Rule{}}
+				g = &Group{Exact: map[string][]*Rule{}}
 				sc.groups[w.Source] = g
 			}
 			if prev := held[[2]string{w.Source, w.Text}]; prev != nil && prev != r {
 				c.warnf(w.Pos, "key word %q can never fire: the rule at %d:%d already takes it", schema.Excerpt(w.Text, maxQuoted), prev.Pos.Line, prev.Pos.Col)
-			} else if r.cond == nil {
+			} else if r.Cond == nil {
 				held[[2]string{w.Source, w.Text}] = r
 			}
 			if isPlain(w.Text) {
-				if l := g.exact[w.Text]; len(l) == 0 || l[len(l)-1] != r {
-					g.exact[w.Text] = append(g.exact[w.Text], r)
+				if l := g.Exact[w.Text]; len(l) == 0 || l[len(l)-1] != r {
+					g.Exact[w.Text] = append(g.Exact[w.Text], r)
 				}
 			}
-			g.patterns = append(g.patterns, w)
+			g.Patterns = append(g.Patterns, w)
 		}
 	}
 }

@@ -1,10 +1,10 @@
-package interpreter
+package seatml
 
 import "testing"
 
 func TestParseTogetherIsSound(t *testing.T) {
 	job := func(src string, expr bool) *luaJob {
-		return &luaJob{ch: &chunk{file: "t", line: 2, col: 1, src: src, expr: expr}}
+		return &luaJob{ch: &Chunk{File: "t", Line: 2, Col: 1, Src: src, Expr: expr}}
 	}
 	valid := []*luaJob{job("x = 1", false), job("return 'a'", false), job("seat.state() == 'a'", true),
 		job("for i = 1, 3 do\n  y = i\nend", false), job("a and\n b", true), job("", false)}
@@ -21,7 +21,7 @@ func TestParseTogetherIsSound(t *testing.T) {
 		{job("s = [[", false), job("]]", false)}, // a long string across chunks
 	} {
 		if parseTogether(bad) {
-			t.Errorf("accepted %q", []string{bad[0].ch.src})
+			t.Errorf("accepted %q", []string{bad[0].ch.Src})
 		}
 		for _, j := range bad {
 			j.diag = j.ch.check()
@@ -31,7 +31,7 @@ func TestParseTogetherIsSound(t *testing.T) {
 			failed = failed || j.diag != nil
 		}
 		if !failed {
-			t.Errorf("%q: no chunk fails on its own either", bad[0].ch.src)
+			t.Errorf("%q: no chunk fails on its own either", bad[0].ch.Src)
 		}
 	}
 }

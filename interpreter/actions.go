@@ -1,0 +1,216 @@
+package interpreter
+
+// Actions: a rule's or a list's actions run in order; messages go out
+// through the adaptors.
+
+import (
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/statechart"
+)
+
+func (m *Machine) notifyGUI(ref, op, value string) {
+	for _, o := range m.guiObs {
+		o.GUIUpdate(ref, op, value)
+	}
+}
+
+// runList runs an action list (§7) and returns the transition it requests.
+func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
+	m.req = request{}
+	prev := m.cc
+	m.cc = cc
+	defer func() { m.cc = prev }()
+	for i := range list {
+		a := &list[i]
+		switch a.Kind {
+		case seatml.ActMessage:
+			text := a.Text
+			if a.Input != "" {
+				text = m.values[a.Input]
+			}
+			enc, bad := a.Encode(text)
+			if bad != 0 && !m.encodeWarned[a] {
+				m.encodeWarned[a] = true // once per message element, not per send
+				m.log.Warn(fmt.Sprintf("message: %q (U+%04X) cannot be encoded; sent as \"?\" (logged once for this message)", bad, bad), zap.String("at", a.Pos.String()))
+			}
+			if a.Topic != "" || a.Retain {
+				m.sendTopic(a, enc)
+				continue
+			}
+			m.sendSlot(a.Slot, a.SendTo, enc, &a.Pos) // a pointer: no boxing per message
+		case seatml.ActTransition:
+			if m.inExit {
+				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.Pos.String()))
+				m.req = request{}
+				return request{}
+			}
+			m.req = request{}
+			return request{ok: true, fn: a.Fn, target: a.Target}
+		case seatml.ActLog:
+			if ce := m.log.Check(a.Level, a.Text); ce != nil {
+				ce.Write(zap.String("state", m.State()), zap.Stringer("at", a.Pos))
+			}
+		case seatml.ActShell:
+			if !m.runShell(a) {
+				return m.takeRequest(false)
+			}
+		case seatml.ActScript:
+			if !m.runScript(a, cc) {
+				return m.takeRequest(false)
+			}
+		case seatml.ActMotion:
+			m.runMotion(a)
+		case seatml.ActRaise:
+			m.raise(a.Text, "")
+		}
+	}
+	return m.takeRequest(true)
+}
+
+func (m *Machine) takeRequest(keep bool) request {
+	r := m.req
+	m.req = request{}
+	if !keep {
+		return request{}
+	}
+	return r
+}
+
+func (m *Machine) runScript(a *seatml.Action, cc *callCtx) bool {
+	var result lua.LValue = lua.LNil
+	for _, ch := range a.Chunks {
+		v, err := m.call(ch, cc)
+		if err != nil {
+			m.scriptFailed(err, "script")
+			return false
+		}
+		result = v
+	}
+	if a.SendTo == "" || result == lua.LNil {
+		return true
+	}
+	text, ok := toText(result)
+	if !ok {
+		m.scriptFailed(&ScriptError{File: a.Pos.File, Line: a.Pos.Line, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
+		return false
+	}
+	m.send(a.SendTo, text, &a.Pos)
+	return true
+}
+
+func (m *Machine) scriptFailed(err error, what string) {
+	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
+	if m.prog.HearsInternal {
+		m.raise("error.execution", err.Error()) // for rules of source "event"
+	}
+}
+
+// raise puts an internal event on the queue: the rules of source "event"
+// handle it (its name is the lookup text, data its text) once the event,
+// timer or list being handled is done, before anything else.
+func (m *Machine) raise(name, data string) {
+	var d any
+	if data != "" {
+		d = data
+	}
+	m.sc.Raise(&statechart.Event{Name: name, Type: statechart.Internal, Data: d})
+}
+
+// drainInternal handles the internal events raised so far, and those they
+// raise in turn, at most maxChain of them.
+func (m *Machine) drainInternal() {
+	for n := 0; m.exitCode == nil; n++ {
+		ev := m.sc.NextInternal()
+		if ev == nil {
+			return
+		}
+		if n >= maxChain {
+			m.log.Error("internal events cut: each raised another", zap.Int("limit", maxChain), zap.String("event", ev.Name))
+			for m.sc.NextInternal() != nil {
+			}
+			return
+		}
+		text, _ := ev.Data.(string)
+		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text})
+	}
+}
+
+// sendSlot is send for an adaptor known by its index in Program.Adaptors.
+func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
+	m.sent = true
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && !m.watching() {
+		if err := m.slots[slot].Send(text); err != nil {
+			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
+		}
+		return
+	}
+	m.send(name, text, at)
+}
+
+// send delivers text to a named adaptor (or logs why not); at says where
+// the send came from, formatted only if something is logged.
+func (m *Machine) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, at, nil) }
+
+// sendWith is send, with publish doing the sending when set (a message to
+// a topic of its own).
+func (m *Machine) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
+	m.sent = true
+	if m.tracing() {
+		m.trace("send:" + name + ":" + text)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecOut, Source: name, Text: text})
+	}
+	m.adMu.RLock()
+	a, opened := m.adaptors[name], m.opened
+	m.adMu.RUnlock()
+	if a == nil {
+		switch {
+		case m.isIgnoredAdaptor(name):
+			m.log.Debug("message to an adaptor seat does not run; dropped", zap.String("adaptor", name))
+		case !opened:
+			m.log.Warn("message not sent: adaptor not active", zap.String("adaptor", name), zap.Stringer("at", at))
+		default:
+			m.log.Warn("message not sent: adaptor not open", zap.String("adaptor", name), zap.Stringer("at", at))
+		}
+		return
+	}
+	var err error
+	if publish != nil {
+		err = publish(a)
+	} else {
+		err = a.Send(text)
+	}
+	if err != nil {
+		m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
+	}
+}
+
+// sendTopic publishes a message with its own topic or retain flag to an
+// MQTT adaptor (adaptors.TopicSender); in a topic session its peer fills
+// a "+" in the topic with its value.
+func (m *Machine) sendTopic(a *seatml.Action, text string) {
+	m.sendWith(a.SendTo, text, &a.Pos, func(ad adaptors.Adaptor) error {
+		ts, ok := ad.(adaptors.TopicSender)
+		if !ok {
+			return errors.New("the adaptor does not publish to topics")
+		}
+		return ts.SendTopic(a.Topic, text, a.Retain)
+	})
+}
+
+func (m *Machine) isIgnoredAdaptor(name string) bool {
+	for _, d := range m.prog.Adaptors {
+		if d.Name == name {
+			return d.Ignored
+		}
+	}
+	return false
+}

@@ -1,0 +1,357 @@
+package interpreter
+
+// Dispatch: an event, a connection or a widget finds its rule (the search
+// of docs/seatml.md §5: the innermost state, then outward, then general).
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
+)
+
+// guiModel describes the behavior's widgets for adaptors that show them.
+func (m *Machine) guiModel() *adaptors.GUI {
+	g := &adaptors.GUI{Behavior: m.prog.Name}
+	for _, s := range m.prog.States {
+		st := adaptors.GUIState{Name: s.Name}
+		for _, w := range s.Widgets {
+			st.Widgets = append(st.Widgets, adaptors.Widget{Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs, Value: w.Initial})
+		}
+		g.States = append(g.States, st)
+	}
+	return g
+}
+
+// handleEvent is SEATML §5.
+// handleEvent handles an event, then the internal events it raised.
+func (m *Machine) handleEvent(ev adaptors.Event) {
+	m.handleOne(&ev) // by pointer: the event is copied once, as before the split
+	if m.sc.HasInternal() {
+		m.drainInternal()
+	}
+}
+
+// handleOne handles one event (§5).
+func (m *Machine) handleOne(ev *adaptors.Event) {
+	if ev.Done != nil {
+		defer ev.Done(true)
+	}
+	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
+		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
+	}
+	if ev.Update {
+		m.updateWidget(*ev)
+		return
+	}
+	if m.watching() {
+		m.observeEvent(ev)
+	}
+	if m.scx != nil {
+		m.scxmlEvent(ev)
+		return
+	}
+	if ev.Kind != adaptors.Text {
+		m.handleConnection(*ev)
+		return
+	}
+	if ev.Source == "motion" && m.resourceCallback(*ev) {
+		return
+	}
+	if ev.Key != "" && m.tracing() {
+		m.trace("event:" + ev.Source + "/" + ev.Key)
+	}
+	m.evBuf = *ev
+	cc := m.ctx(ctxEvent)
+	cc.ev = &m.evBuf
+	moves := m.moves
+	ran := false
+	if ev.Source == "gui" {
+		w := m.widgetOf(ev.ID)
+		if w == nil {
+			m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
+			return
+		}
+		cc.lookup = ev.Text
+		ran = m.handleWidget(cc, w)
+	} else {
+		// The lookup text (§5 step 1): a device-layer event's key, else
+		// the text up to its first comma (the speech result "はい,0.93" is
+		// looked up as "はい"); scripts read it as event.lookup.
+		cc.lookup = ev.Text
+		if ev.Source == "memory" || ev.Source == "motion" || ev.Source == seatml.InternalSource {
+			cc.lookup = ev.Key
+		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
+			cc.lookup = cc.lookup[:i]
+		}
+		ran = m.matchKeyed(cc, ev.Source, cc.lookup)
+	}
+	if m.moves == moves && m.exitCode == nil {
+		if m.runDataRules(cc) {
+			ran = true
+		}
+		m.src = nil
+	}
+	if !ran {
+		m.unmatched++
+		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.State()))
+	}
+}
+
+// handleConnection runs the onconnect or ondisconnect list for the
+// event's adaptor: the current state's if it has one, else general's. Like
+// a fired rule, it restarts the timeout. event.peer names the peer, and
+// seat.reply answers just that peer.
+func (m *Machine) handleConnection(ev adaptors.Event) {
+	what := "onconnect"
+	if ev.Kind == adaptors.Disconnected {
+		what = "ondisconnect"
+	}
+	var list []seatml.Action
+	ok := false
+	for _, sc := range m.scopes() { // the innermost handler
+		handlers := sc.OnConnect
+		if ev.Kind == adaptors.Disconnected {
+			handlers = sc.OnDisconnect
+		}
+		if list, ok = handlers[ev.Source]; ok {
+			break
+		}
+	}
+	if !ok {
+		return
+	}
+	if m.tracing() {
+		m.trace(what + ":" + ev.Source)
+	}
+	m.evBuf = ev
+	cc := m.ctx(ctxEvent)
+	cc.ev = &m.evBuf
+	m.resetTimeout()
+	m.settle(m.runList(list, cc))
+}
+
+// matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
+func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
+	m.gen++
+	id, known := m.prog.SourceIDs[source]
+	if !m.prog.Nested {
+		return m.matchScope(cc, &m.cur.Scope, id, known, l) || m.matchScope(cc, m.prog.General, id, known, l)
+	}
+	// Each region's active state, then the states around it, inner
+	// first; general's rules when no state's rule fired.
+	fired := false
+	m.leafBuf = m.appendLeaves(m.leafBuf[:0])
+	for _, leaf := range m.leafBuf {
+		if !m.sc.Active(leaf.Node) {
+			continue // an earlier region's transition left it
+		}
+		m.src = leaf
+		for s := leaf; s != nil; s = s.Parent {
+			if m.matchScope(cc, &s.Scope, id, known, l) {
+				fired = true
+				break
+			}
+		}
+	}
+	if !fired {
+		m.src = generalSource
+		fired = m.matchScope(cc, m.prog.General, id, known, l)
+	}
+	m.src = nil
+	return fired
+}
+
+// generalSource stands for general as the source of a transition: a
+// general rule's transition leaves from the behavior itself, exiting
+// every active state, as in a flat behavior.
+var generalSource = &seatml.State{Name: "general"}
+
+// appendLeaves appends the active atomic states, in document order, to
+// dst: a copy, as transitions may change the configuration meanwhile.
+func (m *Machine) appendLeaves(dst []*seatml.State) []*seatml.State {
+	for _, n := range m.sc.Configuration() {
+		if n.Atomic() {
+			dst = append(dst, n.Ext.(*seatml.State))
+		}
+	}
+	return dst
+}
+
+// matchScope fires the first candidate rule of one scope for lookup text
+// l (§5 steps 2-4): rules of the event's source, then rules of any.
+func (m *Machine) matchScope(cc *callCtx, sc *seatml.Scope, id int, known bool, l string) bool {
+	for k, src := range [2]int{id, 0} {
+		if k == 0 && (!known || id == 0) {
+			continue // no rule names this source
+		}
+		if k == 1 && cc.ev.Source == seatml.InternalSource {
+			break // internal events are for rules that name their source
+		}
+		g := sc.BySource[src]
+		if g == nil {
+			continue
+		}
+		for _, r := range g.Exact[l] {
+			if m.try(cc, r, l, nil) {
+				return true
+			}
+		}
+		for _, w := range g.Patterns {
+			r := w.Rule
+			if m.tried[r.ID] == m.gen {
+				continue
+			}
+			var caps []string
+			if w.RE == nil {
+				if !strings.HasPrefix(l, w.Text) {
+					continue
+				}
+			} else if w.RE.NumSubexp() == 0 {
+				if !w.RE.MatchString(l) {
+					continue
+				}
+			} else {
+				sm := w.RE.FindStringSubmatch(l)
+				if sm == nil {
+					continue
+				}
+				caps = sm
+			}
+			if m.try(cc, r, w.Text, caps) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// try runs rule r's cond and, if it holds, its actions.
+func (m *Machine) try(cc *callCtx, r *seatml.Rule, key string, caps []string) bool {
+	if m.tried[r.ID] == m.gen {
+		return false
+	}
+	m.tried[r.ID] = m.gen
+	m.setEventKey(cc, key, caps)
+	if !m.condTrue(r, cc) {
+		return false
+	}
+	m.fire(r, cc, key)
+	return true
+}
+
+func (m *Machine) fire(r *seatml.Rule, cc *callCtx, key string) {
+	if m.tracing() {
+		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecFire, At: r.Pos})
+	}
+	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
+		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
+	}
+	m.resetTimeout()
+	m.settle(m.runList(r.Actions, cc))
+}
+
+func (m *Machine) condTrue(r *seatml.Rule, cc *callCtx) bool {
+	if r.Cond == nil {
+		return true
+	}
+	if r.CondPre != nil {
+		if _, err := m.call(r.CondPre, cc); err != nil {
+			m.scriptFailed(err, "cond")
+			return false
+		}
+	}
+	v, err := m.call(r.Cond, cc)
+	if err != nil {
+		m.scriptFailed(err, "cond")
+		return false
+	}
+	return lua.LVAsBool(v)
+}
+
+// runDataRules is §5 step 5.
+func (m *Machine) runDataRules(cc *callCtx) bool {
+	ran := false
+	src := cc.ev.Source
+	for _, sc := range m.scopes() {
+		if sc == m.prog.General && m.prog.Nested {
+			m.src = generalSource // its transitions leave from the behavior (handleEvent resets it)
+		}
+		for _, r := range sc.DataRules {
+			if r.Source != "" && r.Source != src || r.Source == "" && src == seatml.InternalSource {
+				continue // internal events are for rules that name their source
+			}
+			m.setEventKey(cc, "", nil)
+			if !m.condTrue(r, cc) {
+				continue
+			}
+			moves := m.moves
+			m.fire(r, cc, "")
+			ran = true
+			if m.moves != moves || m.exitCode != nil {
+				return true
+			}
+		}
+	}
+	return ran
+}
+
+// updateWidget sets an input's or text's value from a page, without
+// running rules; only widgets of the current state can be set.
+func (m *Machine) updateWidget(ev adaptors.Event) {
+	w := m.prog.WidgetByRef[ev.ID]
+	if w == nil || w.State != m.cur.Name || (w.Kind != "input" && w.Kind != "text") {
+		m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
+		return
+	}
+	if m.values[w.Ref] != ev.Text {
+		m.values[w.Ref] = ev.Text
+		m.notifyGUI(w.Ref, "set", ev.Text)
+	}
+}
+
+// widgetOf finds a widget of the current state by id or button label.
+func (m *Machine) widgetOf(id string) *seatml.Widget {
+	for s := m.cur; s != nil; s = s.Parent { // a nested state's, inner first
+		for _, w := range s.Widgets {
+			if w.ID != "" && w.ID == id {
+				return w
+			}
+		}
+	}
+	return nil
+}
+
+// handleWidget handles a "gui" event for widget w (§11).
+func (m *Machine) handleWidget(cc *callCtx, w *seatml.Widget) bool {
+	ev := cc.ev
+	if (w.Kind == "input" || w.Kind == "text") && m.values[w.Ref] != ev.Text {
+		m.values[w.Ref] = ev.Text
+		m.notifyGUI(w.Ref, "set", ev.Text) // every panel shows what was submitted
+	}
+	if w.Kind == "button" && ev.Text == "" {
+		ev.Text = w.Label
+	}
+	if len(w.Actions) > 0 {
+		m.gen++
+		m.setEventKey(cc, w.ID, nil)
+		if m.tracing() {
+			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
+		}
+		if m.watching() {
+			m.observe(Record{Kind: RecFire, At: w.Pos})
+		}
+		m.resetTimeout()
+		m.settle(m.runList(w.Actions, cc))
+		return true
+	}
+	return m.matchKeyed(cc, "gui", w.ID)
+}

@@ -1,0 +1,244 @@
+package interpreter
+
+// Entering and leaving states: the engine enters and exits the behavior's
+// states; these hooks run their lists and keep the bookkeeping.
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/statechart"
+)
+
+// enterInitial enters the initial state and carries out the transitions
+// its onentry list asks for.
+func (m *Machine) enterInitial() {
+	if m.scx != nil {
+		m.scxmlBegin()
+		return
+	}
+	m.starting = true
+	m.sc.Start()
+	m.starting = false
+	if m.prog.Nested {
+		m.syncCur()
+	}
+	m.settle(m.takePending())
+	m.drainInternal()
+}
+
+// enteredHook and exitedHook are the engine's OnEnter and OnExit: plain
+// functions, so that a session's instance costs no closures.
+func enteredHook(in *statechart.Instance, n *statechart.State) { in.Ext.(*Machine).entered(n) }
+func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machine).exited(n) }
+
+// entered is the engine telling the machine that it entered a state: the
+// machine's own bookkeeping, then the state's onentry list, whose
+// transition request settle carries out once the engine's step is over.
+func (m *Machine) entered(n *statechart.State) {
+	s := n.Ext.(*seatml.State)
+	from := m.cur
+	m.cur = s // a state around the leaf to come is current while its onentry runs
+	if !m.starting {
+		m.moves++
+	}
+	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+		if m.starting || m.prog.Nested { // the initial state; a nested entry (regions make from/to a guess)
+			ce.Write(zap.String("to", s.Name))
+		} else {
+			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
+		}
+	}
+	if m.prog.Nested {
+		m.active[n.Index()].Store(true)
+		if s.Timeout != nil {
+			if m.timeouts == nil {
+				m.timeouts = map[*seatml.State]time.Time{}
+			}
+			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
+		}
+	}
+	if !m.prog.Nested || n.Atomic() { // the leaf: what observers see, its timers
+		m.notifyState()
+		m.armTimeout()
+		if m.starting {
+			m.enteredAt = m.clock.Now()
+			m.nextTick = m.enteredAt.Add(m.period())
+		} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
+			m.enteredAt = m.clock.Now()
+		}
+		m.publishTick()
+	}
+	if m.tracing() {
+		m.trace("enter:" + s.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	}
+	m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
+	if n.Kind == statechart.Final && n.Parent == m.prog.Chart.Root && m.exitCode == nil {
+		// A top-level final state ends the behavior, as a finished run.
+		m.log.Info("finished", zap.String("final", s.Name))
+		m.exit(0, "finished in the final state "+s.Name)
+	}
+}
+
+// exited is the engine telling the machine that it exits a state: the
+// state's onexit list runs, where no transition may be asked for.
+func (m *Machine) exited(n *statechart.State) {
+	s := n.Ext.(*seatml.State)
+	if m.active != nil {
+		m.active[n.Index()].Store(false)
+	}
+	delete(m.timeouts, s)
+	if m.tracing() {
+		m.trace("exit:" + s.Name)
+	}
+	if len(s.OnExit) == 0 {
+		return
+	}
+	m.inExit = true
+	m.runList(s.OnExit, m.ctx(ctxLifecycle))
+	m.inExit = false
+}
+
+// transitionTo is the transition a statetransition takes to target in a
+// nested behavior (a flat one takes target.into): the transition from
+// the active state the event was handled in (the region's, in a parallel
+// state), exiting and entering only the states between the two, as
+// SCXML's transition from that state would.
+func (m *Machine) transitionTo(target *seatml.State) *statechart.Transition {
+	from := m.src
+	if from == nil {
+		from = m.cur
+	}
+	key := [2]*seatml.State{from, target}
+	t := m.trans[key]
+	if t == nil {
+		src := m.prog.Chart.Root // a general rule's: from the behavior itself
+		if from != generalSource {
+			src = from.Node
+		}
+		t = m.prog.Chart.Transition(src, target.Node)
+		if m.trans == nil {
+			m.trans = map[[2]*seatml.State]*statechart.Transition{}
+		}
+		m.trans[key] = t
+	}
+	return t
+}
+
+// scopes returns the scopes whose lists apply now, inner first: the
+// active state, the states around it, general; in a parallel state, each
+// region's in document order.
+func (m *Machine) scopes() []*seatml.Scope {
+	m.scopeBuf = m.scopeBuf[:0]
+	if !m.prog.Nested {
+		m.scopeBuf = append(m.scopeBuf, &m.cur.Scope)
+	} else {
+		m.leafBuf2 = m.appendLeaves(m.leafBuf2[:0])
+		for _, leaf := range m.leafBuf2 {
+		chain:
+			for s := leaf; s != nil; s = s.Parent {
+				for _, sc := range m.scopeBuf {
+					if sc == &s.Scope {
+						break chain // shared with an earlier region
+					}
+				}
+				m.scopeBuf = append(m.scopeBuf, &s.Scope)
+			}
+		}
+	}
+	m.scopeBuf = append(m.scopeBuf, m.prog.General) // kept: no allocation next time
+	return m.scopeBuf
+}
+
+// request keeps the transition an onentry list asks for: the last one
+// asked for in a step, whichever state's list asked.
+func (m *Machine) request(r request) {
+	if r.ok {
+		m.pending = r
+	}
+}
+
+// syncCur makes the current state the first active leaf once a step is
+// over (entry left it at the last region's, in a parallel state).
+func (m *Machine) syncCur() {
+	for _, n := range m.sc.Configuration() {
+		if n.Atomic() {
+			if s := n.Ext.(*seatml.State); s != m.cur {
+				m.cur = s
+				m.notifyState()
+				m.armTimeout()
+			}
+			return
+		}
+	}
+}
+
+func (m *Machine) takePending() request {
+	r := m.pending
+	m.pending = request{}
+	return r
+}
+
+// settle carries out a transition request and those that follow from
+// onentry lists (§7).
+func (m *Machine) settle(req request) {
+	for n := 0; req.ok && m.exitCode == nil; n++ {
+		if n >= maxChain {
+			m.log.Error("transition chain cut", zap.Int("limit", maxChain), zap.String("state", m.cur.Name))
+			return
+		}
+		var t *statechart.Transition
+		switch req.fn {
+		case seatml.TransPush:
+			if len(m.stack) >= maxStack {
+				m.log.Warn("state stack full; dropping its oldest entry", zap.Int("limit", maxStack))
+				m.stack = m.stack[1:]
+			}
+			f := frame{leaf: m.cur}
+			if m.prog.Nested { // the whole configuration: its active leaves
+				f.leaves = m.appendLeaves(nil)
+			}
+			m.stack = append(m.stack, f)
+		case seatml.TransPop:
+			if len(m.stack) == 0 {
+				m.log.Warn("pop on an empty state stack; staying", zap.String("state", m.cur.Name))
+				return
+			}
+			f := m.stack[len(m.stack)-1]
+			m.stack = m.stack[:len(m.stack)-1]
+			t = f.leaf.Into
+			if len(f.leaves) > 1 {
+				targets := make([]*statechart.State, len(f.leaves))
+				for i, s := range f.leaves {
+					targets[i] = s.Node
+				}
+				t = m.prog.Chart.Transition(m.prog.Chart.Root, targets...)
+			}
+		}
+		if t == nil {
+			t = req.target.Into // flat: leave the state, enter the target
+			if m.prog.Nested {
+				t = m.transitionTo(req.target)
+			}
+		}
+		m.sc.Take(t) // exited, then entered, run the lists
+		if m.prog.Nested {
+			m.src = nil // what follows is asked for by onentry lists
+			m.syncCur()
+		}
+		req = m.takePending()
+	}
+}
+
+func (m *Machine) notifyState() {
+	m.curState.Store(m.cur)
+	for _, o := range m.stateObs {
+		o.StateChanged(m.cur.Name)
+	}
+}

@@ -1,0 +1,301 @@
+package interpreter
+
+// Timers: each active state's ontimeout and the onexec ticks, on the
+// machine's clock.
+
+import (
+	"time"
+
+	"github.com/seatml/seat/interpreter/seatml"
+)
+
+func (m *Machine) period() time.Duration {
+	return time.Duration(float64(time.Second) / m.prog.Rate)
+}
+
+// effectiveTimeout is the innermost active state's ontimeout (the leaf's,
+// else the nearest state around it with one), else general's.
+func (m *Machine) effectiveTimeout() *seatml.Timeout {
+	for s := m.cur; s != nil; s = s.Parent {
+		if s.Timeout != nil {
+			return s.Timeout
+		}
+	}
+	return m.prog.General.Timeout
+}
+
+func (m *Machine) timeoutAfter() (time.Duration, bool) {
+	if m.visitTimeout != nil {
+		return *m.visitTimeout, *m.visitTimeout > 0
+	}
+	if t := m.effectiveTimeout(); t != nil {
+		return t.After, true
+	}
+	return 0, false
+}
+
+// armTimeout starts the timeout of a newly entered state. In a nested
+// behavior each state with an ontimeout started its own on entry
+// (entered); general's counts when no active state has one.
+func (m *Machine) armTimeout() {
+	m.visitTimeout = nil
+	if len(m.timeouts) > 0 {
+		m.deadline = time.Time{}
+		m.clearTimerAt()
+		return
+	}
+	m.resetTimeout()
+}
+
+// resetTimeout restarts the countdown, if any. In a nested behavior it
+// is the innermost active state's with an ontimeout (the others count
+// from their entry, nextStateTimeout), else general's.
+func (m *Machine) resetTimeout() {
+	if len(m.timeouts) > 0 && m.visitTimeout == nil {
+		for s := m.cur; s != nil; s = s.Parent {
+			if _, ok := m.timeouts[s]; ok {
+				m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+				m.deadline = time.Time{}
+				m.clearTimerAt()
+				return
+			}
+		}
+	}
+	if d, ok := m.timeoutAfter(); ok {
+		m.deadline = m.clock.Now().Add(d)
+		m.timerAt.Store(m.deadline.UnixNano())
+	} else {
+		m.deadline = time.Time{}
+		m.clearTimerAt()
+	}
+}
+
+// publishTick mirrors the next tick for Timers. A store costs more than
+// a load: nothing is stored when nothing changed (no onexec, the common
+// case).
+func (m *Machine) publishTick() {
+	var n int64
+	if m.hasExec() {
+		n = m.nextTick.UnixNano()
+	}
+	if m.tickAt.Load() != n {
+		m.tickAt.Store(n)
+	}
+}
+
+// clearTimerAt mirrors a disarmed timeout for Timers.
+func (m *Machine) clearTimerAt() {
+	if m.timerAt.Load() != 0 {
+		m.timerAt.Store(0)
+	}
+}
+
+func (m *Machine) hasExec() bool {
+	if len(m.prog.General.OnExec) > 0 || len(m.cur.OnExec) > 0 {
+		return true
+	}
+	if m.prog.Nested {
+		for _, n := range m.sc.Configuration() {
+			if len(n.Ext.(*seatml.State).OnExec) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextWake returns when the next timer is due: the timeout or, if the
+// state or general has an onexec, the next tick.
+func (m *Machine) nextWake() (time.Time, bool) {
+	if m.scx != nil {
+		return m.scxmlNextWake()
+	}
+	var next time.Time
+	if !m.deadline.IsZero() {
+		next = m.deadline
+	}
+	if s, at := m.nextStateTimeout(); s != nil && (next.IsZero() || at.Before(next)) {
+		next = at
+	}
+	if m.hasExec() && (next.IsZero() || m.nextTick.Before(next)) {
+		next = m.nextTick
+	}
+	return next, !next.IsZero()
+}
+
+// Timers tells when the armed timeout is due, and the next onexec tick
+// if the state or general has an onexec; zero when none. Safe from any
+// goroutine (the monitor shows them).
+func (m *Machine) Timers() (timeout, tick time.Time) {
+	if n := m.timerAt.Load(); n != 0 {
+		timeout = time.Unix(0, n)
+	}
+	if n := m.tickAt.Load(); n != 0 {
+		tick = time.Unix(0, n)
+	}
+	return timeout, tick
+}
+
+// NextTimer returns when the next timeout or onexec tick is due, if one
+// is armed. It must run on the machine's goroutine (inside Sync); seat
+// test uses it to move a virtual clock from one timer to the next.
+func (m *Machine) NextTimer() (time.Time, bool) {
+	if m.host != nil {
+		return time.Time{}, false // its sessions have the timers: SessionsNextTimer
+	}
+	return m.nextWake()
+}
+
+// RunTimers runs, in order, every timeout and onexec tick due up to
+// until, moving clock (the machine's clock) to each as it comes: seat
+// test's "+1h" in one call instead of one round trip per tick. It must run
+// on the machine's goroutine (inside Sync). It stops early, with the time
+// reached, when stop reports true (asked every 16 timers: an onexec that
+// takes milliseconds must not run far past a limit) or the run ends
+// (seat.exit); ran counts the timers run.
+func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool) (reached time.Time, ran int) {
+	for !m.over() {
+		due, ok := m.nextWake()
+		if !ok || due.After(until) {
+			break
+		}
+		if d := due.Sub(clock.Now()); d > 0 {
+			clock.Advance(d)
+		}
+		m.runTimer(due)
+		for range 1000 { // device events its actions caused, as seat test's sync does
+			if !m.devicePending() || m.PumpDevices() == 0 {
+				break
+			}
+		}
+		m.flushAdaptors()
+		if ran++; ran%16 == 0 && stop() {
+			return clock.Now(), ran
+		}
+	}
+	if d := until.Sub(clock.Now()); d > 0 && !m.over() {
+		clock.Advance(d)
+	}
+	return clock.Now(), ran
+}
+
+// sessionPeer is the peer of a session's machine (whose state a record
+// of its state names); "" for other machines.
+func (m *Machine) sessionPeer() string {
+	if m.opts.session == nil {
+		return ""
+	}
+	return m.opts.session.Peer()
+}
+
+// runTimer runs the timer that is due at at: the timeout if its deadline
+// has come (it wins a tie with a tick), else the onexec tick; then the
+// internal events they raised.
+func (m *Machine) runTimer(at time.Time) {
+	m.runTimerOnce(at)
+	if m.sc.HasInternal() {
+		m.drainInternal()
+	}
+}
+
+func (m *Machine) runTimerOnce(at time.Time) {
+	if m.scx != nil {
+		m.scxmlTimer(at)
+		return
+	}
+	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || due.Before(m.deadline)) {
+		m.runStateTimeout(s)
+		return
+	}
+	if !m.deadline.IsZero() && !m.deadline.After(at) {
+		s, moves := m.cur, m.moves
+		m.deadline = time.Time{}
+		m.clearTimerAt()
+		if m.tracing() {
+			m.trace("timeout:" + s.Name)
+		}
+		if m.watching() {
+			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+		}
+		if t := m.effectiveTimeout(); t != nil {
+			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
+		}
+		if m.moves == moves {
+			m.resetTimeout()
+		}
+		return
+	}
+	now := m.clock.Now()
+	m.nextTick = m.nextTick.Add(m.period())
+	if !m.nextTick.After(now) {
+		m.nextTick = now.Add(m.period()) // missed ticks are dropped
+	}
+	m.publishTick()
+	if m.tracing() {
+		m.trace("exec:" + m.cur.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
+	}
+	// A state's onexec waits one period after entry (it could run at once
+	// when the state was entered just before a tick); general's runs at
+	// every tick, so that transitions never starve it.
+	if now.Sub(m.enteredAt) >= m.period() {
+		if !m.prog.Nested {
+			m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
+		} else {
+			// Every active state's, outer first, until one moves on.
+			moves := m.moves
+			m.execBuf = append(m.execBuf[:0], m.sc.Configuration()...)
+			for _, n := range m.execBuf {
+				if m.moves != moves || m.exitCode != nil {
+					break
+				}
+				if s := n.Ext.(*seatml.State); len(s.OnExec) > 0 {
+					m.settle(m.runList(s.OnExec, m.ctx(ctxPeriodic)))
+				}
+			}
+		}
+	}
+	if m.exitCode == nil {
+		m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
+	}
+}
+
+// nextStateTimeout returns the state whose own timeout is due first,
+// among the active states of a nested behavior with an ontimeout (but
+// the one seat.timeout overrides, whose timeout is the deadline), and
+// when.
+func (m *Machine) nextStateTimeout() (*seatml.State, time.Time) {
+	var first *seatml.State
+	var at time.Time
+	if len(m.timeouts) == 0 {
+		return nil, at // a flat behavior, or no state with an ontimeout
+	}
+	var eff *seatml.Timeout
+	if m.visitTimeout != nil {
+		eff = m.effectiveTimeout()
+	}
+	for s, d := range m.timeouts {
+		if s.Timeout == eff {
+			continue // seat.timeout's: counted by the deadline
+		}
+		if first == nil || d.Before(at) || d.Equal(at) && s.Node.Descends(first.Node) {
+			first, at = s, d
+		}
+	}
+	return first, at
+}
+
+// runStateTimeout runs an outer or other region's state's ontimeout; its
+// countdown starts again unless the state was left.
+func (m *Machine) runStateTimeout(s *seatml.State) {
+	if m.tracing() {
+		m.trace("timeout:" + s.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+	}
+	m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+	m.settle(m.runList(s.Timeout.Actions, m.ctx(ctxPeriodic)))
+}
