@@ -24,6 +24,9 @@ func (m *Machine) notifyGUI(ref, op, value string) {
 // runList runs an action list (§7) and returns the transition it requests.
 func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
 	m.req = request{}
+	if len(list) == 0 {
+		return request{} // most onentry lists: no context to swap
+	}
 	prev := m.cc
 	m.cc = cc
 	defer func() { m.cc = prev }()

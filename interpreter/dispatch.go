@@ -281,7 +281,12 @@ func (m *Machine) condTrue(r *seatml.Rule, cc *callCtx) bool {
 func (m *Machine) runDataRules(cc *callCtx) bool {
 	ran := false
 	src := cc.ev.Source
-	for _, sc := range m.scopes() {
+	scopes := [2]*seatml.Scope{&m.cur.Scope, m.prog.General} // a flat behavior's, without building a list
+	list := scopes[:]
+	if m.prog.Nested {
+		list = m.scopes()
+	}
+	for _, sc := range list {
 		if sc == m.prog.General && m.prog.Nested {
 			m.src = generalSource // its transitions leave from the behavior (handleEvent resets it)
 		}

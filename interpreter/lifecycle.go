@@ -63,6 +63,9 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	if prog.Document == nil {
 		scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
+		if !prog.Nested {
+			scOpts.OnEnter = enteredFlatHook
+		}
 		if opts.Trace != nil || prog.HasOnExit || prog.Nested {
 			scOpts.OnExit = exitedHook // else exiting a state has nothing to do
 		}

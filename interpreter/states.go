@@ -35,6 +35,47 @@ func (m *Machine) enterInitial() {
 func enteredHook(in *statechart.Instance, n *statechart.State) { in.Ext.(*Machine).entered(n) }
 func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machine).exited(n) }
 
+// enteredFlatHook is OnEnter for a behavior without nesting, whose states
+// are all top-level leaves (every flat SEATML file): the same as entered
+// without the questions only nesting asks, on every flat transition.
+func enteredFlatHook(in *statechart.Instance, n *statechart.State) {
+	in.Ext.(*Machine).enteredFlat(n.Ext.(*seatml.State))
+}
+
+// enteredFlat is entered for a flat behavior's state.
+func (m *Machine) enteredFlat(s *seatml.State) {
+	from := m.cur
+	m.cur = s
+	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
+		if m.starting {
+			ce.Write(zap.String("to", s.Name))
+		} else {
+			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
+		}
+	}
+	m.notifyState()
+	m.armTimeout()
+	if m.starting {
+		m.enteredAt = m.clock.Now()
+		m.nextTick = m.enteredAt.Add(m.period())
+	} else {
+		m.moves++
+		if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
+			m.enteredAt = m.clock.Now()
+		}
+	}
+	m.publishTick()
+	if m.tracing() {
+		m.trace("enter:" + s.Name)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	}
+	if len(s.OnEntry) > 0 {
+		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
+	}
+}
+
 // entered is the engine telling the machine that it entered a state: the
 // machine's own bookkeeping, then the state's onentry list, whose
 // transition request settle carries out once the engine's step is over.

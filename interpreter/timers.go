@@ -15,14 +15,7 @@ func (m *Machine) period() time.Duration {
 
 // effectiveTimeout is the innermost active state's ontimeout (the leaf's,
 // else the nearest state around it with one), else general's.
-func (m *Machine) effectiveTimeout() *seatml.Timeout {
-	for s := m.cur; s != nil; s = s.Parent {
-		if s.Timeout != nil {
-			return s.Timeout
-		}
-	}
-	return m.prog.General.Timeout
-}
+func (m *Machine) effectiveTimeout() *seatml.Timeout { return m.cur.InnerTimeout }
 
 func (m *Machine) timeoutAfter() (time.Duration, bool) {
 	if m.visitTimeout != nil {
@@ -40,34 +33,44 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 func (m *Machine) armTimeout() {
 	m.visitTimeout = nil
 	if len(m.timeouts) > 0 {
-		m.deadline = time.Time{}
-		m.clearTimerAt()
+		m.disarm()
 		return
 	}
 	m.resetTimeout()
+}
+
+// disarm clears the machine's single deadline.
+func (m *Machine) disarm() {
+	m.deadline = time.Time{}
+	m.clearTimerAt()
 }
 
 // resetTimeout restarts the countdown, if any. In a nested behavior it
 // is the innermost active state's with an ontimeout (the others count
 // from their entry, nextStateTimeout), else general's.
 func (m *Machine) resetTimeout() {
-	if len(m.timeouts) > 0 && m.visitTimeout == nil {
-		for s := m.cur; s != nil; s = s.Parent {
-			if _, ok := m.timeouts[s]; ok {
-				m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
-				m.deadline = time.Time{}
-				m.clearTimerAt()
-				return
-			}
-		}
+	if len(m.timeouts) > 0 && m.visitTimeout == nil && m.resetStateTimeout() {
+		return
 	}
 	if d, ok := m.timeoutAfter(); ok {
 		m.deadline = m.clock.Now().Add(d)
 		m.timerAt.Store(m.deadline.UnixNano())
 	} else {
-		m.deadline = time.Time{}
-		m.clearTimerAt()
+		m.disarm()
 	}
+}
+
+// resetStateTimeout restarts the countdown of the innermost active state
+// counting its own (nested behaviors only), if there is one.
+func (m *Machine) resetStateTimeout() bool {
+	for s := m.cur; s != nil; s = s.Parent {
+		if _, ok := m.timeouts[s]; ok {
+			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+			m.disarm()
+			return true
+		}
+	}
+	return false
 }
 
 // publishTick mirrors the next tick for Timers. A store costs more than
@@ -91,14 +94,14 @@ func (m *Machine) clearTimerAt() {
 }
 
 func (m *Machine) hasExec() bool {
-	if len(m.prog.General.OnExec) > 0 || len(m.cur.OnExec) > 0 {
-		return true
-	}
-	if m.prog.Nested {
-		for _, n := range m.sc.Configuration() {
-			if len(n.Ext.(*seatml.State).OnExec) > 0 {
-				return true
-			}
+	return len(m.prog.General.OnExec) > 0 || len(m.cur.OnExec) > 0 || (m.prog.Nested && m.configHasExec())
+}
+
+// configHasExec reports whether an active state has an onexec list.
+func (m *Machine) configHasExec() bool {
+	for _, n := range m.sc.Configuration() {
+		if len(n.Ext.(*seatml.State).OnExec) > 0 {
+			return true
 		}
 	}
 	return false

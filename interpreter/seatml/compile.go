@@ -1284,6 +1284,16 @@ func (c *compiler) indexAll() {
 	for _, f := range *c.pending {
 		f()
 	}
+	for _, s := range c.prog.States { // a state comes after the states around it
+		switch {
+		case s.Timeout != nil:
+			s.InnerTimeout = s.Timeout
+		case s.Parent != nil:
+			s.InnerTimeout = s.Parent.InnerTimeout
+		default:
+			s.InnerTimeout = c.prog.General.Timeout
+		}
+	}
 	c.index(c.prog.General)
 	for _, s := range c.prog.States {
 		c.index(&s.Scope)

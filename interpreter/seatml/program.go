@@ -122,6 +122,10 @@ type State struct {
 	Kind     statechart.Kind
 	Parent   *State
 	Children []*State
+	// InnerTimeout is the ontimeout that counts while the state is the
+	// innermost active one: its own, else the nearest state's around it,
+	// else general's (nil: none).
+	InnerTimeout *Timeout
 
 	XML     *schema.Node
 	initial *State                 // the initial child of a compound state

@@ -69,6 +69,10 @@ type State struct {
 	index   int      // document order
 	kids    []*State // child states without history states
 	history []*State
+	// bare: no content, invocation or first-entry block, and not final:
+	// entering or exiting it runs only the OnEnter/OnExit hooks (every
+	// SEATML state). Build computes it: change a state before Build.
+	bare bool
 }
 
 // Atomic reports whether the state has no child states.
@@ -223,6 +227,7 @@ func (c *Chart) Transition(source *State, targets ...*State) *Transition {
 
 func (c *Chart) walk(s *State) error {
 	s.index = len(c.States)
+	s.bare = len(s.OnEntry) == 0 && len(s.OnExit) == 0 && len(s.Invokes) == 0 && len(s.Init) == 0 && s.Kind != Final
 	c.States = append(c.States, s)
 	if s.ID != "" {
 		if _, dup := c.ids[s.ID]; dup {

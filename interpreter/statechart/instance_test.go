@@ -422,6 +422,52 @@ func TestTakeFlat(t *testing.T) {
 	}
 }
 
+// TestTakeFlatHooks: a flat step between states with no content of
+// their own (SEATML's: the front end works in the hooks) tells the hooks
+// in order, exit then entry, as one with content does; a state with an
+// onentry, a first-entry block or a final state takes the full step (a
+// top-level final one ends the run, exiting it).
+func TestTakeFlatHooks(t *testing.T) {
+	root := &State{}
+	a := &State{ID: "待機", Parent: root}
+	c := &State{ID: "案内", Parent: root}
+	var firstEntries int
+	d := &State{ID: "確認", Parent: root, Init: Block{func(*Instance) error { firstEntries++; return nil }}}
+	f := &State{ID: "終了", Kind: Final, Parent: root}
+	root.Children = []*State{a, c, d, f}
+	chart, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace []string
+	in := New(chart, Options{
+		OnEnter: func(in *Instance, s *State) {
+			trace = append(trace, fmt.Sprintf("+%s(%v)", s.ID, in.Active(s)))
+		},
+		OnExit: func(in *Instance, s *State) {
+			trace = append(trace, fmt.Sprintf("-%s(%v)", s.ID, in.Active(s)))
+		},
+	})
+	in.Start()
+	for _, to := range []*State{c, a, c, d, a, d, c, f} {
+		in.Take(chart.Transition(root, to))
+		if got := config(in); got != to.ID && to != f {
+			t.Fatalf("after the step to %s the configuration is %q", to.ID, got)
+		}
+	}
+	want := "+待機(true) -待機(false) +案内(true) -案内(false) +待機(true) -待機(false) +案内(true) " +
+		"-案内(false) +確認(true) -確認(false) +待機(true) -待機(false) +確認(true) -確認(false) +案内(true) -案内(false) +終了(true) -終了(false)"
+	if got := strings.Join(trace, " "); got != want {
+		t.Errorf("hooks:\n got %s\nwant %s", got, want)
+	}
+	if firstEntries != 1 {
+		t.Errorf("the first-entry block ran %d times, want once", firstEntries)
+	}
+	if in.Running() {
+		t.Error("still running in a top-level final state")
+	}
+}
+
 // TestTakeNested: a front end's transition between leaves of different
 // compound states exits and enters along the way, in document order, and
 // one into a compound state enters its initial child; one to a history
