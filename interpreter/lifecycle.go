@@ -68,6 +68,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		}
 		if opts.Trace != nil || prog.HasOnExit || prog.Nested {
 			scOpts.OnExit = exitedHook // else exiting a state has nothing to do
+			m.exitHooked = true
 		}
 		m.sc = statechart.New(prog.Chart, scOpts)
 		m.sc.Ext = m

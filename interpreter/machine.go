@@ -163,6 +163,7 @@ type Machine struct {
 	ccs         [numCtx]callCtx
 	evBuf       adaptors.Event // the event being handled
 	inExit      bool
+	exitHooked  bool // the engine's OnExit is exitedHook
 	exitCode    *int
 	endCause    string // why exitCode was set (EndCause)
 	cc          *callCtx

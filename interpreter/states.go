@@ -268,13 +268,29 @@ func (m *Machine) settle(req request) {
 				t = m.transitionTo(req.target)
 			}
 		}
-		m.sc.Take(t) // exited, then entered, run the lists
+		if from, to, ok := m.stepBare(t); ok { // flat SEATML: the hooks' work, without calling through them
+			if m.exitHooked {
+				m.exited(from)
+			}
+			m.enteredFlat(to.Ext.(*seatml.State))
+		} else {
+			m.sc.Take(t) // exited, then entered, run the lists
+		}
 		if m.prog.Nested {
 			m.src = nil // what follows is asked for by onentry lists
 			m.syncCur()
 		}
 		req = m.takePending()
 	}
+}
+
+// stepBare is the engine's StepBare for a flat behavior (a nested one's
+// states are entered through entered, not enteredFlat).
+func (m *Machine) stepBare(t *statechart.Transition) (from, to *statechart.State, ok bool) {
+	if m.prog.Nested {
+		return nil, nil, false
+	}
+	return m.sc.StepBare(t)
 }
 
 func (m *Machine) notifyState() {

@@ -228,6 +228,26 @@ func (in *Instance) Take(t *Transition) {
 	}
 }
 
+// StepBare takes t if it is a flat step between two states with no
+// content of their own (every SEATML state) that leaves nothing for the
+// engine to settle, and returns the state left and the state entered;
+// the hooks are not told: the caller does their work itself, in order
+// (the exit, then the entry). It reports false, doing nothing, for any
+// other transition: Take it.
+func (in *Instance) StepBare(t *Transition) (from, to *State, ok bool) {
+	if !in.running || !in.flatFrom(t) || in.chart.eventless || len(in.internal) > 0 || in.toStart > 0 {
+		return nil, nil, false
+	}
+	from, to = in.config[0], t.Targets[0]
+	if !from.bare || !to.bare || len(t.Actions) > 0 || in.opts.OnTransition != nil || !in.entered[to.index] {
+		return nil, nil, false
+	}
+	in.active[from.index] = false
+	in.config[0] = to
+	in.active[to.index] = true
+	return from, to, true
+}
+
 // flatFrom reports whether t, taken now, is a flat step: t is flat and
 // the configuration one top-level state.
 func (in *Instance) flatFrom(t *Transition) bool {

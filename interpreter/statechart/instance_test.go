@@ -468,6 +468,43 @@ func TestTakeFlatHooks(t *testing.T) {
 	}
 }
 
+// TestStepBare: a flat step between states with no content of their own
+// is taken without the hooks; any other transition is refused untouched.
+func TestStepBare(t *testing.T) {
+	root := &State{}
+	a := &State{ID: "待機", Parent: root}
+	c := &State{ID: "案内", Parent: root}
+	busy := &State{ID: "確認", Parent: root, OnEntry: []Block{{func(*Instance) error { return nil }}}}
+	f := &State{ID: "終了", Kind: Final, Parent: root}
+	root.Children = []*State{a, c, busy, f}
+	chart, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := 0
+	in := New(chart, Options{
+		OnEnter: func(*Instance, *State) { hooks++ },
+		OnExit:  func(*Instance, *State) { hooks++ },
+	})
+	in.Start()
+	hooks = 0
+	if _, _, ok := in.StepBare(chart.Transition(root, c)); ok {
+		t.Error("a step to a state never entered (its first entry runs Init) was taken bare")
+	}
+	in.Take(chart.Transition(root, c))
+	in.Take(chart.Transition(root, a))
+	hooks = 0
+	from, to, ok := in.StepBare(chart.Transition(root, c))
+	if !ok || from != a || to != c || config(in) != "案内" || in.Active(a) || !in.Active(c) || hooks != 0 {
+		t.Errorf("bare step: %v %v %v, configuration %q, hooks told %d times", from, to, ok, config(in), hooks)
+	}
+	for _, x := range []*State{busy, f} {
+		if _, _, ok := in.StepBare(chart.Transition(root, x)); ok || config(in) != "案内" {
+			t.Errorf("a step to %s was taken bare", x.ID)
+		}
+	}
+}
+
 // TestTakeNested: a front end's transition between leaves of different
 // compound states exits and enters along the way, in document order, and
 // one into a compound state enters its initial child; one to a history
