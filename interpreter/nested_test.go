@@ -263,19 +263,31 @@ func TestEachStateTimesOutOnItsOwn(t *testing.T) {
   </parallel>
   <state name="終"/>
 </state>`))
+	t0 := h.clock.Now()
+	// What the monitor counts down: the soonest of the states' own.
+	due := func(when string, want time.Duration) {
+		t.Helper()
+		if got, _ := h.m.Timers(); !got.Equal(t0.Add(want)) {
+			t.Errorf("%s: Timers() says the timeout is due at %v, want %v", when, got.Sub(t0), want)
+		}
+	}
 	h.take()
+	due("at 0 s", time.Second)
 	h.advance(1500 * time.Millisecond)
 	if diff := cmp.Diff([]string{"send:chat:電池 1秒"}, sends(h.take())); diff != "" {
 		t.Errorf("at 1.5 s (-want +got):\n%s", diff)
 	}
+	due("at 1.5 s", 2*time.Second)    // 頭's; 電池's starts again: 2.5 s
 	h.advance(700 * time.Millisecond) // 2.2 s: 頭 at 2 s leaves the parallel state (電池's next is due at 2.5 s)
 	if diff := cmp.Diff([]string{"send:chat:頭 2秒", "exit:頭", "exit:電池", "exit:並行", "enter:終"}, sends(h.take())); diff != "" {
 		t.Errorf("at 2.2 s (-want +got):\n%s", diff)
 	}
+	due("at 2.2 s", 3*time.Second)     // 外's, counting from its entry at 0
 	h.advance(1300 * time.Millisecond) // 3.5 s: 外's own countdown, started at 0
 	if diff := cmp.Diff([]string{"send:chat:外 3秒"}, sends(h.take())); diff != "" {
 		t.Errorf("at 3.5 s (-want +got):\n%s", diff)
 	}
+	due("at 3.5 s", 6500*time.Millisecond) // it starts again when it ran: the clock moved to 3.5 s at once
 }
 
 // TestStartIsTopLevel: a state named start is the initial one only at the

@@ -100,6 +100,7 @@ func (m *Machine) entered(n *statechart.State) {
 				m.timeouts = map[*seatml.State]time.Time{}
 			}
 			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
+			m.mirrorTimeout()
 		}
 	}
 	if !m.prog.Nested || n.Atomic() { // the leaf: what observers see, its timers
@@ -134,7 +135,10 @@ func (m *Machine) exited(n *statechart.State) {
 	if m.active != nil {
 		m.active[n.Index()].Store(false)
 	}
-	delete(m.timeouts, s)
+	if _, ok := m.timeouts[s]; ok {
+		delete(m.timeouts, s)
+		m.mirrorTimeout()
+	}
 	if m.tracing() {
 		m.trace("exit:" + s.Name)
 	}

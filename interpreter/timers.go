@@ -34,15 +34,34 @@ func (m *Machine) armTimeout() {
 	m.visitTimeout = nil
 	if len(m.timeouts) > 0 {
 		m.disarm()
+		m.mirrorTimeout()
 		return
 	}
 	m.resetTimeout()
 }
 
-// disarm clears the machine's single deadline.
+// disarm clears the machine's single deadline (small enough to inline
+// on the flat path; a nested behavior's states may still count their
+// own: mirrorTimeout then tells Timers).
 func (m *Machine) disarm() {
 	m.deadline = time.Time{}
 	m.clearTimerAt()
+}
+
+// mirrorTimeout publishes for Timers (the monitor's countdown) the
+// soonest timeout of a nested behavior: the deadline, or a state's own.
+func (m *Machine) mirrorTimeout() {
+	at := m.deadline
+	if _, d := m.nextStateTimeout(); !d.IsZero() && (at.IsZero() || d.Before(at)) {
+		at = d
+	}
+	var n int64
+	if !at.IsZero() {
+		n = at.UnixNano()
+	}
+	if m.timerAt.Load() != n {
+		m.timerAt.Store(n)
+	}
 }
 
 // resetTimeout restarts the countdown, if any. In a nested behavior it
@@ -54,9 +73,16 @@ func (m *Machine) resetTimeout() {
 	}
 	if d, ok := m.timeoutAfter(); ok {
 		m.deadline = m.clock.Now().Add(d)
-		m.timerAt.Store(m.deadline.UnixNano())
+		if len(m.timeouts) > 0 {
+			m.mirrorTimeout()
+		} else {
+			m.timerAt.Store(m.deadline.UnixNano())
+		}
 	} else {
 		m.disarm()
+		if len(m.timeouts) > 0 {
+			m.mirrorTimeout()
+		}
 	}
 }
 
@@ -67,6 +93,7 @@ func (m *Machine) resetStateTimeout() bool {
 		if _, ok := m.timeouts[s]; ok {
 			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
 			m.disarm()
+			m.mirrorTimeout()
 			return true
 		}
 	}
@@ -212,8 +239,10 @@ func (m *Machine) runTimerOnce(at time.Time) {
 	}
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
-		m.deadline = time.Time{}
-		m.clearTimerAt()
+		m.disarm()
+		if len(m.timeouts) > 0 {
+			m.mirrorTimeout()
+		}
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}
@@ -300,5 +329,6 @@ func (m *Machine) runStateTimeout(s *seatml.State) {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
 	m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+	m.mirrorTimeout()
 	m.settle(m.runList(s.Timeout.Actions, m.ctx(ctxPeriodic)))
 }
