@@ -46,6 +46,9 @@ func enteredFlatHook(in *statechart.Instance, n *statechart.State) {
 func (m *Machine) enteredFlat(s *seatml.State) {
 	from := m.cur
 	m.cur = s
+	if !m.starting {
+		m.moves++
+	}
 	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
 		if m.starting {
 			ce.Write(zap.String("to", s.Name))
@@ -53,18 +56,7 @@ func (m *Machine) enteredFlat(s *seatml.State) {
 			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
 		}
 	}
-	m.notifyState()
-	m.armTimeout()
-	if m.starting {
-		m.enteredAt = m.clock.Now()
-		m.nextTick = m.enteredAt.Add(m.period())
-	} else {
-		m.moves++
-		if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
-			m.enteredAt = m.clock.Now()
-		}
-	}
-	m.publishTick()
+	m.becameCurrent()
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
 	}
@@ -76,43 +68,44 @@ func (m *Machine) enteredFlat(s *seatml.State) {
 	}
 }
 
-// entered is the engine telling the machine that it entered a state: the
-// machine's own bookkeeping, then the state's onentry list, whose
-// transition request settle carries out once the engine's step is over.
+// becameCurrent is the bookkeeping of the state that has just become the
+// current one: observers told, its timeout armed, its onexec ticks.
+func (m *Machine) becameCurrent() {
+	m.notifyState()
+	m.armTimeout()
+	if m.starting {
+		m.enteredAt = m.clock.Now()
+		m.nextTick = m.enteredAt.Add(m.period())
+	} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
+		m.enteredAt = m.clock.Now()
+	}
+	m.publishTick()
+}
+
+// entered is the engine telling the machine of a nested behavior that it
+// entered a state: the machine's own bookkeeping, then the state's
+// onentry list, whose transition request settle carries out once the
+// engine's step is over. (A flat behavior's states go through
+// enteredFlat.)
 func (m *Machine) entered(n *statechart.State) {
 	s := n.Ext.(*seatml.State)
-	from := m.cur
 	m.cur = s // a state around the leaf to come is current while its onentry runs
 	if !m.starting {
 		m.moves++
 	}
-	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
-		if m.starting || m.prog.Nested { // the initial state; a nested entry (regions make from/to a guess)
-			ce.Write(zap.String("to", s.Name))
-		} else {
-			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
-		}
+	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
+		ce.Write(zap.String("to", s.Name)) // no from: with regions it would be a guess
 	}
-	if m.prog.Nested {
-		m.active[n.Index()].Store(true)
-		if s.Timeout != nil {
-			if m.timeouts == nil {
-				m.timeouts = map[*seatml.State]time.Time{}
-			}
-			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
-			m.mirrorTimeout()
+	m.active[n.Index()].Store(true)
+	if s.Timeout != nil {
+		if m.timeouts == nil {
+			m.timeouts = map[*seatml.State]time.Time{}
 		}
+		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
+		m.mirrorTimeout()
 	}
-	if !m.prog.Nested || n.Atomic() { // the leaf: what observers see, its timers
-		m.notifyState()
-		m.armTimeout()
-		if m.starting {
-			m.enteredAt = m.clock.Now()
-			m.nextTick = m.enteredAt.Add(m.period())
-		} else if m.hasExec() { // only onexec asks when (a clock read is 50-100 ns on some VMs)
-			m.enteredAt = m.clock.Now()
-		}
-		m.publishTick()
+	if n.Atomic() { // the leaf: what observers see, its timers
+		m.becameCurrent()
 	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
