@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/beevik/etree v1.8.1
+	github.com/bluenviron/goroslib/v2 v2.1.5
 	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/google/go-cmp v0.7.0
 	github.com/gorilla/websocket v1.5.3
@@ -17,7 +18,10 @@ require (
 )
 
 require (
+	github.com/gookit/color v1.5.4 // indirect
+	github.com/xo/terminfo v0.0.0-20210125001918-ca9a967f8778 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/net v0.44.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.36.0 // indirect
 )
