@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
+	"github.com/google/go-cmp/cmp"
 )
 
 // rosMaster starts Debian's rosmaster on a free loopback port with its own
@@ -83,43 +84,118 @@ func TestBuiltTypesOnTheWire(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer node.Close()
-			pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: node, Topic: "wire", Msg: typ.New()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pub.Close()
 			m := typ.New()
 			c.fill(reflect.ValueOf(m).Elem())
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			echo := exec.CommandContext(ctx, "rostopic", "echo", "-n", "1", "/wire")
-			echo.Env = env
-			var out bytes.Buffer
-			echo.Stdout, echo.Stderr = &out, &out
-			if err := echo.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- echo.Wait() }()
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for waiting := true; waiting; {
-				select {
-				case err := <-done:
-					if err != nil {
-						t.Fatalf("rostopic echo: %v\n%s", err, out.String())
-					}
-					waiting = false
-				case <-tick.C:
-					pub.Write(m)
-				}
-			}
-			got := out.String()
+			got := publishUntilEchoed(t, node, env, "wire", typ, m)
 			for _, w := range c.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("rostopic echo printed:\n%s\nwithout %q", got, w)
 				}
 			}
 		})
+	}
+}
+
+// publishUntilEchoed publishes m on topic until rostopic echo -n 1 has
+// printed one message, and returns what it printed.
+func publishUntilEchoed(t *testing.T, node *goroslib.Node, env []string, topic string, typ *Type, m any) string {
+	t.Helper()
+	pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: node, Topic: topic, Msg: typ.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	echo := exec.CommandContext(ctx, "rostopic", "echo", "-n", "1", "/"+topic)
+	echo.Env = env
+	var out bytes.Buffer
+	echo.Stdout, echo.Stderr = &out, &out
+	if err := echo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- echo.Wait() }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("rostopic echo: %v\n%s", err, out.String())
+			}
+			return out.String()
+		case <-tick.C:
+			pub.Write(m)
+		}
+	}
+}
+
+// TestReadAndFillOnTheWire: rostopic pub sends a sensor_msgs/Joy that a
+// goroslib subscriber of the built type reads, and Value gives its axes
+// and buttons; a Twist filled from eSEAT's list text reaches rostopic
+// echo.
+func TestReadAndFillOnTheWire(t *testing.T) {
+	addr, env := rosMaster(t)
+	r := NewRegistry([]string{"/usr/share"})
+	joy, err := r.Message("sensor_msgs/Joy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := goroslib.NewNode(goroslib.NodeConf{Name: "seat_read_test", MasterAddress: addr, Host: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	got := make(chan map[string]any, 10)
+	cb := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(joy.Go)}, nil, false), func(args []reflect.Value) []reflect.Value {
+		got <- Value(args[0].Interface())
+		return nil
+	})
+	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: node, Topic: "joy", Callback: cb.Interface()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pub := exec.CommandContext(ctx, "rostopic", "pub", "-r", "5", "/joy", "sensor_msgs/Joy", "{axes: [0.5, -1.0], buttons: [1, 0, 1]}")
+	pub.Env = env
+	var out bytes.Buffer
+	pub.Stdout, pub.Stderr = &out, &out
+	if err := pub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pub.Process.Kill(); _ = pub.Wait() }()
+	select {
+	case m := <-got:
+		if diff := cmp.Diff([]any{0.5, -1.0}, m["axes"]); diff != "" {
+			t.Errorf("axes (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]any{int64(1), int64(0), int64(1)}, m["buttons"]); diff != "" {
+			t.Errorf("buttons (-want +got):\n%s", diff)
+		}
+		if h, ok := m["header"].(map[string]any); !ok || h["frame_id"] != "" {
+			t.Errorf("header %v", m["header"])
+		}
+	case <-ctx.Done():
+		t.Fatalf("no Joy arrived within 30 s; rostopic pub said:\n%s", out.String())
+	}
+
+	twist, err := r.Message("geometry_msgs/Twist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := ParseText("[[2.0,0,0],[0,0,1.8]]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := twist.New()
+	if err := Fill(m, data); err != nil {
+		t.Fatal(err)
+	}
+	echoed := publishUntilEchoed(t, node, env, "cmd_vel", twist, m)
+	if want := "linear: \n  x: 2.0\n  y: 0.0\n  z: 0.0\nangular: \n  x: 0.0\n  y: 0.0\n  z: 1.8"; !strings.Contains(echoed, want) {
+		t.Errorf("rostopic echo printed:\n%s\nwithout\n%s", echoed, want)
 	}
 }
