@@ -80,12 +80,13 @@ func TestFillErrors(t *testing.T) {
 		}
 		m := sample.New()
 		reflect.ValueOf(m).Elem().FieldByName("FCount").SetInt(42)
+		before := Value(m)
 		err = Fill(m, data)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", c.text, err, c.want)
 		}
-		if got := Value(m)["count"]; got != int64(42) {
-			t.Errorf("%s: the message was changed (count %v)", c.text, got)
+		if diff := cmp.Diff(before, Value(m)); diff != "" {
+			t.Errorf("%s: the message was changed (-before +after):\n%s", c.text, diff)
 		}
 	}
 	if _, err := ParseText("[1, 2"); err == nil {
