@@ -9,17 +9,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/seatml/seat/adaptors/ros/rostest"
 )
 
-// requireTools skips a test that needs a program this machine lacks, or
-// fails it under SEAT_REQUIRE_TOOLS=1 (CI installs them).
-func requireTools(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("SEAT_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s, and SEAT_REQUIRE_TOOLS is set (.ci/run installs Debian's ROS packages)", why)
-	}
-	t.Skipf("%s; apt-get install python3-rosmsg ros-std-msgs ros-geometry-msgs ros-sensor-msgs ros-trajectory-msgs ros-std-srvs (docs/ros.md)", why)
-}
+func requireTools(t *testing.T, why string) { t.Helper(); rostest.RequireTools(t, why) }
 
 // TestMD5SameAsRospy builds every message type Debian's ROS packages
 // define (/usr/share/*/msg) and checks its MD5 sum against the one
