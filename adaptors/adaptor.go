@@ -209,9 +209,11 @@ type GUIObserver interface {
 
 // Config is what a factory gets to build an adaptor.
 type Config struct {
-	Name  string
-	Type  string
-	Attrs map[string]string
+	// Behavior is the behavior's name (general@name).
+	Behavior string
+	Name     string
+	Type     string
+	Attrs    map[string]string
 	// Dir is the behavior file's directory, for relative paths.
 	Dir    string
 	Log    *zap.Logger

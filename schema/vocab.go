@@ -295,6 +295,9 @@ var AdaptorTypes = map[string]AdaptorType{
 		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
 		"sessionidle": {Kind: NonNegInt},
 	}},
+	// ROS 1 topics (docs/ros.md): the topic is the adaptor's name.
+	"ros_pub":  {Attrs: rosAttrs(map[string]AttrSpec{"size": {Kind: PosInt}})},
+	"ros_sub":  {Attrs: rosAttrs(nil)},
 	"rtcin":    {Ignored: true},
 	"rtcout":   {Ignored: true},
 	"provider": {Ignored: true},
@@ -302,12 +305,30 @@ var AdaptorTypes = map[string]AdaptorType{
 	"ros_*":    {Ignored: true},
 }
 
+// rosAttrs are the attributes of every ROS adaptor, with a type's own:
+// the message type, the master (else ROS_MASTER_URI), and eSEAT's
+// Python-only attributes, accepted with a warning saying what to write.
+func rosAttrs(own map[string]AttrSpec) map[string]AttrSpec {
+	m := map[string]AttrSpec{
+		"datatype": {},
+		"topic":    {}, // else the adaptor's name, eSEAT's way (name="/chatter")
+		"master":   {},
+		"callback": {Ignored: `attribute "callback" names a Python function in eSEAT; write a <rule source="ADAPTOR"> instead (docs/ros.md); ignored`},
+		"impl":     {Ignored: `attribute "impl" names Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
+		"file":     {Ignored: `attribute "file" loads Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
+	}
+	for k, v := range own {
+		m[k] = v
+	}
+	return m
+}
+
 // LookupAdaptorType returns the spec of an adaptor type.
 func LookupAdaptorType(typ string) (AdaptorType, bool) {
-	if len(typ) > 4 && typ[:4] == "ros_" {
-		typ = "ros_*"
-	}
 	t, ok := AdaptorTypes[typ]
+	if !ok && len(typ) > 4 && typ[:4] == "ros_" {
+		t, ok = AdaptorTypes["ros_*"]
+	}
 	return t, ok
 }
 

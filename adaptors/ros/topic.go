@@ -2,7 +2,8 @@
 // ros_pub and ros_sub adaptors (topics), with message types read at run
 // time (package rosmsg) and the wire protocol of goroslib.
 //
-// Not yet wired into seat run: the package is being built (docs/ros.md).
+// The service and action adaptors (ros_server, ros_client,
+// ros_action_server, ros_action_client) are not built yet (docs/ros.md).
 package ros
 
 import (
@@ -46,6 +47,29 @@ func MasterAddress(attrs map[string]string) (string, error) {
 	return u.Host, nil
 }
 
+func init() {
+	adaptors.Register("ros_pub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) })
+	adaptors.Register("ros_sub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) })
+}
+
+// rosName makes a valid ROS graph name of s: letters, digits and _,
+// starting with a letter (other characters, Japanese ones too, become _).
+func rosName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	n := strings.Trim(b.String(), "_")
+	if n == "" || n[0] >= '0' && n[0] <= '9' {
+		n = "seat_" + n
+	}
+	return n
+}
+
 // topic is a ros_pub or ros_sub adaptor.
 type topic struct {
 	name, topic string
@@ -82,15 +106,18 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 		// Other types reach scripts as event.data: not built yet.
 		return nil, fmt.Errorf("ros_sub %s: only std_msgs/String is read so far, not %s (docs/ros.md)", cfg.Name, dt)
 	}
-	node := cfg.Attrs["node"]
-	if node == "" {
-		node = "seat_" + cfg.Name
-	}
+	// One node per adaptor for now, named after the behavior and the
+	// adaptor (a master shuts down a node whose name is registered again).
+	node := rosName(cfg.Behavior + "_" + cfg.Name)
 	log := cfg.Log
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &topic{name: cfg.Name, topic: cfg.Name, pub: pub, typ: typ, master: master, nodeName: node,
+	name := cfg.Attrs["topic"]
+	if name == "" {
+		name = cfg.Name // eSEAT names the adaptor after its topic: name="/chatter"
+	}
+	return &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node,
 		log: log.With(zap.String("adaptor", cfg.Name))}, nil
 }
 
@@ -127,7 +154,16 @@ func (a *topic) Open(ctx context.Context, sink adaptors.Sink) error {
 }
 
 func (a *topic) connect(ctx context.Context, sink adaptors.Sink) error {
-	node, err := goroslib.NewNode(goroslib.NodeConf{Name: a.nodeName, MasterAddress: a.master, Host: "127.0.0.1"})
+	node, err := goroslib.NewNode(goroslib.NodeConf{Name: a.nodeName, MasterAddress: a.master, Host: "127.0.0.1",
+		// goroslib's own messages go to seat's log, not to the console.
+		LogDestinations: goroslib.LogDestinationCallback,
+		OnLog: func(level goroslib.LogLevel, msg string) {
+			if level >= goroslib.LogLevelWarn {
+				a.log.Warn("ROS: "+msg, zap.String("node", a.nodeName))
+			} else {
+				a.log.Debug("ROS: "+msg, zap.String("node", a.nodeName))
+			}
+		}})
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	_ "github.com/seatml/seat/adaptors/mqtt"
+	_ "github.com/seatml/seat/adaptors/ros"
 	_ "github.com/seatml/seat/adaptors/socket"
 	_ "github.com/seatml/seat/adaptors/stdio"
 	_ "github.com/seatml/seat/adaptors/web"
