@@ -296,7 +296,7 @@ var AdaptorTypes = map[string]AdaptorType{
 		"sessionidle": {Kind: NonNegInt},
 	}},
 	// ROS 1 topics (docs/ros.md): the topic is the adaptor's name.
-	"ros_pub":  {Attrs: rosAttrs(map[string]AttrSpec{"size": {Kind: PosInt}})},
+	"ros_pub":  {Attrs: rosAttrs(map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
 	"ros_sub":  {Attrs: rosAttrs(nil)},
 	"rtcin":    {Ignored: true},
 	"rtcout":   {Ignored: true},
