@@ -64,6 +64,9 @@ func rosName(s string) string {
 		}
 	}
 	n := strings.Trim(b.String(), "_")
+	for strings.Contains(n, "__") {
+		n = strings.ReplaceAll(n, "__", "_")
+	}
 	if n == "" || n[0] >= '0' && n[0] <= '9' {
 		n = "seat_" + n
 	}
@@ -117,8 +120,7 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 	if name == "" {
 		name = cfg.Name // eSEAT names the adaptor after its topic: name="/chatter"
 	}
-	return &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node,
-		log: log.With(zap.String("adaptor", cfg.Name))}, nil
+	return &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node, log: log}, nil
 }
 
 func (a *topic) Name() string { return a.name }

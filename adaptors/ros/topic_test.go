@@ -108,6 +108,16 @@ func TestMasterStartedLater(t *testing.T) {
 	}
 }
 
+// TestNodeNames: a node is named after the behavior and the adaptor, in
+// the characters ROS allows.
+func TestNodeNames(t *testing.T) {
+	for in, want := range map[string]string{"listener_/chatter": "listener_chatter", "受付係_/turtle1/cmd_vel": "turtle1_cmd_vel", "_9": "seat_9"} {
+		if got := rosName(in); got != want {
+			t.Errorf("rosName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	t.Setenv("ROS_MASTER_URI", "")
 	for _, c := range []struct {
