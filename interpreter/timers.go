@@ -33,23 +33,26 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 func (m *Machine) armTimeout() {
 	m.visitTimeout = nil
 	if len(m.timeouts) > 0 {
-		m.disarm()
-		m.mirrorTimeout()
+		m.disarm() // the states count their own
 		return
 	}
 	m.resetTimeout()
 }
 
-// disarm clears the machine's single deadline (small enough to inline
-// on the flat path; a nested behavior's states may still count their
-// own: mirrorTimeout then tells Timers).
+// disarm clears the machine's single deadline.
 func (m *Machine) disarm() {
 	m.deadline = time.Time{}
+	if len(m.timeouts) > 0 {
+		m.mirrorTimeout()
+		return
+	}
 	m.clearTimerAt()
 }
 
-// mirrorTimeout publishes for Timers (the monitor's countdown) the
-// soonest timeout of a nested behavior: the deadline, or a state's own.
+// mirrorTimeout publishes for Timers (the monitor's countdown) when the
+// soonest timeout is due: the deadline, or in a nested behavior a
+// state's own. A flat behavior's deadline is stored directly (disarm,
+// resetTimeout), without this search.
 func (m *Machine) mirrorTimeout() {
 	at := m.deadline
 	if _, d := m.nextStateTimeout(); !d.IsZero() && (at.IsZero() || d.Before(at)) {
@@ -78,11 +81,8 @@ func (m *Machine) resetTimeout() {
 		} else {
 			m.timerAt.Store(m.deadline.UnixNano())
 		}
-	} else {
-		m.disarm()
-		if len(m.timeouts) > 0 {
-			m.mirrorTimeout()
-		}
+	} else if !m.deadline.IsZero() || len(m.timeouts) > 0 {
+		m.disarm() // (nothing is armed in a behavior without timeouts)
 	}
 }
 
@@ -93,7 +93,6 @@ func (m *Machine) resetStateTimeout() bool {
 		if _, ok := m.timeouts[s]; ok {
 			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
 			m.disarm()
-			m.mirrorTimeout()
 			return true
 		}
 	}
@@ -240,9 +239,6 @@ func (m *Machine) runTimerOnce(at time.Time) {
 	if !m.deadline.IsZero() && !m.deadline.After(at) {
 		s, moves := m.cur, m.moves
 		m.disarm()
-		if len(m.timeouts) > 0 {
-			m.mirrorTimeout()
-		}
 		if m.tracing() {
 			m.trace("timeout:" + s.Name)
 		}

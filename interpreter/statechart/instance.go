@@ -707,24 +707,11 @@ func (in *Instance) exitStates(ts []*Transition) {
 // descendants to enter).
 func (in *Instance) flatStep(t *Transition) {
 	from, to := in.config[0], t.Targets[0]
-	if from.bare && to.bare && len(t.Actions) == 0 && in.opts.OnTransition == nil && in.entered[to.index] {
-		// Flat SEATML's every step: only the hooks have work to do.
-		in.active[from.index] = false
-		if in.opts.OnExit != nil {
-			in.opts.OnExit(in, from)
-		}
-		in.config[0] = to
-		in.active[to.index] = true
-		if in.opts.OnEnter != nil {
-			in.opts.OnEnter(in, to)
-		}
-		return
-	}
 	if in.toInvok[from.index] {
 		in.toInvok[from.index] = false
 		in.toStart--
 	}
-	// exit(from), written out: a call less on flat SEATML's every transition.
+	// exit(from), written out: a call less on every flat step.
 	for _, b := range from.OnExit {
 		in.exec(b)
 	}
