@@ -78,6 +78,7 @@ type topic struct {
 	name, topic string
 	pub         bool
 	typ         *rosmsg.Type
+	data        []int // the index of a std_msgs/String's data field; nil for other types
 	master      string
 	nodeName    string
 	log         *zap.Logger
@@ -120,7 +121,12 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 	if name == "" {
 		name = cfg.Name // eSEAT names the adaptor after its topic: name="/chatter"
 	}
-	return &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node, log: log}, nil
+	a := &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node, log: log}
+	if typ.Spec.FullName() == "std_msgs/String" {
+		f, _ := typ.Go.FieldByName("FData")
+		a.data = f.Index
+	}
+	return a, nil
 }
 
 func (a *topic) Name() string { return a.name }
@@ -181,7 +187,7 @@ func (a *topic) connect(ctx context.Context, sink adaptors.Sink) error {
 		return nil
 	}
 	cb := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(a.typ.Go)}, nil, false), func(args []reflect.Value) []reflect.Value {
-		text := args[0].Elem().FieldByName("FData").String() // a std_msgs/String
+		text := args[0].Elem().FieldByIndex(a.data).String() // a std_msgs/String
 		_ = sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: text, Time: time.Now(), Topic: a.topic})
 		return nil
 	})
@@ -205,8 +211,8 @@ func (a *topic) Send(text string) error {
 		return fmt.Errorf("%s is a ros_sub: it does not publish", a.name)
 	}
 	m := a.typ.New()
-	if a.typ.Spec.FullName() == "std_msgs/String" {
-		reflect.ValueOf(m).Elem().FieldByName("FData").SetString(text)
+	if a.data != nil {
+		reflect.ValueOf(m).Elem().FieldByIndex(a.data).SetString(text)
 	} else {
 		data, err := rosmsg.ParseText(text)
 		if err != nil {

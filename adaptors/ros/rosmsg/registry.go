@@ -30,9 +30,6 @@ type Type struct {
 	Spec *Spec
 	Go   reflect.Type // a struct goroslib serializes
 	MD5  string
-	// Definition is the full definition text a connection header carries
-	// (the message's, then each type it uses).
-	Definition string
 }
 
 // New returns a zero message of the type: a pointer to its Go struct.
@@ -204,11 +201,7 @@ func (r *Registry) build(spec *Spec, stack []string) (*Type, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.FullName(), err)
 	}
-	def, err := msgproc.Definition(zero)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.FullName(), err)
-	}
-	t := &Type{Spec: spec, Go: gt, MD5: sum, Definition: def}
+	t := &Type{Spec: spec, Go: gt, MD5: sum}
 	r.types[spec.FullName()] = t
 	return t, nil
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seatml/seat/adaptors/ros/rostest"
 )
 
 // TestServiceMD5SameAsRospy builds every service type Debian's ROS
@@ -12,7 +14,7 @@ import (
 func TestServiceMD5SameAsRospy(t *testing.T) {
 	files, _ := filepath.Glob("/usr/share/*/srv/*.srv")
 	if len(files) == 0 {
-		requireTools(t, "no ROS service definitions under /usr/share")
+		rostest.RequireTools(t, "no ROS service definitions under /usr/share")
 	}
 	var names []string
 	for _, f := range files {
