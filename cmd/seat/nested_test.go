@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,5 +205,49 @@ func TestNestedTimeoutsOnTheRealBinary(t *testing.T) {
 	}
 	if err := waitExit(t, cmd, 10*time.Second, log); err != nil || !strings.Contains(log.String(), `"final":"終わり"`) {
 		t.Errorf("seat run: %v\n%s", err, log.String())
+	}
+}
+
+// TestNestedCountdownOnTheRealBinary: the control API (what the monitor
+// counts down) tells when a nested behavior's soonest timeout is due: a
+// state's own, here the compound state's around a leaf without one, and
+// then the leaf's own once the dialogue moves to a state with a shorter
+// one.
+func TestNestedCountdownOnTheRealBinary(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	_, p, _ := strings.Cut(port, ":")
+	f := filepath.Join(dir, "受付.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="受付">
+  <adaptor name="客" type="socket" role="server" port="`+p+`"/>
+</general>
+<state name="接客" initial="挨拶">
+  <ontimeout timeout="60"><message sendto="客">お待たせしました</message></ontimeout>
+  <state name="挨拶"><rule><key>こんにちは</key><statetransition>確認</statetransition></rule></state>
+  <state name="確認"><ontimeout timeout="5"><message sendto="客">もしもし</message></ontimeout></state>
+</state></seatml>`), 0o644)
+	control := freePort(t)
+	start := time.Now()
+	_, log := startSeat(t, "run", "--control", control, f)
+	due := func() time.Duration {
+		resp, err := http.Get("http://" + control + "/behaviors/%E5%8F%97%E4%BB%98") // 受付
+		if err != nil {
+			return -1
+		}
+		defer resp.Body.Close()
+		var info struct{ Timeout *time.Time }
+		if json.NewDecoder(resp.Body).Decode(&info) != nil || info.Timeout == nil {
+			return -1
+		}
+		return info.Timeout.Sub(start)
+	}
+	// 接客's own, 60 s from its entry (挨拶 has none).
+	waitFor(t, func() bool { d := due(); return d > 55*time.Second && d < 65*time.Second })
+	peer := dialSeat(t, p)
+	peer.Write([]byte("こんにちは\n"))
+	// 確認's own 5 s is now the soonest.
+	waitFor(t, func() bool { d := due(); return d > 0 && d < 10*time.Second })
+	if !strings.Contains(log.String(), `"to": "確認"`) {
+		t.Errorf("seat logged:\n%s", log.String())
 	}
 }
