@@ -121,7 +121,33 @@ func (h *harness) event(source, text string) {
 func (h *harness) advance(d time.Duration) {
 	h.t.Helper()
 	h.clock.Advance(d)
-	h.sync()
+	h.settle()
+}
+
+// settle waits until nothing is due at the clock's time: a Sync can be
+// handled before work that is already due (an SCXML document's queued
+// events give way to input between slices), so it syncs until the
+// machine has nothing left to do now.
+func (h *harness) settle() {
+	h.t.Helper()
+	for i := 0; ; i++ {
+		busy := false
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := h.m.Sync(ctx, func() {
+			due, ok := h.m.NextTimer()
+			busy = ok && !due.After(h.clock.Now())
+		})
+		cancel()
+		if err != nil {
+			h.t.Fatalf("sync: %v", err)
+		}
+		if !busy {
+			return
+		}
+		if i == 1000 {
+			h.t.Fatalf("still busy at %v after 1000 syncs", h.clock.Now())
+		}
+	}
 }
 
 // take returns the trace recorded since the last take.
