@@ -25,9 +25,6 @@ type Event struct {
 	Text string
 	// ID names the widget of a "gui" event (an input's id or a button's label).
 	ID string
-	// Update marks a "gui" event that only sets a widget's value (ID is the
-	// widget's "state:id"): no rule runs.
-	Update bool
 	// Key is what rules match for device-layer events (sources "memory" and
 	// "motion"): a memory key, or "done:<motion>"; Text carries the data.
 	Key string
@@ -35,9 +32,19 @@ type Event struct {
 	From Conn
 	// Topic is the MQTT topic an event was published on (event.topic).
 	Topic string
+	// Data is a structured message (a ROS message other than a
+	// std_msgs/String) as plain values: map[string]any keyed by field
+	// name, []any, int64, float64, string and bool. Text then holds the
+	// same message as JSON, for logs and records; keyed rules do not
+	// match it, key-less ones do, and scripts read it as a table
+	// (event.data, rtc_in_data). nil for a line of text.
+	Data any
 	// Retained marks an MQTT message the broker kept for the topic and
 	// sent because a subscription was made (event.retained).
 	Retained bool
+	// Update marks a "gui" event that only sets a widget's value (ID is the
+	// widget's "state:id"): no rule runs.
+	Update bool
 	// Kind tells a peer's arrival or departure from a line of text.
 	Kind EventKind
 	// Time is when the event arrived.
@@ -189,6 +196,21 @@ type TopicSender interface {
 	SendTopic(topic, text string, retain bool) error
 }
 
+// MessageSender is implemented by adaptors that send structured messages
+// (ROS): seat.publish(adaptor, table). v is plain values, as Event.Data
+// holds them. A value that does not fit the adaptor's message type is an
+// *InvalidMessageError, and nothing is sent.
+type MessageSender interface {
+	SendMessage(v any) error
+}
+
+// InvalidMessageError is a value that does not fit a message type; the
+// error names the field.
+type InvalidMessageError struct{ Err error }
+
+func (e *InvalidMessageError) Error() string { return e.Err.Error() }
+func (e *InvalidMessageError) Unwrap() error { return e.Err }
+
 // Addresser is implemented by adaptors that listen, so a port 0 can be
 // discovered.
 type Addresser interface {
@@ -211,9 +233,12 @@ type GUIObserver interface {
 type Config struct {
 	// Behavior is the behavior's name (general@name).
 	Behavior string
-	Name     string
-	Type     string
-	Attrs    map[string]string
+	// Anonymous is general@anonymous: a middleware node named after the
+	// behavior gets a suffix of its own (ROS).
+	Anonymous bool
+	Name      string
+	Type      string
+	Attrs     map[string]string
 	// Dir is the behavior file's directory, for relative paths.
 	Dir    string
 	Log    *zap.Logger

@@ -1,6 +1,8 @@
 package interpreter
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
@@ -128,10 +132,13 @@ func (m *Machine) eventGlobalValue(i int) lua.LValue {
 		return m.eventTable(cc)
 	}
 	if cc.dataLV == nil { // converted once per event, not per chunk
-		switch cc.kind {
-		case ctxEvent:
+		switch {
+		case cc.kind == ctxEvent && cc.ev.Data != nil:
+			m.eventTable(cc) // the same table as event.data
+			cc.dataLV = cc.data.message(m.L)
+		case cc.kind == ctxEvent:
 			cc.dataLV = lua.LString(cc.ev.Text)
-		case ctxPeriodic:
+		case cc.kind == ctxPeriodic:
 			cc.dataLV = lua.LString("")
 		default:
 			cc.dataLV = lua.LNil
@@ -202,6 +209,17 @@ type eventData struct {
 	hasLookup     bool
 	confidence    float64 // the number after the first comma
 	hasConfidence bool
+	msg           any        // a structured message (adaptors.Event.Data)
+	msgLV         lua.LValue // msg as a Lua table, made on first read
+}
+
+// message is the event's structured message as a Lua value (event.data,
+// rtc_in_data), converted once: nil for a line of text.
+func (d *eventData) message(L *lua.LState) lua.LValue {
+	if d.msgLV == nil {
+		d.msgLV = luadm.ToLua(L, d.msg)
+	}
+	return d.msgLV
 }
 
 const eventType = "seat.event"
@@ -223,6 +241,8 @@ func (m *Machine) installEventType() {
 			pushOptional(L, d.topic, d.topic != "")
 		case "retained":
 			L.Push(lua.LBool(d.retained))
+		case "data":
+			L.Push(d.message(L))
 		case "peer":
 			pushOptional(L, d.peer, d.peer != "")
 		case "key":
@@ -282,7 +302,7 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 		if cc.ev.From != nil {
 			d.peer = cc.ev.From.Peer()
 		}
-		d.topic, d.retained = cc.ev.Topic, cc.ev.Retained
+		d.topic, d.retained, d.msg = cc.ev.Topic, cc.ev.Retained, cc.ev.Data
 		// A speech result "3,0.91": the lookup text and the confidence. A
 		// widget's text is not cut.
 		d.lookup, d.hasLookup = cc.lookup, true
@@ -323,6 +343,7 @@ func (m *Machine) installAPI() {
 	api := L.NewTable()
 	fns := map[string]lua.LGFunction{
 		"send":       m.luaSend,
+		"publish":    m.luaPublish,
 		"reply":      m.luaReply,
 		"transition": m.luaTransition(seatml.TransGoto),
 		"push":       m.luaTransition(seatml.TransPush),
@@ -372,16 +393,62 @@ func (m *Machine) installAPI() {
 }
 
 func (m *Machine) luaSend(L *lua.LState) int {
-	name := L.CheckString(1)
+	name := m.luaAdaptor(L, "seat.send")
 	text := luaText(L, 2)
+	m.send(name, text, luaWhere{m, L})
+	return 0
+}
+
+// luaAdaptor is the adaptor named by argument 1 of fn; a name the
+// behavior does not declare is a Lua error.
+func (m *Machine) luaAdaptor(L *lua.LState, fn string) string {
+	name := L.CheckString(1)
 	if !m.declaredAdaptor(name) {
 		var names []string
 		for _, d := range m.prog.Adaptors {
 			names = append(names, d.Name)
 		}
-		L.RaiseError("seat.send: %q is not a declared adaptor%s", name, schema.DidYouMean(name, names, "%q"))
+		L.RaiseError("%s: %q is not a declared adaptor%s", fn, name, schema.DidYouMean(name, names, "%q"))
 	}
-	m.send(name, text, luaWhere{m, L})
+	return name
+}
+
+// luaPublish is seat.publish(adaptor, value): a table goes to a ROS
+// adaptor as a message of its type (a sequence fills the fields in order,
+// a table with names fills them by name) and to any other adaptor as JSON
+// text; a string is sent as seat.send sends it. A value that does not fit
+// the message is a Lua error naming the field, and nothing is sent.
+func (m *Machine) luaPublish(L *lua.LState) int {
+	name := m.luaAdaptor(L, "seat.publish")
+	t, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		m.send(name, luaText(L, 2), luaWhere{m, L})
+		return 0
+	}
+	data, err := luadm.FromLua(t)
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	text, err := json.Marshal(data)
+	if err != nil {
+		L.ArgError(2, err.Error()) // NaN or an infinity
+	}
+	var bad error
+	m.sendWith(name, string(text), luaWhere{m, L}, func(a adaptors.Adaptor) error {
+		ms, ok := a.(adaptors.MessageSender)
+		if !ok {
+			return a.Send(string(text))
+		}
+		err := ms.SendMessage(data)
+		if errors.As(err, new(*adaptors.InvalidMessageError)) {
+			bad = err
+			return nil
+		}
+		return err
+	})
+	if bad != nil {
+		L.RaiseError("seat.publish(%q): %v", name, bad)
+	}
 	return 0
 }
 

@@ -89,7 +89,9 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
 			cc.lookup = cc.lookup[:i]
 		}
-		ran = m.matchKeyed(cc, ev.Source, cc.lookup)
+		if ev.Data == nil { // a structured message goes to key-less rules only
+			ran = m.matchKeyed(cc, ev.Source, cc.lookup)
+		}
 	}
 	if m.moves == moves && m.exitCode == nil {
 		if m.runDataRules(cc) {

@@ -492,7 +492,7 @@ func (m *Machine) openBuilt(ctx context.Context, d seatml.AdaptorDecl, a adaptor
 // adaptorConfig is what d's factory gets.
 func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 	cfg := adaptors.Config{
-		Behavior: m.prog.Name, Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: filepath.Dir(m.prog.File), Log: m.log,
+		Behavior: m.prog.Name, Anonymous: m.prog.Anonymous, Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: filepath.Dir(m.prog.File), Log: m.log,
 		Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
 		Connections: m.prog.WantsConnections(d.Name),
 	}

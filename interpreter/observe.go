@@ -55,6 +55,9 @@ type Record struct {
 	Source string
 	Peer   string
 	Text   string
+	// Message marks an event whose Text is a structured message (a ROS
+	// message, adaptors.Event.Data) written as JSON.
+	Message bool
 	// Key is a device event's key, or a widget event's id.
 	Key string
 	// At is where the rule or widget that fired is written.
@@ -80,7 +83,7 @@ func (m *Machine) observe(r Record) {
 // observeEvent reports an event about to be handled.
 func (m *Machine) observeEvent(ev *adaptors.Event) {
 	// An event is timed by its arrival, which orders it against timers.
-	r := Record{Time: ev.Time, Kind: RecIn, Source: ev.Source, Text: ev.Text, Key: ev.Key}
+	r := Record{Time: ev.Time, Kind: RecIn, Source: ev.Source, Text: ev.Text, Key: ev.Key, Message: ev.Data != nil}
 	if ev.Source == "gui" {
 		r.Key = ev.ID
 	}

@@ -165,8 +165,9 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 // scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line
 // from adaptor chat, "chat.connect" and "chat.disconnect" for a peer's
 // arrival and departure, "memory.KEY" and "motion.done.NAME" (a device
-// key's ':' read as '.') for the device layer. _event.data holds text,
-// adaptor, peer, and topic or key when there is one; _event.origin is the
+// key's ':' read as '.') for the device layer, "ros.message" for a
+// structured message from adaptor ros. _event.data holds text, adaptor,
+// peer, and topic, key or message (a table) when there is one; _event.origin is the
 // adaptor, and _event.origintype seat's processor, so that a <send
 // type="seat" targetexpr="_event.origin"> answers on the same adaptor.
 func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
@@ -186,10 +187,15 @@ func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
 			}
 			return r
 		}, ev.Key)
+	case ev.Data != nil:
+		name = ev.Source + ".message"
 	default:
 		name = ev.Source + ".line"
 	}
 	data := map[string]any{"text": ev.Text, "adaptor": ev.Source}
+	if ev.Data != nil {
+		data["message"] = ev.Data
+	}
 	if ev.From != nil {
 		data["peer"] = ev.From.Peer()
 	}

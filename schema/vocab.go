@@ -128,11 +128,12 @@ var Elements = map[string]ElementSpec{
 	"seatml": {Children: []string{"general", "state", "parallel", "final"}},
 	"general": {
 		Attrs: map[string]AttrSpec{
-			"name":      {Required: true},
-			"rate":      {Kind: PosFloat, Range: &RateRange},
-			"devices":   {},
-			"scripts":   {},
-			"anonymous": {Ignored: "attribute \"anonymous\" is for eSEAT's OpenRTM naming; ignored"},
+			"name":    {Required: true},
+			"rate":    {Kind: PosFloat, Range: &RateRange},
+			"devices": {},
+			"scripts": {},
+			// The behavior's ROS node gets a suffix of its own (docs/ros.md).
+			"anonymous": {Kind: Enum, Enum: []string{"1", "0", "true", "false"}},
 		},
 		Children: []string{"adaptor", "var", "script", "onexec", "ontimeout", "onconnect", "ondisconnect", "rule", "onactivated", "ondeactivated"},
 		Once:     []string{"onexec", "ontimeout"},

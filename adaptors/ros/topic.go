@@ -9,6 +9,7 @@ package ros
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"os"
 	"reflect"
@@ -50,17 +51,60 @@ func MasterAddress(attrs map[string]string) (string, error) {
 func init() {
 	adaptors.Register("ros_pub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) })
 	adaptors.Register("ros_sub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) })
+	check := adaptors.Check{Decl: checkTopic, Message: checkMessage}
+	adaptors.RegisterCheck("ros_pub", check)
+	adaptors.RegisterCheck("ros_sub", adaptors.Check{Decl: checkTopic})
+}
+
+// topicType is the message type of a topic adaptor's declaration.
+func topicType(attrs map[string]string) (*rosmsg.Type, error) {
+	dt := attrs["datatype"]
+	if dt == "" {
+		dt = "std_msgs/String"
+	}
+	return Types.Message(dt)
+}
+
+// checkTopic finds a topic adaptor's type, for seat check.
+func checkTopic(attrs map[string]string) []adaptors.Problem {
+	if _, err := topicType(attrs); err != nil {
+		return []adaptors.Problem{{Attr: "datatype", Msg: err.Error()}}
+	}
+	if attrs["master"] != "" {
+		if _, err := MasterAddress(attrs); err != nil {
+			return []adaptors.Problem{{Attr: "master", Msg: err.Error()}}
+		}
+	}
+	return nil
+}
+
+// checkMessage fills the type of a ros_pub from a <message> text, as Send
+// will, for seat check.
+func checkMessage(attrs map[string]string, text string) error {
+	typ, err := topicType(attrs)
+	if err != nil || typ.Spec.FullName() == "std_msgs/String" {
+		return nil // reported with the declaration; any text is a String
+	}
+	data, err := rosmsg.ParseText(text)
+	if err != nil {
+		return err
+	}
+	return rosmsg.Fill(typ.New(), data)
 }
 
 // rosName makes a valid ROS graph name of s: letters, digits and _,
-// starting with a letter (other characters, Japanese ones too, become _).
+// starting with a letter. Other characters become _, and then a hash of s
+// is added, so that names that differ only in them (受付, 案内) stay
+// apart: 受付係 robot/1 is robot_1_2bb1816a, 受付 seat_f1828b55.
 func rosName(s string) string {
 	var b strings.Builder
+	changed := false
 	for _, r := range s {
 		if r < 128 && (r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
+			changed = true
 		}
 	}
 	n := strings.Trim(b.String(), "_")
@@ -69,6 +113,11 @@ func rosName(s string) string {
 	}
 	if n == "" || n[0] >= '0' && n[0] <= '9' {
 		n = "seat_" + n
+	}
+	if changed {
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		n = strings.TrimSuffix(n, "_") + fmt.Sprintf("_%08x", h.Sum32())
 	}
 	return n
 }
@@ -83,12 +132,14 @@ type topic struct {
 	nodeName    string
 	log         *zap.Logger
 
+	ctx    context.Context // ends when the adaptor closes
+	cancel context.CancelFunc
+	sink   adaptors.Sink
+	node   *node
+
 	mu     sync.Mutex
-	node   *goroslib.Node
 	writer *goroslib.Publisher
 	reader *goroslib.Subscriber
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // NewTopic builds a ros_pub (pub) or ros_sub adaptor: name is the
@@ -98,21 +149,10 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt := cfg.Attrs["datatype"]
-	if dt == "" {
-		dt = "std_msgs/String"
-	}
-	typ, err := Types.Message(dt)
+	typ, err := topicType(cfg.Attrs)
 	if err != nil {
 		return nil, err
 	}
-	if !pub && typ.Spec.FullName() != "std_msgs/String" {
-		// Other types reach scripts as event.data: not built yet.
-		return nil, fmt.Errorf("ros_sub %s: only std_msgs/String is read so far, not %s (docs/ros.md)", cfg.Name, dt)
-	}
-	// One node per adaptor for now, named after the behavior and the
-	// adaptor (a master shuts down a node whose name is registered again).
-	node := rosName(cfg.Behavior + "_" + cfg.Name)
 	log := cfg.Log
 	if log == nil {
 		log = zap.NewNop()
@@ -121,7 +161,7 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 	if name == "" {
 		name = cfg.Name // eSEAT names the adaptor after its topic: name="/chatter"
 	}
-	a := &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: node, log: log}
+	a := &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log}
 	if typ.Spec.FullName() == "std_msgs/String" {
 		f, _ := typ.Go.FieldByName("FData")
 		a.data = f.Index
@@ -131,75 +171,87 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 
 func (a *topic) Name() string { return a.name }
 
-// Open connects to the master, or keeps trying with back-off while the
-// behavior runs (logged once): a master started after seat is found.
+// Open registers the adaptor on its behavior's node. With no master yet,
+// it returns at once and the node keeps trying (logged once): a master
+// started after seat is found.
 func (a *topic) Open(ctx context.Context, sink adaptors.Sink) error {
-	ctx, cancel := context.WithCancel(ctx)
-	a.cancel, a.done = cancel, make(chan struct{})
-	err := a.connect(ctx, sink)
-	if err == nil {
-		close(a.done)
-		return nil
-	}
-	a.log.Warn("ROS master not reachable; retrying in the background", zap.String("master", a.master), zap.Error(err))
-	go func() {
-		defer close(a.done)
-		wait := 100 * time.Millisecond
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-			if err := a.connect(ctx, sink); err == nil {
-				a.log.Info("connected to the ROS master", zap.String("master", a.master))
-				return
-			}
-			wait = min(2*wait, 5*time.Second)
-		}
-	}()
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	a.sink = sink
+	a.node = join(a.nodeName, a.master, a.log, a)
 	return nil
 }
 
-func (a *topic) connect(ctx context.Context, sink adaptors.Sink) error {
-	node, err := goroslib.NewNode(goroslib.NodeConf{Name: a.nodeName, MasterAddress: a.master, Host: "127.0.0.1",
-		// goroslib's own messages go to seat's log, not to the console.
-		LogDestinations: goroslib.LogDestinationCallback,
-		OnLog: func(level goroslib.LogLevel, msg string) {
-			if level >= goroslib.LogLevelWarn {
-				a.log.Warn("ROS: "+msg, zap.String("node", a.nodeName))
-			} else {
-				a.log.Debug("ROS: "+msg, zap.String("node", a.nodeName))
-			}
-		}})
-	if err != nil {
-		return err
-	}
+// attach makes the adaptor's publisher or subscriber on a node.
+func (a *topic) attach(n *goroslib.Node) error {
 	if a.pub {
-		w, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: node, Topic: a.topic, Msg: a.typ.New()})
+		w, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: a.topic, Msg: a.typ.New()})
 		if err != nil {
-			node.Close()
 			return err
 		}
 		a.mu.Lock()
-		a.node, a.writer = node, w
+		a.writer = w
 		a.mu.Unlock()
 		return nil
 	}
 	cb := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(a.typ.Go)}, nil, false), func(args []reflect.Value) []reflect.Value {
-		text := args[0].Elem().FieldByIndex(a.data).String() // a std_msgs/String
-		_ = sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: text, Time: time.Now(), Topic: a.topic})
+		_ = a.sink.Deliver(a.ctx, a.event(args[0]))
 		return nil
 	})
-	r, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: node, Topic: a.topic, Callback: cb.Interface()})
+	r, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: a.topic, Callback: cb.Interface()})
 	if err != nil {
-		node.Close()
 		return err
 	}
 	a.mu.Lock()
-	a.node, a.reader = node, r
+	a.reader = r
 	a.mu.Unlock()
 	return nil
+}
+
+// detach closes the publisher or subscriber; a send meanwhile is an
+// error, not a wait.
+func (a *topic) detach() {
+	a.mu.Lock()
+	w, r := a.writer, a.reader
+	a.writer, a.reader = nil, nil
+	a.mu.Unlock()
+	if w != nil {
+		w.Close()
+	}
+	if r != nil {
+		r.Close()
+	}
+}
+
+// event is the event of a message received (a pointer to the built
+// type): a std_msgs/String's text is a line; any other message is
+// structured data, with its JSON as the text.
+func (a *topic) event(m reflect.Value) adaptors.Event {
+	ev := adaptors.Event{Source: a.name, Time: time.Now(), Topic: a.topic}
+	if a.data != nil {
+		ev.Text = m.Elem().FieldByIndex(a.data).String()
+		return ev
+	}
+	ev.Data = rosmsg.Value(m.Interface())
+	ev.Text = rosmsg.JSON(ev.Data)
+	return ev
+}
+
+// SendMessage publishes a message given as plain values (a list in field
+// order or a mapping by name, as seat.publish gives a Lua table).
+func (a *topic) SendMessage(v any) error {
+	if !a.pub {
+		return fmt.Errorf("%s is a ros_sub: it does not publish", a.name)
+	}
+	m := a.typ.New()
+	if a.data != nil {
+		if s, ok := v.(string); ok {
+			v = []any{s}
+		}
+	}
+	if err := rosmsg.Fill(m, v); err != nil {
+		return &adaptors.InvalidMessageError{Err: err}
+	}
+	return a.write(m)
 }
 
 // Send publishes text: a std_msgs/String's data, or for any other type
@@ -222,6 +274,11 @@ func (a *topic) Send(text string) error {
 			return err
 		}
 	}
+	return a.write(m)
+}
+
+// write publishes a filled message.
+func (a *topic) write(m any) error {
 	a.mu.Lock()
 	w := a.writer
 	a.mu.Unlock()
@@ -232,23 +289,13 @@ func (a *topic) Send(text string) error {
 	return nil
 }
 
-// Close stops retrying and leaves the master.
+// Close leaves the node: the node closes with its last adaptor.
 func (a *topic) Close() error {
-	if a.cancel != nil {
-		a.cancel()
-		<-a.done
+	if a.node == nil {
+		return nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.writer != nil {
-		a.writer.Close()
-	}
-	if a.reader != nil {
-		a.reader.Close()
-	}
-	if a.node != nil {
-		a.node.Close()
-	}
-	a.node, a.writer, a.reader = nil, nil, nil
+	a.cancel() // a delivery waiting for the behavior gives up
+	a.node.leave(a)
+	a.node = nil
 	return nil
 }

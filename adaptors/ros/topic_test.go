@@ -2,9 +2,14 @@ package ros
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/ros/rostest"
@@ -59,6 +64,38 @@ func TestSubReadsJapanese(t *testing.T) {
 	}
 }
 
+// TestSubReadsAnyType: a ros_sub of sensor_msgs/Joy delivers what
+// rostopic pub sends as structured data, keyed by the ROS field names,
+// with its JSON as the text.
+func TestSubReadsAnyType(t *testing.T) {
+	m := rostest.Start(t)
+	_, s := open(t, m, "/joy", false, map[string]string{"datatype": "sensor_msgs/Joy"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stop := m.Publish(t, "/joy", "sensor_msgs/Joy", "{header: {frame_id: ジョイ}, axes: [0.1, -0.5], buttons: [1, 0, 1]}")
+	select {
+	case ev := <-s:
+		want := map[string]any{
+			"header":  map[string]any{"seq": int64(0), "stamp": 0.0, "frame_id": "ジョイ"},
+			"axes":    []any{0.1, -0.5},
+			"buttons": []any{int64(1), int64(0), int64(1)},
+		}
+		got, _ := ev.Data.(map[string]any)
+		if got != nil {
+			delete(got["header"].(map[string]any), "seq") // rostopic pub counts
+		}
+		delete(want["header"].(map[string]any), "seq")
+		if diff := cmp.Diff(want, got); diff != "" || ev.Source != "/joy" || ev.Topic != "/joy" {
+			t.Errorf("event from %q on %q (-want +got):\n%s", ev.Source, ev.Topic, diff)
+		}
+		if !strings.HasPrefix(ev.Text, `{"axes":[0.1,-0.5],"buttons":[1,0,1],"header":{"frame_id":"ジョイ",`) {
+			t.Errorf("text %s", ev.Text)
+		}
+	case <-ctx.Done():
+		t.Fatalf("nothing arrived within 30 s; rostopic pub said:\n%s", stop())
+	}
+}
+
 // TestPubSends: a ros_pub of std_msgs/String sends its text; one of
 // geometry_msgs/Twist takes eSEAT's list form; a text that does not fit
 // is refused naming the field.
@@ -85,6 +122,20 @@ func TestPubSends(t *testing.T) {
 	if err := twist.Send("{linear: {x: fast}}"); err == nil || err.Error() != `geometry_msgs/Twist linear.x: "fast" is not a number` {
 		t.Errorf("got %v", err)
 	}
+	// Plain values, as seat.publish gives a Lua table.
+	got = m.EchoOne(t, "cmd_vel", func() {
+		if err := twist.(adaptors.MessageSender).SendMessage(map[string]any{"angular": map[string]any{"z": -0.5}}); err != nil {
+			t.Error(err)
+		}
+	})
+	if want := "angular: \n  x: 0.0\n  y: 0.0\n  z: -0.5"; !strings.Contains(got, want) {
+		t.Errorf("rostopic echo printed:\n%s\nwithout\n%s", got, want)
+	}
+	err := twist.(adaptors.MessageSender).SendMessage([]any{[]any{1.0, "x"}})
+	var bad *adaptors.InvalidMessageError
+	if !errors.As(err, &bad) || err.Error() != `geometry_msgs/Twist linear.y: "x" is not a number` {
+		t.Errorf("a bad value: %v", err)
+	}
 }
 
 // TestMasterStartedLater: with no master at start, Open returns at once
@@ -108,14 +159,88 @@ func TestMasterStartedLater(t *testing.T) {
 	}
 }
 
-// TestNodeNames: a node is named after the behavior and the adaptor, in
-// the characters ROS allows.
+// TestNodeNames: a node is named after the behavior, in the characters
+// ROS allows; an anonymous one gets rospy's suffix.
 func TestNodeNames(t *testing.T) {
-	for in, want := range map[string]string{"listener_/chatter": "listener_chatter", "受付係_/turtle1/cmd_vel": "turtle1_cmd_vel", "_9": "seat_9"} {
-		if got := rosName(in); got != want {
-			t.Errorf("rosName(%q) = %q, want %q", in, got, want)
+	for in, want := range map[string]string{"listener": "listener", "受付係 robot/1": "robot_1_2bb1816a", "受付": "seat_f1828b55", "案内": "seat_d2fa283a", "_9": "seat_9", "a__b": "a_b"} {
+		if got := nodeName(in, false); got != want {
+			t.Errorf("nodeName(%q) = %q, want %q", in, got, want)
 		}
 	}
+	if got, want := nodeName("listener", true), fmt.Sprintf("listener_%d_", os.Getpid()); !strings.HasPrefix(got, want) || got == nodeName("listener", false) {
+		t.Errorf("anonymous: %q, want %s…", got, want)
+	}
+}
+
+// TestOneNodePerBehavior: a behavior's adaptors share one node named
+// after it (rosnode list shows it once); an anonymous behavior's node
+// has a suffix of its own, so two runs of it live side by side.
+func TestOneNodePerBehavior(t *testing.T) {
+	m := rostest.Start(t)
+	for _, c := range []struct {
+		name string
+		pub  bool
+	}{{"/chatter", false}, {"/reply", true}, {"/cmd_vel", true}} {
+		ad, err := NewTopic(adaptors.Config{Behavior: "listener", Name: c.name, Attrs: map[string]string{"master": m.URI}}, c.pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ad.Open(context.Background(), make(sink, 1)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ad.Close() })
+	}
+	anon, err := NewTopic(adaptors.Config{Behavior: "listener", Anonymous: true, Name: "/reply", Attrs: map[string]string{"master": m.URI}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := anon.Open(context.Background(), make(sink, 1)); err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	out, err := m.Command(context.Background(), "rosnode", "list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rosnode list: %v\n%s", err, out)
+	}
+	var names []string
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, "/listener") {
+			names = append(names, l)
+		}
+	}
+	if len(names) != 2 || names[0] != "/listener" || names[1] != "/"+nodeName("listener", true) {
+		t.Errorf("rosnode list: %q", out)
+	}
+}
+
+// TestMasterRestarted: when the master is restarted, the node registers
+// again, with its publisher and subscriber, and messages flow as before.
+func TestMasterRestarted(t *testing.T) {
+	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
+	checkEvery = 100 * time.Millisecond
+	m := rostest.Start(t)
+	pub, _ := open(t, m, "reply", true, nil)
+	_, s := open(t, m, "chatter", false, nil)
+	check := func(when string) {
+		t.Helper()
+		got := m.EchoOne(t, "reply", func() { _ = pub.Send("はい") })
+		if !strings.Contains(got, `data: "\u306F\u3044"`) {
+			t.Errorf("%s: rostopic echo printed:\n%s", when, got)
+		}
+		stop := m.Publish(t, "chatter", "std_msgs/String", "data: もしもし")
+		defer stop()
+		select {
+		case ev := <-s:
+			if ev.Text != "もしもし" {
+				t.Errorf("%s: got %q", when, ev.Text)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: nothing arrived within 30 s; rostopic pub said:\n%s", when, stop())
+		}
+	}
+	check("before the restart")
+	m.Restart()
+	check("after the restart")
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -127,7 +252,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{map[string]string{}, true, "no ROS master: set ROS_MASTER_URI (http://127.0.0.1:11311) or the adaptor's master attribute"},
 		{map[string]string{"master": "http://127.0.0.1"}, true, `ROS master "http://127.0.0.1": give http://HOST:PORT`},
-		{map[string]string{"master": "127.0.0.1:11311", "datatype": "sensor_msgs/Joy"}, false, "ros_sub x: only std_msgs/String is read so far, not sensor_msgs/Joy (docs/ros.md)"},
+		{map[string]string{"master": "127.0.0.1:11311", "datatype": "sensor_msgs/Joi"}, false, `message type "sensor_msgs/Joi" not found; searched /usr/share/sensor_msgs/msg/Joi.msg; did you mean sensor_msgs/Joy?`},
 	} {
 		if _, err := NewTopic(adaptors.Config{Name: "x", Attrs: c.attrs}, c.pub); err == nil || err.Error() != c.want {
 			t.Errorf("%v:\n got %v\nwant %s", c.attrs, err, c.want)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seatml/seat/adaptors/ros/rostest"
 )
@@ -41,5 +43,101 @@ func TestROSTopicsOnTheRealBinary(t *testing.T) {
 	got = m.EchoOne(t, "cmd_vel", func() {})
 	if want := "linear: \n  x: 2.0\n  y: 0.0\n  z: 0.0\nangular: \n  x: 0.0\n  y: 0.0\n  z: 1.8"; !strings.Contains(got, want) {
 		t.Errorf("rostopic echo /cmd_vel printed:\n%s\nwithout\n%s; seat logged:\n%s", got, want, log.String())
+	}
+}
+
+// TestROSMessagesOnTheRealBinary: eSEAT's js4turtlesim in Lua on the real
+// binary: a sensor_msgs/Joy from rostopic pub reaches a key-less rule as
+// rtc_in_data, which publishes a Twist and a JointState with
+// seat.publish (checked by rostopic echo); a value that does not fit its
+// field is a logged error naming the field, and the behavior goes on.
+func TestROSMessagesOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "js4turtlesim.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="Joy2TurtleSim">
+  <adaptor name="/turtle1/cmd_vel" type="ros_pub" datatype="geometry_msgs/Twist" size="1"/>
+  <adaptor name="/joy" type="ros_sub" datatype="sensor_msgs/Joy"/>
+  <adaptor name="/joint_states" type="ros_pub" datatype="sensor_msgs/JointState"/>
+  <adaptor name="/chatter" type="ros_sub"/>
+</general>
+<state name="main_mode">
+  <rule source="/joy"><script>
+    local lv, rv = rtc_in_data.axes[2], rtc_in_data.axes[1]
+    seat.publish("/turtle1/cmd_vel", {{lv, 0, 0}, {0, 0, rv}})
+    if event.data.buttons[1] == 1 then
+      seat.publish("/joint_states", {header = {frame_id = "腕"}, name = {"joint2", "joint3"}, position = {-0.25, 0.5}})
+    end
+  </script></rule>
+  <rule source="/chatter"><key>壊れ</key><script>seat.publish("/joint_states", {position = "高い"})</script></rule>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, log := startSeat(t, "run", f)
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "main_mode"`) })
+
+	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [-0.5, 1.5], buttons: [1, 0]}")
+	got := m.EchoOne(t, "turtle1/cmd_vel", func() {})
+	if want := "linear: \n  x: 1.5\n  y: 0.0\n  z: 0.0\nangular: \n  x: 0.0\n  y: 0.0\n  z: -0.5"; !strings.Contains(got, want) {
+		t.Errorf("rostopic echo /turtle1/cmd_vel printed:\n%s\nwithout\n%s; seat logged:\n%s", got, want, log.String())
+	}
+	got = m.EchoOne(t, "joint_states", func() {})
+	for _, want := range []string{`frame_id: "\u8155"`, "name: \n  - joint2\n  - joint3\n", `position: [-0.25, 0.5]`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rostopic echo /joint_states printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
+		}
+	}
+	m.Publish(t, "chatter", "std_msgs/String", "data: 壊れ")
+	waitFor(t, func() bool {
+		return strings.Contains(log.String(), `seat.publish(\"/joint_states\"): sensor_msgs/JointState position: \"高い\" is not a list`)
+	})
+}
+
+// TestROSMasterRestartOnTheRealBinary: the master is restarted mid-run;
+// seat registers again and the conversation goes on where it was (its
+// count of greetings is kept), one node for the behavior all along.
+func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "counter.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="受付">
+  <adaptor name="/chatter" type="ros_sub"/>
+  <adaptor name="/reply" type="ros_pub"/>
+  <script>count = 0</script>
+</general>
+<state name="待機">
+  <rule source="/chatter"><key>こんにちは</key><script>
+    count = count + 1
+    seat.send("/reply", count .. "回目のこんにちは")
+  </script><statetransition>会話</statetransition></rule>
+</state>
+<state name="会話">
+  <rule source="/chatter"><key>こんにちは</key><script>
+    count = count + 1
+    seat.send("/reply", "また会いましたね: " .. count .. "回目")
+  </script></rule>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, log := startSeat(t, "run", f)
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	greet := func() string {
+		stop := m.Publish(t, "chatter", "std_msgs/String", "data: こんにちは")
+		defer stop()
+		return m.EchoOne(t, "reply", func() {})
+	}
+	if got := greet(); !strings.Contains(got, `\u56DE\u76EE`) { // 回目
+		t.Fatalf("before the restart, rostopic echo printed:\n%s\nseat logged:\n%s", got, log.String())
+	}
+	m.Restart()
+	waitForWithin(t, 20*time.Second, func() bool { return strings.Contains(log.String(), "registering again") })
+	got := greet()
+	if !strings.Contains(got, `\u307E\u305F\u4F1A\u3044`) { // また会い: the state and its count are kept
+		t.Errorf("after the restart, rostopic echo printed:\n%s\nseat logged:\n%s", got, log.String())
+	}
+	// The behavior's one node, 受付 written in the characters ROS allows.
+	out, err := m.Command(context.Background(), "rosnode", "list").CombinedOutput()
+	if err != nil || strings.Count(string(out), "/seat_f1828b55\n") != 1 {
+		t.Errorf("rosnode list: %v\n%s", err, out)
 	}
 }

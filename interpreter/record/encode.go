@@ -25,6 +25,9 @@ func (l *Line) AppendJSON(dst []byte) []byte {
 	if l.Text != nil {
 		dst = appendField(dst, "text", *l.Text, false)
 	}
+	if l.Message {
+		dst = append(dst, `,"message":true`...)
+	}
 	dst = appendField(dst, "key", l.Key, true)
 	dst = appendField(dst, "at", l.At, true)
 	dst = appendField(dst, "state", l.State, true)
@@ -45,6 +48,9 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "peer", r.Peer, true)
 	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut {
 		dst = appendField(dst, "text", r.Text, false)
+	}
+	if r.Message {
+		dst = append(dst, `,"message":true`...)
 	}
 	dst = appendField(dst, "key", r.Key, true)
 	if r.At.IsValid() {
@@ -142,7 +148,11 @@ func pack(dst []byte, behavior string, start time.Time, r *interpreter.Record) [
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		dst = append(dst, s...)
 	}
-	return binary.AppendUvarint(dst, uint64(max(r.At.Line, 0)))
+	dst = binary.AppendUvarint(dst, uint64(max(r.At.Line, 0)))
+	if r.Message {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
 }
 
 // unpack reads the first entry of a queue made by pack: a record into r,
@@ -166,6 +176,6 @@ func unpack(src []byte, lines []*Line, start time.Time, r *interpreter.Record) (
 	}
 	at, n := binary.Uvarint(src)
 	*r = interpreter.Record{Time: start.Add(time.Duration(d)), Kind: interpreter.RecordKind(f[1]), Source: f[2], Peer: f[3], Text: f[4], Key: f[5],
-		At: schema.Pos{File: f[6], Line: int(at)}, State: f[7], Timer: f[8]}
-	return src[n:], f[0], nil
+		At: schema.Pos{File: f[6], Line: int(at)}, State: f[7], Timer: f[8], Message: src[n] == 1}
+	return src[n+1:], f[0], nil
 }

@@ -33,11 +33,14 @@ type Line struct {
 	Source string `json:"source,omitempty"`
 	Peer   string `json:"peer,omitempty"`
 	// Text is an event's or message's text; nil for other kinds.
-	Text  *string `json:"text,omitempty"`
-	Key   string  `json:"key,omitempty"`
-	At    string  `json:"at,omitempty"`
-	State string  `json:"state,omitempty"`
-	Timer string  `json:"timer,omitempty"`
+	Text *string `json:"text,omitempty"`
+	// Message marks an event whose text is a structured message (a ROS
+	// message) written as JSON.
+	Message bool   `json:"message,omitempty"`
+	Key     string `json:"key,omitempty"`
+	At      string `json:"at,omitempty"`
+	State   string `json:"state,omitempty"`
+	Timer   string `json:"timer,omitempty"`
 	// Wall and Seat are the header's: when the recording began (RFC 3339)
 	// and seat's version.
 	Wall string `json:"wall,omitempty"`
@@ -282,7 +285,7 @@ func (o *observer) Observe(r interpreter.Record) { o.w.addRecord(o.name, &r) }
 // LineOf is the line of a behavior's record, timed from start.
 func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 	l := Line{T: Seconds(r.Time.Sub(start).Seconds()), Kind: string(r.Kind), Behavior: behavior, Source: r.Source, Peer: r.Peer,
-		Key: r.Key, State: r.State, Timer: r.Timer}
+		Key: r.Key, State: r.State, Timer: r.Timer, Message: r.Message}
 	switch r.Kind {
 	case interpreter.RecIn, interpreter.RecOut:
 		text := r.Text

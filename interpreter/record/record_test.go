@@ -79,7 +79,8 @@ func FuzzAppendJSON(f *testing.F) {
 		f.Add(s, 1.1698303939, s)
 	}
 	f.Fuzz(func(t *testing.T, text string, secs float64, peer string) {
-		l := Line{T: Seconds(secs), Kind: "in", Behavior: "受付", Source: peer, Peer: peer, Text: &text, Key: text, At: "f.seatml:3", State: text}
+		message := len(text)%2 == 1 // a structured message's JSON, or a line
+		l := Line{T: Seconds(secs), Kind: "in", Behavior: "受付", Source: peer, Peer: peer, Text: &text, Message: message, Key: text, At: "f.seatml:3", State: text}
 		want, err := json.Marshal(l)
 		if err != nil {
 			t.Skip() // NaN and infinities are not times
@@ -92,7 +93,7 @@ func FuzzAppendJSON(f *testing.F) {
 			return // beyond time.Duration
 		}
 		for _, kind := range []interpreter.RecordKind{interpreter.RecIn, interpreter.RecFire, interpreter.RecState} {
-			r := interpreter.Record{Time: start.Add(time.Duration(secs * 1e9)), Kind: kind, Source: peer, Peer: peer, Text: text, Key: text,
+			r := interpreter.Record{Time: start.Add(time.Duration(secs * 1e9)), Kind: kind, Source: peer, Peer: peer, Text: text, Message: message, Key: text,
 				At: schema.Pos{File: text, Line: 7, Col: 1}, State: text, Timer: peer}
 			want, _ := json.Marshal(LineOf("受付", start, r))
 			if got := appendRecord(nil, "受付", start, &r); string(got) != string(want) {

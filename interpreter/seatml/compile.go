@@ -18,6 +18,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
@@ -418,6 +419,8 @@ func (c *compiler) warnUnshownWidgets() {
 func (c *compiler) declareGeneral(g *schema.Node) {
 	p := c.prog
 	p.Name = g.AttrValue("name")
+	v := g.AttrValue("anonymous")
+	p.Anonymous = v == "1" || v == "true"
 	if r, ok := g.Attr("rate"); ok {
 		if f, ok := schema.ParseNumber(r.Value); ok && schema.RateRange.Contains(f) {
 			p.Rate = f
@@ -452,6 +455,15 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 			continue // reported by schema.Check
 		}
 		d.Ignored = t.Ignored
+		if chk, ok := adaptors.LookupCheck(d.Type); ok && chk.Decl != nil && !d.Ignored {
+			for _, p := range chk.Decl(d.Attrs) {
+				pos := n.Pos
+				if a, ok := n.Attr(p.Attr); ok {
+					pos = a.ValuePos
+				}
+				c.errorf(pos, "adaptor %q: %s", d.Name, p.Msg)
+			}
+		}
 		if d.Name == "" {
 			continue
 		}
@@ -951,6 +963,13 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 				a.Input = in.Value
 				if w := c.prog.WidgetByRef[in.Value]; w == nil || (w.Kind != "input" && w.Kind != "text") {
 					c.widgetRefLater(in)
+				}
+			}
+			if d := c.adaptors[a.SendTo]; d != nil && a.Input == "" {
+				if chk, ok := adaptors.LookupCheck(d.Type); ok && chk.Message != nil {
+					if err := chk.Message(d.Attrs, a.Text); err != nil {
+						c.errorf(ch.Pos, "message to %q would not be sent: %v", a.SendTo, err)
+					}
 				}
 			}
 			a.Topic = ch.AttrValue("topic")

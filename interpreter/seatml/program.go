@@ -30,11 +30,14 @@ type MotionDecl struct {
 // Program is a compiled behavior: immutable once Load returns, so one
 // Program may back several machines.
 type Program struct {
-	File    string
-	Name    string
-	Rate    float64
-	Devices string // general@devices, as written
-	Scripts string // general@scripts, as written
+	File string
+	Name string
+	Rate float64
+	// Anonymous is general@anonymous: the behavior's ROS node name gets
+	// a suffix of its own.
+	Anonymous bool
+	Devices   string // general@devices, as written
+	Scripts   string // general@scripts, as written
 	// UsesDevices is set when the file itself shows that the behavior
 	// drives the device layer: a <motion>, a memory or motion source, or
 	// general@devices or @scripts. Its control loop then starts with the

@@ -1,6 +1,7 @@
 package seattest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -49,6 +50,9 @@ func FromRecording(file string, lines []record.Line, behavior string) (*Transcri
 			continue
 		}
 		g.line(l)
+		if g.err != nil {
+			return nil, g.err
+		}
 	}
 	g.flushAdvance()
 	g.flushState()
@@ -79,6 +83,7 @@ type generator struct {
 	last                map[string]string // the last peer connected, by adaptor
 	// Skipped counts the device events left out.
 	skipped int
+	err     error // the first line that cannot be replayed
 }
 
 func (g *generator) at(l record.Line) time.Duration { return max(l.Duration()-g.t0, 0) }
@@ -171,7 +176,14 @@ func (g *generator) line(l record.Line) {
 				name += "@" + l.Peer
 				g.last[l.Source] = l.Peer // named once, the peer is the one plain input comes from
 			}
-			g.add(Send, l, name+"> "+l.TextOf(), st)
+			mark := "> "
+			if l.Message { // a structured message, as its JSON
+				mark = ">> "
+				if err := json.Unmarshal([]byte(st.Text), &st.Data); err != nil || st.Data == nil {
+					g.err = fmt.Errorf("%s:%d: the message is not JSON: %s", g.file, l.Line, jsonError(err))
+				}
+			}
+			g.add(Send, l, name+mark+l.TextOf(), st)
 			g.speaks(l.Peer)
 		}
 	}

@@ -67,3 +67,45 @@ visitor@b:2> map
 		t.Errorf("read back: %v %+v", diags, back)
 	}
 }
+
+// TestStructuredMessageSteps: a ROS message (NAME>> JSON) reaches the
+// behavior's key-less rules as a table, from a transcript and from a
+// recording, and bad JSON is an error naming the line.
+func TestStructuredMessageSteps(t *testing.T) {
+	behavior := `<seatml><general name="joy"><adaptor name="io" type="stdio"/></general>
+<state name="s">
+  <rule><key>.*</key><message sendto="io">a line</message></rule>
+  <rule><script>if event.data then seat.send("io", "速度 " .. rtc_in_data.axes[2]) end</script></rule>
+</state></seatml>`
+	res, v := run(t, behavior, "io>> {\"axes\": [0, 0.5], \"buttons\": []}\nio< 速度 0.5\nio> {\"axes\": [0, 0.5]}\nio< a line\n")
+	mustPass(t, res, v)
+	if !strings.Contains(v, `io>> {"axes": [0, 0.5], "buttons": []}`) {
+		t.Errorf("the verbose run does not show the message:\n%s", v)
+	}
+	for _, bad := range []string{"io>> {axes: 1}\n", "io>> null\n", "io>>\n"} {
+		if tr, diags := Parse("x.seattest", []byte(bad)); tr != nil || !strings.Contains(diags.Error(), "x.seattest:1:1: NAME>> wants a message as JSON") {
+			t.Errorf("%q: %v", bad, diags)
+		}
+	}
+	rec := `{"t":0,"kind":"recording"}
+{"t":0.001,"kind":"start","behavior":"joy","file":"joy.seatml"}
+{"t":0.002,"kind":"state","behavior":"joy","state":"s"}
+{"t":1.002,"kind":"in","behavior":"joy","source":"io","text":"{\"axes\":[0,0.5]}","message":true}
+{"t":1.003,"kind":"out","behavior":"joy","source":"io","text":"速度 0.5"}
+{"t":2.002,"kind":"in","behavior":"joy","source":"io","text":"{oops","message":true}
+`
+	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || err.Error() != "r.jsonl:6: the message is not JSON: invalid character 'o' looking for beginning of object key string" {
+		t.Errorf("bad message: %v", err)
+	}
+	tr, err := FromRecording("r.jsonl", lines[:5], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Format(tr), "behavior: joy.seatml\n= s\n+1s\nio>> {\"axes\":[0,0.5]}\nio< 速度 0.5\n"; got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -488,11 +488,15 @@ func (r *runner) step(st Step) *Failure {
 		list := slices.DeleteFunc(r.peers[name], func(x *conn) bool { return x == c })
 		r.peers[name] = append(list, c)
 		r.mu.Unlock()
-		r.remember(fmt.Sprintf("%s> %s", name, st.Text))
+		if st.Data != nil {
+			r.remember(fmt.Sprintf("%s>> %s", name, st.Text))
+		} else {
+			r.remember(fmt.Sprintf("%s> %s", name, st.Text))
+		}
 		if name == r.prog.Session {
 			r.lastPeer = c.peer
 		}
-		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, From: c}) {
+		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, Data: st.Data, From: c}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
 		}
 	case Widget:

@@ -5,6 +5,7 @@
 package seattest
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,7 +23,7 @@ type Kind uint8
 
 // Step kinds.
 const (
-	Send       Kind = iota // NAME> TEXT: input from an adaptor
+	Send       Kind = iota // NAME> TEXT: input from an adaptor; NAME>> JSON: a structured message
 	Expect                 // NAME< TEXT: the next message is TEXT
 	ExpectRe               // NAME<~ RE: the next message matches RE
 	State                  // = STATE
@@ -47,6 +48,9 @@ type Step struct {
 	// Peer is the peer a Send comes from (NAME@PEER> TEXT); "" for the
 	// last one connected.
 	Peer string
+	// Data is a structured message's value (NAME>> JSON), as a ROS
+	// adaptor gives it (adaptors.Event.Data); Text is its JSON.
+	Data any
 	Re   *regexp.Regexp
 	Dur  time.Duration
 	// Key and Value are a Memory step's.
@@ -128,7 +132,7 @@ func Parse(file string, data []byte) (*Transcript, schema.List) {
 }
 
 // marker finds the adaptor name and the marker of a send or expect step.
-var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(?:@([^\s<>]+?))?(<~|<|>)( |$)`)
+var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(?:@([^\s<>]+?))?(<~|<|>>|>)( |$)`)
 
 func parseStep(body string, pos schema.Pos) (Step, string) {
 	st := Step{Pos: pos}
@@ -195,6 +199,11 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 			}
 			st.Kind, st.Key, st.Value = Memory, strings.TrimSpace(k), strings.TrimSpace(v)
 		}
+	case ">>":
+		st.Kind, st.Text = Send, rest
+		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil || st.Data == nil {
+			return st, fmt.Sprintf("NAME>> wants a message as JSON, for example joy>> {\"axes\": [0.5, 0], \"buttons\": [1]}: %s", jsonError(err))
+		}
 	case "<":
 		st.Kind, st.Text = Expect, rest
 	case "<~":
@@ -208,4 +217,12 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		return st, "only input names a peer (NAME@PEER> TEXT); a message is expected as NAME< TEXT"
 	}
 	return st, ""
+}
+
+// jsonError says what is wrong with a step's JSON.
+func jsonError(err error) string {
+	if err == nil {
+		return "null is no message"
+	}
+	return err.Error()
 }

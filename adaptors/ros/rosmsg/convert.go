@@ -1,9 +1,11 @@
 package rosmsg
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +63,11 @@ func value(v reflect.Value) any {
 		return v.Int()
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return int64(v.Uint())
-	case reflect.Float32, reflect.Float64:
+	case reflect.Float32:
+		// The float64 a float32 was written as: 0.1, not 0.10000000149…
+		f, _ := strconv.ParseFloat(strconv.FormatFloat(v.Float(), 'g', -1, 32), 64)
+		return f
+	case reflect.Float64:
 		return v.Float()
 	case reflect.String:
 		return v.String()
@@ -351,6 +357,40 @@ func plain(v any) any {
 		return x
 	case int:
 		return int64(x)
+	}
+	return v
+}
+
+// JSON writes plain values as compact JSON: the text of a received
+// message in logs and records. A float that JSON cannot hold (NaN, an
+// infinity) is written as null.
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(finite(v))
+	}
+	return string(b)
+}
+
+// finite copies v with non-finite floats made nil.
+func finite(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = finite(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = finite(e)
+		}
+		return l
 	}
 	return v
 }

@@ -1,7 +1,9 @@
 package rosmsg
 
 import (
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,5 +93,24 @@ func TestFillErrors(t *testing.T) {
 	}
 	if _, err := ParseText("[1, 2"); err == nil {
 		t.Error("a broken list parsed")
+	}
+}
+
+// TestValueAndJSON: a float32 reads as the number it was written as, and
+// a received message's text is JSON even with a NaN in it.
+func TestValueAndJSON(t *testing.T) {
+	m := demoType(t, "demo/Sample").New()
+	if err := Fill(m, map[string]any{"ratio": 0.1, "pair": []any{math.NaN(), math.Inf(1)}, "text": "はい"}); err != nil {
+		t.Fatal(err)
+	}
+	v := Value(m)
+	if v["ratio"] != 0.1 {
+		t.Errorf("ratio %v, want 0.1", v["ratio"])
+	}
+	got := JSON(v)
+	for _, want := range []string{`"ratio":0.1,`, `"pair":[null,null]`, `"text":"はい"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("JSON %s: no %s", got, want)
+		}
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msg"
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
+	"github.com/seatml/seat/schema"
 )
 
 // Registry finds, parses and builds message types, each once.
@@ -63,6 +65,7 @@ type NotFoundError struct {
 	Tried   []string
 	UsedBy  string // the type whose field needs it, if any
 	Problem string // set when the name itself is wrong
+	Suggest string // a type of the same package with a close name
 }
 
 func (e *NotFoundError) Error() string {
@@ -76,6 +79,9 @@ func (e *NotFoundError) Error() string {
 	s := fmt.Sprintf("%s type %q not found; searched %s", kind, e.Type, strings.Join(e.Tried, ", "))
 	if e.UsedBy != "" {
 		s += " (a field of " + e.UsedBy + " needs it)"
+	}
+	if e.Suggest != "" {
+		s += "; did you mean " + e.Suggest + "?"
 	}
 	return s
 }
@@ -124,6 +130,35 @@ func (r *Registry) find(pkg, typ, dir, ext string) (path string, text []byte, tr
 	return "", nil, tried, os.ErrNotExist
 }
 
+// near is the type of package pkg (in dir, msg, srv or action) whose
+// name is closest to typ, as "pkg/Name"; "" if none is close.
+func (r *Registry) near(pkg, typ, dir, ext string) string {
+	var names []string
+	for _, root := range r.Roots {
+		for _, d := range []string{filepath.Join(root, pkg, dir), filepath.Join(root, dir)} {
+			if d == filepath.Join(root, dir) && filepath.Base(root) != pkg {
+				continue
+			}
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if n, ok := strings.CutSuffix(e.Name(), ext); ok {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	for name := range compiled {
+		if p, n, _ := strings.Cut(name, "/"); p == pkg && dir == "msg" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names) // the same suggestion every time
+	if s := schema.Suggest(typ, names); s != "" {
+		return pkg + "/" + s
+	}
+	return ""
+}
+
 func (r *Registry) message(name string, stack []string) (*Type, error) {
 	if t, ok := r.types[name]; ok {
 		return t, nil
@@ -138,8 +173,13 @@ func (r *Registry) message(name string, stack []string) (*Type, error) {
 		}
 	}
 	path, text, tried, err := r.find(pkg, typ, "msg", ".msg")
+	if zero, ok := compiled[pkg+"/"+typ]; ok && os.IsNotExist(err) {
+		// No definition file: goroslib's compiled type gives the text.
+		path = "goroslib's compiled " + pkg + "/" + typ
+		text, err = compiledText(zero)
+	}
 	if err != nil {
-		nf := &NotFoundError{Type: pkg + "/" + typ, Tried: tried}
+		nf := &NotFoundError{Type: pkg + "/" + typ, Tried: tried, Suggest: r.near(pkg, typ, "msg", ".msg")}
 		if len(stack) > 0 {
 			nf.UsedBy = stack[len(stack)-1]
 		}
@@ -240,4 +280,18 @@ func exportedName(ros string, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
+}
+
+//go:generate go run gen_compiled.go
+
+// compiledText is the definition of one of goroslib's compiled message
+// types, without the definitions of the types its fields use (the
+// registry finds those by name).
+func compiledText(zero any) ([]byte, error) {
+	def, err := msgproc.Definition(zero)
+	if err != nil {
+		return nil, err
+	}
+	main, _, _ := strings.Cut(def, "\n"+strings.Repeat("=", 80)+"\n")
+	return []byte(main), nil
 }

@@ -130,7 +130,7 @@ func (r *Registry) definition(name, kind, dir string, n int) (pkg, typ, path str
 	path, text, tried, err := r.find(pkg, typ, dir, "."+dir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "", "", "", nil, &NotFoundError{Type: pkg + "/" + typ, Kind: kind, Tried: tried}
+			return "", "", "", nil, &NotFoundError{Type: pkg + "/" + typ, Kind: kind, Tried: tried, Suggest: r.near(pkg, typ, dir, "."+dir)}
 		}
 		return "", "", "", nil, fmt.Errorf("%s: %w", path, err)
 	}

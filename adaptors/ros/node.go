@@ -1,0 +1,259 @@
+package ros
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"go.uber.org/zap"
+)
+
+// A behavior is one ROS node, named general@name, shared by its ROS
+// adaptors: each adaptor is a user of the node and makes its own
+// registrations (a publisher, a subscriber…) on it. The node connects in
+// the background with back-off when the master is not there, and when the
+// master restarts (it no longer knows the node) it is made again and its
+// users register again.
+
+// user is an adaptor of a node.
+type user interface {
+	// attach makes the user's registrations on a node just made.
+	attach(n *goroslib.Node) error
+	// detach closes them, before the node is closed or made again.
+	detach()
+}
+
+// node is a behavior's ROS node on one master.
+type node struct {
+	key          string
+	name, master string
+	log          *zap.Logger
+
+	mu    sync.Mutex
+	n     *goroslib.Node // nil while not connected
+	users []user
+	// failing is set while the master cannot be reached, so that an
+	// outage is logged once.
+	failing bool
+
+	// every is how often the master is asked; from checkEvery.
+	every  time.Duration
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+var (
+	nodesMu sync.Mutex
+	nodes   = map[string]*node{}
+)
+
+// checkEvery is how often a node asks the master whether it still knows
+// it (tests shorten it before opening adaptors).
+var checkEvery = time.Second
+
+// The delays between attempts to reach a master that does not answer.
+const (
+	backoffMin = 100 * time.Millisecond
+	backoffMax = 5 * time.Second
+)
+
+// nodeName is the node name of a behavior: its name in the characters ROS
+// allows, with rospy's suffix (_PID_MILLISECONDS) when anonymous, so that
+// two runs of one behavior do not shut each other down.
+func nodeName(behavior string, anonymous bool) string {
+	n := rosName(behavior)
+	if anonymous {
+		n = fmt.Sprintf("%s_%d_%d", n, os.Getpid(), processStart.UnixMilli())
+	}
+	return n
+}
+
+var processStart = time.Now()
+
+// join makes u a user of the node of name on master, making the node
+// when u is its first user. It returns once u is registered, or, when the
+// master cannot be reached yet, at once: the node keeps trying.
+func join(name, master string, log *zap.Logger, u user) *node {
+	key := name + " " + master
+	nodesMu.Lock()
+	nd := nodes[key]
+	if nd == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		nd = &node{key: key, name: name, master: master, log: log, every: checkEvery, cancel: cancel, done: make(chan struct{})}
+		nodes[key] = nd
+		nd.mu.Lock()
+		nd.users = append(nd.users, u)
+		nd.connect()
+		nd.mu.Unlock()
+		nodesMu.Unlock()
+		go nd.watch(ctx)
+		return nd
+	}
+	nd.mu.Lock()
+	nodesMu.Unlock()
+	defer nd.mu.Unlock()
+	nd.users = append(nd.users, u)
+	if nd.n != nil {
+		if err := u.attach(nd.n); err != nil {
+			// A registration the master refused: made again at the next
+			// check, with the others.
+			nd.log.Warn("ROS registration failed; retrying", zap.String("node", nd.name), zap.Error(err))
+			nd.reset()
+		}
+	}
+	return nd
+}
+
+// leave ends u's use of the node: its registrations are closed, and the
+// node with its last user.
+func (nd *node) leave(u user) {
+	nodesMu.Lock()
+	nd.mu.Lock()
+	i := slices.Index(nd.users, u)
+	if i < 0 {
+		nd.mu.Unlock()
+		nodesMu.Unlock()
+		return
+	}
+	nd.users = slices.Delete(nd.users, i, i+1)
+	if nd.n != nil {
+		u.detach()
+	}
+	last := len(nd.users) == 0
+	if last {
+		delete(nodes, nd.key)
+	}
+	nd.mu.Unlock()
+	nodesMu.Unlock()
+	if !last {
+		return
+	}
+	nd.cancel()
+	<-nd.done
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if nd.n != nil {
+		nd.n.Close()
+		nd.n = nil
+	}
+}
+
+// connect makes the node and registers every user; nd.mu is held. It
+// logs a master out of reach once per outage.
+func (nd *node) connect() bool {
+	n, err := goroslib.NewNode(goroslib.NodeConf{Name: nd.name, MasterAddress: nd.master, Host: "127.0.0.1",
+		// goroslib's own messages go to seat's log, not to the console.
+		LogDestinations: goroslib.LogDestinationCallback,
+		OnLog: func(level goroslib.LogLevel, msg string) {
+			if level >= goroslib.LogLevelWarn {
+				nd.log.Warn("ROS: "+msg, zap.String("node", nd.name))
+			} else {
+				nd.log.Debug("ROS: "+msg, zap.String("node", nd.name))
+			}
+		}})
+	if err == nil {
+		nd.n = n
+		for i, u := range nd.users {
+			if err = u.attach(n); err != nil {
+				for _, v := range nd.users[:i] {
+					v.detach()
+				}
+				n.Close()
+				nd.n = nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		if !nd.failing {
+			nd.failing = true
+			nd.log.Warn("ROS master not reachable; retrying in the background", zap.String("master", nd.master), zap.String("node", nd.name), zap.Error(err))
+		}
+		return false
+	}
+	if nd.failing {
+		nd.failing = false
+		nd.log.Info("connected to the ROS master", zap.String("master", nd.master), zap.String("node", nd.name))
+	}
+	return true
+}
+
+// reset closes the node and its users' registrations; nd.mu is held.
+func (nd *node) reset() {
+	if nd.n == nil {
+		return
+	}
+	for _, u := range nd.users {
+		u.detach()
+	}
+	nd.n.Close()
+	nd.n = nil
+}
+
+// watch keeps the node registered until ctx ends: it connects with
+// back-off while the master cannot be reached, and asks the master every
+// checkEvery whether it still knows the node. A master that was
+// restarted does not: the node is made again, and its users register
+// again.
+func (nd *node) watch(ctx context.Context) {
+	defer close(nd.done)
+	master := apimaster.NewClient(nd.master, "/"+nd.name+"_watch", &http.Client{Timeout: 2 * time.Second})
+	wait := backoffMin
+	for {
+		nd.mu.Lock()
+		connected := nd.n != nil
+		nd.mu.Unlock()
+		delay := nd.every
+		if !connected {
+			delay = wait
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		nd.mu.Lock()
+		if nd.n == nil {
+			if nd.connect() {
+				wait = backoffMin
+			} else {
+				wait = min(2*wait, backoffMax)
+			}
+			nd.mu.Unlock()
+			continue
+		}
+		nd.mu.Unlock()
+		_, err := master.LookupNode("/" + nd.name)
+		switch {
+		case err == nil:
+			nd.mu.Lock()
+			if nd.failing {
+				nd.failing = false
+				nd.log.Info("the ROS master answers again", zap.String("master", nd.master), zap.String("node", nd.name))
+			}
+			nd.mu.Unlock()
+		case strings.Contains(err.Error(), "(code -1)"): // rosmaster: "unknown node"
+			// The master answers but does not know the node: restarted.
+			nd.mu.Lock()
+			nd.log.Warn("the ROS master no longer knows this node (restarted?); registering again", zap.String("master", nd.master), zap.String("node", nd.name))
+			nd.reset()
+			nd.failing = false
+			nd.connect()
+			nd.mu.Unlock()
+		default:
+			nd.mu.Lock()
+			if !nd.failing {
+				nd.failing = true
+				nd.log.Warn("the ROS master does not answer; waiting for it", zap.String("master", nd.master), zap.String("node", nd.name), zap.Error(err))
+			}
+			nd.mu.Unlock()
+		}
+	}
+}
