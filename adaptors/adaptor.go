@@ -35,8 +35,9 @@ type Event struct {
 	// Data is a structured message (a ROS message other than a
 	// std_msgs/String) as plain values: map[string]any keyed by field
 	// name, []any, int64, float64, string and bool. Text then holds the
-	// same message as JSON, for logs and records; keyed rules do not
-	// match it, key-less ones do, and scripts read it as a table
+	// same message as JSON, for logs and records; keyed rules match its
+	// Key when it has one (a ROS service request's "ros_service") and do
+	// not see it otherwise; key-less rules do; scripts read it as a table
 	// (event.data, rtc_in_data). nil for a line of text.
 	Data any
 	// Retained marks an MQTT message the broker kept for the topic and
@@ -202,6 +203,23 @@ type TopicSender interface {
 // *InvalidMessageError, and nothing is sent.
 type MessageSender interface {
 	SendMessage(v any) error
+}
+
+// Caller is implemented by adaptors that call a service and wait for its
+// answer (ROS's ros_client): seat.call(adaptor, table). v and the answer
+// are plain values; a value that does not fit the request is an
+// *InvalidMessageError. Call returns when ctx ends, with its error.
+type Caller interface {
+	Call(ctx context.Context, v any) (any, error)
+}
+
+// Answerer is implemented by connections that stand for one request
+// waiting for its answer (a ROS service request): a script's result
+// answers it, as seat.reply does.
+type Answerer interface {
+	Conn
+	MessageSender
+	Answered() bool
 }
 
 // InvalidMessageError is a value that does not fit a message type; the

@@ -4,6 +4,7 @@ package interpreter
 // through the adaptors.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
 )
@@ -96,7 +98,11 @@ func (m *Machine) runScript(a *seatml.Action, cc *callCtx) bool {
 		}
 		result = v
 	}
-	if a.SendTo == "" || result == lua.LNil {
+	if result == lua.LNil {
+		return true
+	}
+	if a.SendTo == "" {
+		m.answerRequest(cc, result, a)
 		return true
 	}
 	text, ok := toText(result)
@@ -106,6 +112,28 @@ func (m *Machine) runScript(a *seatml.Action, cc *callCtx) bool {
 	}
 	m.send(a.SendTo, text, &a.Pos)
 	return true
+}
+
+// answerRequest makes a script's result the answer to the request the event
+// stands for (a ROS service request, eSEAT's __retval__), when it has
+// not been answered yet.
+func (m *Machine) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
+	if cc.ev == nil {
+		return
+	}
+	req, ok := cc.ev.From.(adaptors.Answerer)
+	if !ok || req.Answered() {
+		return
+	}
+	data, err := luadm.FromLua(result)
+	if err == nil {
+		text, _ := json.Marshal(data) // FromLua's values have no NaN that matters here
+		m.observeReply(string(text))
+		err = req.SendMessage(data)
+	}
+	if err != nil {
+		m.scriptFailed(&ScriptError{File: a.Pos.File, Line: a.Pos.Line, Msg: "the result does not answer the request: " + err.Error()}, "script")
+	}
 }
 
 func (m *Machine) scriptFailed(err error, what string) {

@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -344,6 +345,7 @@ func (m *Machine) installAPI() {
 	fns := map[string]lua.LGFunction{
 		"send":       m.luaSend,
 		"publish":    m.luaPublish,
+		"call":       m.luaCall,
 		"reply":      m.luaReply,
 		"transition": m.luaTransition(seatml.TransGoto),
 		"push":       m.luaTransition(seatml.TransPush),
@@ -425,25 +427,15 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 		m.send(name, luaText(L, 2), luaWhere{m, L})
 		return 0
 	}
-	data, err := luadm.FromLua(t)
-	if err != nil {
-		L.ArgError(2, err.Error())
-	}
-	text, err := json.Marshal(data)
-	if err != nil {
-		L.ArgError(2, err.Error()) // NaN or an infinity
-	}
+	data, text := luaMessage(L, 2, t)
 	var bad error
-	m.sendWith(name, string(text), luaWhere{m, L}, func(a adaptors.Adaptor) error {
-		ms, ok := a.(adaptors.MessageSender)
-		if !ok {
-			return a.Send(string(text))
+	m.sendWith(name, text, luaWhere{m, L}, func(a adaptors.Adaptor) error {
+		bad = sendMessage(a, data, text)
+		if errors.As(bad, new(*adaptors.InvalidMessageError)) {
+			return nil // a Lua error, below
 		}
-		err := ms.SendMessage(data)
-		if errors.As(err, new(*adaptors.InvalidMessageError)) {
-			bad = err
-			return nil
-		}
+		err := bad
+		bad = nil
 		return err
 	})
 	if bad != nil {
@@ -452,7 +444,110 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 	return 0
 }
 
+// luaCall is seat.call(adaptor, request [, seconds]): it calls the
+// service of a ros_client and returns its response as a table, or nil and
+// what went wrong (no answer within the time limit, the service gone).
+// The request is a table (a sequence fills the fields in order, names by
+// name), or, as eSEAT's callRosService took them, the fields' values in
+// order: seat.call("add_two_ints", 1, 2). The call waits at most seconds,
+// and never beyond the script's own time limit, which it counts against.
+func (m *Machine) luaCall(L *lua.LState) int {
+	name := m.luaAdaptor(L, "seat.call")
+	var data any
+	var limit time.Duration
+	if t, ok := L.Get(2).(*lua.LTable); ok && L.GetTop() <= 3 {
+		data, _ = luaMessage(L, 2, t)
+		if L.GetTop() == 3 {
+			limit = time.Duration(float64(L.CheckNumber(3)) * float64(time.Second))
+		}
+	} else {
+		var fields []any
+		for i := 2; i <= L.GetTop(); i++ {
+			v, err := luadm.FromLua(L.Get(i))
+			if err != nil {
+				L.ArgError(i, err.Error())
+			}
+			fields = append(fields, v)
+		}
+		data = fields
+	}
+	m.adMu.RLock()
+	a := m.adaptors[name]
+	m.adMu.RUnlock()
+	c, ok := a.(adaptors.Caller)
+	switch {
+	case a == nil:
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("seat.call: adaptor %q is not open", name)))
+		return 2
+	case !ok:
+		L.RaiseError("seat.call: %q is not an adaptor that calls a service (a ros_client)", name)
+	}
+	ctx := L.Context() // cancelled when the script overruns its limit
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	if m.tracing() {
+		m.trace("call:" + name)
+	}
+	res, err := c.Call(ctx, data)
+	if errors.As(err, new(*adaptors.InvalidMessageError)) {
+		L.RaiseError("seat.call(%q): %v", name, err)
+	}
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("seat.call(%q): %v", name, err)))
+		return 2
+	}
+	L.Push(luadm.ToLua(L, res))
+	return 1
+}
+
+// luaMessage is table argument n as plain values and as JSON text; a
+// value JSON cannot hold (a table that contains itself, NaN) is an
+// argument error.
+func luaMessage(L *lua.LState, n int, t *lua.LTable) (data any, text string) {
+	data, err := luadm.FromLua(t)
+	if err != nil {
+		L.ArgError(n, err.Error())
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		L.ArgError(n, err.Error())
+	}
+	return data, string(b)
+}
+
+// sendMessage sends a message given as plain values: a MessageSender
+// (a ROS adaptor, a service request) fills its type from them; anything
+// else gets the JSON text.
+func sendMessage(to interface{ Send(string) error }, data any, text string) error {
+	if ms, ok := to.(adaptors.MessageSender); ok {
+		return ms.SendMessage(data)
+	}
+	return to.Send(text)
+}
+
 func (m *Machine) luaReply(L *lua.LState) int {
+	if t, ok := L.Get(1).(*lua.LTable); ok && m.cc != nil && m.cc.ev != nil && m.cc.ev.From != nil {
+		// A table answers a request with a message (a ROS service's
+		// response), or goes to the peer as JSON text.
+		data, text := luaMessage(L, 1, t)
+		m.observeReply(text)
+		err := sendMessage(m.cc.ev.From, data, text)
+		if errors.As(err, new(*adaptors.InvalidMessageError)) {
+			L.RaiseError("seat.reply: %v", err)
+		}
+		if err != nil {
+			m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))
+		}
+		return 0
+	}
 	text := luaText(L, 1)
 	if (m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil) && m.opts.session != nil {
 		// In a session, onentry, timers and the like answer its own peer.
@@ -462,6 +557,15 @@ func (m *Machine) luaReply(L *lua.LState) int {
 	if m.cc == nil || m.cc.ev == nil || m.cc.ev.From == nil {
 		L.RaiseError("seat.reply: the current event has no connection to reply to")
 	}
+	m.observeReply(text)
+	if err := m.cc.ev.From.Send(text); err != nil {
+		m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))
+	}
+	return 0
+}
+
+// observeReply traces and records a reply to the current event's peer.
+func (m *Machine) observeReply(text string) {
 	if m.tracing() {
 		m.trace("reply:" + m.cc.ev.Source + ":" + text)
 	}
@@ -469,10 +573,6 @@ func (m *Machine) luaReply(L *lua.LState) int {
 		m.observe(Record{Kind: RecOut, Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
 	}
 	m.sent = true
-	if err := m.cc.ev.From.Send(text); err != nil {
-		m.log.Warn("reply not sent", zap.String("to", m.cc.ev.From.String()), zap.Error(err))
-	}
-	return 0
 }
 
 func luaText(L *lua.LState, n int) string {

@@ -84,12 +84,12 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 		// the text up to its first comma (the speech result "はい,0.93" is
 		// looked up as "はい"); scripts read it as event.lookup.
 		cc.lookup = ev.Text
-		if ev.Source == "memory" || ev.Source == "motion" || ev.Source == seatml.InternalSource {
+		if ev.Key != "" || ev.Source == "memory" || ev.Source == "motion" || ev.Source == seatml.InternalSource {
 			cc.lookup = ev.Key
 		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
 			cc.lookup = cc.lookup[:i]
 		}
-		if ev.Data == nil { // a structured message goes to key-less rules only
+		if ev.Data == nil || ev.Key != "" { // a structured message without a key goes to key-less rules only
 			ran = m.matchKeyed(cc, ev.Source, cc.lookup)
 		}
 	}

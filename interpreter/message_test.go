@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seatml/seat/adaptors"
@@ -66,4 +67,49 @@ func TestPublishErrors(t *testing.T) {
 			t.Errorf("%s: sent %q", c.in, s)
 		}
 	}
+}
+
+// TestReplyAndCallInProcess: seat.reply with a table answers a plain peer
+// with JSON; seat.call on an adaptor that calls no service is a Lua error
+// naming it, and a script's result goes to no one when the event is not
+// a request.
+func TestReplyAndCallInProcess(t *testing.T) {
+	h := start(t, doc("", `<state name="s">
+  <rule><key>json</key><script>seat.reply({ok = true, n = 2})</script></rule>
+  <rule><key>call</key><script>seat.call("chat", 1, 2)</script></rule>
+  <rule><key>result</key><script>return 42</script></rule>
+</state>`))
+	peer := &recordingConn{}
+	for _, in := range []string{"json", "call", "result"} {
+		if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "chat", Text: in, From: peer}); err != nil {
+			t.Fatal(err)
+		}
+		h.sync()
+	}
+	if got := peer.sent(); !slices.Equal(got, []string{`{"n":2,"ok":true}`}) {
+		t.Errorf("the peer got %q", got)
+	}
+	if got := strings.Join(h.logged(0), "\n"); !strings.Contains(got, `seat.call: "chat" is not an adaptor that calls a service (a ros_client)`) {
+		t.Errorf("logged %s", got)
+	}
+}
+
+// recordingConn is a peer connection that keeps what it is sent.
+type recordingConn struct {
+	mu   sync.Mutex
+	text []string
+}
+
+func (c *recordingConn) Send(s string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.text = append(c.text, s)
+	return nil
+}
+func (c *recordingConn) String() string { return "peer" }
+func (c *recordingConn) Peer() string   { return "127.0.0.1:1" }
+func (c *recordingConn) sent() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.text)
 }

@@ -296,30 +296,45 @@ var AdaptorTypes = map[string]AdaptorType{
 		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
 		"sessionidle": {Kind: NonNegInt},
 	}},
-	// ROS 1 topics (docs/ros.md): the topic is the adaptor's name.
-	"ros_pub":  {Attrs: rosAttrs(map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
-	"ros_sub":  {Attrs: rosAttrs(nil)},
-	"rtcin":    {Ignored: true},
-	"rtcout":   {Ignored: true},
-	"provider": {Ignored: true},
-	"consumer": {Ignored: true},
-	"ros_*":    {Ignored: true},
+	// ROS 1 (docs/ros.md): a topic is the adaptor's name, a service too
+	// unless service= says otherwise.
+	"ros_pub":    {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
+	"ros_sub":    {Attrs: rosAttrs(topicAttrs, nil)},
+	"ros_server": {Attrs: rosAttrs(serviceAttrs, map[string]AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}})},
+	"ros_client": {Attrs: rosAttrs(serviceAttrs, nil)},
+	"rtcin":      {Ignored: true},
+	"rtcout":     {Ignored: true},
+	"provider":   {Ignored: true},
+	"consumer":   {Ignored: true},
+	"ros_*":      {Ignored: true},
 }
 
-// rosAttrs are the attributes of every ROS adaptor, with a type's own:
-// the message type, the master (else ROS_MASTER_URI), and eSEAT's
-// Python-only attributes, accepted with a warning saying what to write.
-func rosAttrs(own map[string]AttrSpec) map[string]AttrSpec {
-	m := map[string]AttrSpec{
+// The attributes of ROS topic and service adaptors.
+var (
+	topicAttrs = map[string]AttrSpec{
 		"datatype": {},
 		"topic":    {}, // else the adaptor's name, eSEAT's way (name="/chatter")
+	}
+	serviceAttrs = map[string]AttrSpec{
+		"service":      {}, // else the adaptor's name
+		"service_type": {Required: true},
+	}
+)
+
+// rosAttrs are the attributes of every ROS adaptor, with a kind's and a
+// type's own: the master (else ROS_MASTER_URI), and eSEAT's Python-only
+// attributes, accepted with a warning saying what to write.
+func rosAttrs(kind, own map[string]AttrSpec) map[string]AttrSpec {
+	m := map[string]AttrSpec{
 		"master":   {},
 		"callback": {Ignored: `attribute "callback" names a Python function in eSEAT; write a <rule source="ADAPTOR"> instead (docs/ros.md); ignored`},
 		"impl":     {Ignored: `attribute "impl" names Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
 		"file":     {Ignored: `attribute "file" loads Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
 	}
-	for k, v := range own {
-		m[k] = v
+	for _, attrs := range []map[string]AttrSpec{kind, own} {
+		for k, v := range attrs {
+			m[k] = v
+		}
 	}
 	return m
 }

@@ -54,6 +54,10 @@ func init() {
 	check := adaptors.Check{Decl: checkTopic, Message: checkMessage}
 	adaptors.RegisterCheck("ros_pub", check)
 	adaptors.RegisterCheck("ros_sub", adaptors.Check{Decl: checkTopic})
+	adaptors.Register("ros_server", NewServer)
+	adaptors.Register("ros_client", NewClient)
+	adaptors.RegisterCheck("ros_server", adaptors.Check{Decl: checkService})
+	adaptors.RegisterCheck("ros_client", adaptors.Check{Decl: checkService})
 }
 
 // topicType is the message type of a topic adaptor's declaration.

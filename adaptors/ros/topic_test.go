@@ -30,11 +30,19 @@ func (s sink) EndOfInput(string) {}
 
 func open(t *testing.T, m *rostest.Master, name string, pub bool, attrs map[string]string) (adaptors.Adaptor, sink) {
 	t.Helper()
+	return openWith(t, m, func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, pub) }, name, attrs)
+}
+
+// openWith builds an adaptor of behavior "svc" on m's master with the
+// factory, and opens it on a sink of its own; it is closed when the test
+// ends.
+func openWith(t *testing.T, m *rostest.Master, factory adaptors.Factory, name string, attrs map[string]string) (adaptors.Adaptor, sink) {
+	t.Helper()
 	a := map[string]string{"master": m.URI}
 	for k, v := range attrs {
 		a[k] = v
 	}
-	ad, err := NewTopic(adaptors.Config{Name: name, Attrs: a}, pub)
+	ad, err := factory(adaptors.Config{Behavior: "svc", Name: name, Attrs: a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,10 +260,31 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{map[string]string{}, true, "no ROS master: set ROS_MASTER_URI (http://127.0.0.1:11311) or the adaptor's master attribute"},
 		{map[string]string{"master": "http://127.0.0.1"}, true, `ROS master "http://127.0.0.1": give http://HOST:PORT`},
-		{map[string]string{"master": "127.0.0.1:11311", "datatype": "sensor_msgs/Joi"}, false, `message type "sensor_msgs/Joi" not found; searched /usr/share/sensor_msgs/msg/Joi.msg; did you mean sensor_msgs/Joy?`},
+		{map[string]string{"master": "127.0.0.1:11311", "datatype": "sensor_msgs/Joi"}, false, `message type "sensor_msgs/Joi" not found; searched ../../testdata/ros/sensor_msgs/msg/Joi.msg, /usr/share/sensor_msgs/msg/Joi.msg; did you mean sensor_msgs/Joy?`},
 	} {
 		if _, err := NewTopic(adaptors.Config{Name: "x", Attrs: c.attrs}, c.pub); err == nil || err.Error() != c.want {
 			t.Errorf("%v:\n got %v\nwant %s", c.attrs, err, c.want)
+		}
+	}
+}
+
+// TestBigMessageRefused: a message over goroslib's 16 MiB limit (here
+// 20 MB from rospy) is refused, not read into memory, and the messages
+// after it still arrive.
+func TestBigMessageRefused(t *testing.T) {
+	m := rostest.Start(t)
+	_, s := open(t, m, "/big", false, nil)
+	m.Peer(t, "publish_big", "/big", "20000000")
+	deadline := time.After(30 * time.Second)
+	for small := 0; small < 2; {
+		select {
+		case ev := <-s:
+			if ev.Text != "small" {
+				t.Fatalf("a message of %d bytes was delivered", len(ev.Text))
+			}
+			small++
+		case <-deadline:
+			t.Fatalf("%d small messages within 30 s", small)
 		}
 	}
 }

@@ -141,3 +141,55 @@ func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
 		t.Errorf("rosnode list: %v\n%s", err, out)
 	}
 }
+
+// TestROSServicesOnTheRealBinary: eSEAT's add_two_ints_server3 in Lua is
+// called by a rospy client (the tutorial's AddTwoInts), a SetBool served
+// with seat.reply is called by rosservice, and seat.call calls a rospy
+// AddTwoInts server from a rule fired by Japanese text, its sum published
+// for rostopic echo.
+func TestROSServicesOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	tutorials, _ := filepath.Abs("../../testdata/ros")
+	t.Setenv("ROS_PACKAGE_PATH", tutorials)
+	m.Peer(t, "serve_add_two_ints", "/rospy_add")
+	f := filepath.Join(t.TempDir(), "services.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="RosService">
+  <adaptor name="add_two_ints" type="ros_server" service_type="rospy_tutorials.AddTwoInts"/>
+  <adaptor name="/set_led" type="ros_server" service_type="std_srvs/SetBool"/>
+  <adaptor name="rospy_add" type="ros_client" service_type="rospy_tutorials/AddTwoInts"/>
+  <adaptor name="/ask" type="ros_sub"/>
+  <adaptor name="/answer" type="ros_pub"/>
+</general>
+<state name="main_mode">
+  <rule source="add_two_ints"><key>ros_service</key><script>
+    return rtc_in_data.a + rtc_in_data.b
+  </script></rule>
+  <rule source="/set_led"><key>ros_service</key><script>
+    seat.reply({success = true, message = event.data.data and "点けました" or "消しました"})
+  </script></rule>
+  <rule source="/ask"><key>(\d+)たす(\d+)</key><script>
+    local res, err = seat.call("rospy_add", tonumber(event.captures[1]), tonumber(event.captures[2]))
+    seat.send("/answer", res and ("答えは" .. res.sum) or err)
+  </script></rule>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, log := startSeat(t, "run", f)
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "main_mode"`) })
+
+	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "2")(); !strings.Contains(out, "sum 42") {
+		t.Errorf("rospy's AddTwoInts client printed:\n%s\nseat logged:\n%s", out, log.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := m.Command(ctx, "rosservice", "call", "/set_led", "data: true").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `message: "\u70B9\u3051\u307E\u3057\u305F"`) { // 点けました
+		t.Errorf("rosservice call: %v\n%s\nseat logged:\n%s", err, out, log.String())
+	}
+	m.Publish(t, "ask", "std_msgs/String", "data: 40たす2")
+	got := m.EchoOne(t, "answer", func() {})
+	if want := `data: "\u7B54\u3048\u306F42"`; !strings.Contains(got, want) { // 答えは42
+		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
+	}
+}

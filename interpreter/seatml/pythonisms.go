@@ -14,7 +14,7 @@ import (
 // checker tells them from eSEAT-only names. TestSeatAPIListIsTheTable
 // keeps it equal to what installAPI defines.
 var SeatAPI = []string{
-	"send", "publish", "reply", "transition", "push", "pop", "raise", "state", "timeout", "reset_timer", "log", "now", "exit",
+	"send", "publish", "call", "reply", "transition", "push", "pop", "raise", "state", "timeout", "reset_timer", "log", "now", "exit",
 	"get_entry", "set_entry", "get_text", "set_text", "append_text", "clear_text",
 	"get", "set", "set_timed", "motion", "subscribe", "unsubscribe",
 	"sendto", "getEntry", "setEntry", "appendText", "clearText",
@@ -23,9 +23,10 @@ var SeatAPI = []string{
 // ESEATRenames maps eSEAT's seat methods that seat has under another name
 // (same arguments) to that name; seat port renames them.
 var ESEATRenames = map[string]string{
-	"stateTransfer": "transition", // eSEAT core.py stateTransfer(newstate)
-	"setTimeout":    "timeout",    // setTimeout(sec)
-	"ros_publish":   "publish",    // RosAdaptor ros_publish(name, value)
+	"stateTransfer":  "transition", // eSEAT core.py stateTransfer(newstate)
+	"setTimeout":     "timeout",    // setTimeout(sec)
+	"ros_publish":    "publish",    // RosAdaptor ros_publish(name, value)
+	"callRosService": "call",       // callRosService(name, *args)
 }
 
 // ESEATMethod reports whether name is a method of eSEAT's seat object

@@ -17,6 +17,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/shape_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sound_play"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/stereo_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
@@ -263,4 +264,64 @@ var compiled = map[string]any{
 	"visualization_msgs/Marker":                    visualization_msgs.Marker{},
 	"visualization_msgs/MarkerArray":               visualization_msgs.MarkerArray{},
 	"visualization_msgs/MenuEntry":                 visualization_msgs.MenuEntry{},
+}
+
+// compiledServices holds the 55 service types goroslib ships compiled, by
+// ROS name: their request and response.
+var compiledServices = map[string][2]any{
+	"control_msgs/QueryCalibrationState":  {control_msgs.QueryCalibrationStateReq{}, control_msgs.QueryCalibrationStateRes{}},
+	"control_msgs/QueryTrajectoryState":   {control_msgs.QueryTrajectoryStateReq{}, control_msgs.QueryTrajectoryStateRes{}},
+	"diagnostic_msgs/AddDiagnostics":      {diagnostic_msgs.AddDiagnosticsReq{}, diagnostic_msgs.AddDiagnosticsRes{}},
+	"diagnostic_msgs/SelfTest":            {diagnostic_msgs.SelfTestReq{}, diagnostic_msgs.SelfTestRes{}},
+	"geographic_msgs/GetGeoPath":          {geographic_msgs.GetGeoPathReq{}, geographic_msgs.GetGeoPathRes{}},
+	"geographic_msgs/GetGeographicMap":    {geographic_msgs.GetGeographicMapReq{}, geographic_msgs.GetGeographicMapRes{}},
+	"geographic_msgs/GetRoutePlan":        {geographic_msgs.GetRoutePlanReq{}, geographic_msgs.GetRoutePlanRes{}},
+	"geographic_msgs/UpdateGeographicMap": {geographic_msgs.UpdateGeographicMapReq{}, geographic_msgs.UpdateGeographicMapRes{}},
+	"mavros_msgs/CommandAck":              {mavros_msgs.CommandAckReq{}, mavros_msgs.CommandAckRes{}},
+	"mavros_msgs/CommandBool":             {mavros_msgs.CommandBoolReq{}, mavros_msgs.CommandBoolRes{}},
+	"mavros_msgs/CommandHome":             {mavros_msgs.CommandHomeReq{}, mavros_msgs.CommandHomeRes{}},
+	"mavros_msgs/CommandInt":              {mavros_msgs.CommandIntReq{}, mavros_msgs.CommandIntRes{}},
+	"mavros_msgs/CommandLong":             {mavros_msgs.CommandLongReq{}, mavros_msgs.CommandLongRes{}},
+	"mavros_msgs/CommandTOL":              {mavros_msgs.CommandTOLReq{}, mavros_msgs.CommandTOLRes{}},
+	"mavros_msgs/CommandTriggerControl":   {mavros_msgs.CommandTriggerControlReq{}, mavros_msgs.CommandTriggerControlRes{}},
+	"mavros_msgs/CommandTriggerInterval":  {mavros_msgs.CommandTriggerIntervalReq{}, mavros_msgs.CommandTriggerIntervalRes{}},
+	"mavros_msgs/CommandVtolTransition":   {mavros_msgs.CommandVtolTransitionReq{}, mavros_msgs.CommandVtolTransitionRes{}},
+	"mavros_msgs/FileChecksum":            {mavros_msgs.FileChecksumReq{}, mavros_msgs.FileChecksumRes{}},
+	"mavros_msgs/FileClose":               {mavros_msgs.FileCloseReq{}, mavros_msgs.FileCloseRes{}},
+	"mavros_msgs/FileList":                {mavros_msgs.FileListReq{}, mavros_msgs.FileListRes{}},
+	"mavros_msgs/FileMakeDir":             {mavros_msgs.FileMakeDirReq{}, mavros_msgs.FileMakeDirRes{}},
+	"mavros_msgs/FileOpen":                {mavros_msgs.FileOpenReq{}, mavros_msgs.FileOpenRes{}},
+	"mavros_msgs/FileRead":                {mavros_msgs.FileReadReq{}, mavros_msgs.FileReadRes{}},
+	"mavros_msgs/FileRemove":              {mavros_msgs.FileRemoveReq{}, mavros_msgs.FileRemoveRes{}},
+	"mavros_msgs/FileRemoveDir":           {mavros_msgs.FileRemoveDirReq{}, mavros_msgs.FileRemoveDirRes{}},
+	"mavros_msgs/FileRename":              {mavros_msgs.FileRenameReq{}, mavros_msgs.FileRenameRes{}},
+	"mavros_msgs/FileTruncate":            {mavros_msgs.FileTruncateReq{}, mavros_msgs.FileTruncateRes{}},
+	"mavros_msgs/FileWrite":               {mavros_msgs.FileWriteReq{}, mavros_msgs.FileWriteRes{}},
+	"mavros_msgs/LogRequestData":          {mavros_msgs.LogRequestDataReq{}, mavros_msgs.LogRequestDataRes{}},
+	"mavros_msgs/LogRequestEnd":           {mavros_msgs.LogRequestEndReq{}, mavros_msgs.LogRequestEndRes{}},
+	"mavros_msgs/LogRequestList":          {mavros_msgs.LogRequestListReq{}, mavros_msgs.LogRequestListRes{}},
+	"mavros_msgs/MessageInterval":         {mavros_msgs.MessageIntervalReq{}, mavros_msgs.MessageIntervalRes{}},
+	"mavros_msgs/MountConfigure":          {mavros_msgs.MountConfigureReq{}, mavros_msgs.MountConfigureRes{}},
+	"mavros_msgs/ParamGet":                {mavros_msgs.ParamGetReq{}, mavros_msgs.ParamGetRes{}},
+	"mavros_msgs/ParamPull":               {mavros_msgs.ParamPullReq{}, mavros_msgs.ParamPullRes{}},
+	"mavros_msgs/ParamPush":               {mavros_msgs.ParamPushReq{}, mavros_msgs.ParamPushRes{}},
+	"mavros_msgs/ParamSet":                {mavros_msgs.ParamSetReq{}, mavros_msgs.ParamSetRes{}},
+	"mavros_msgs/SetMavFrame":             {mavros_msgs.SetMavFrameReq{}, mavros_msgs.SetMavFrameRes{}},
+	"mavros_msgs/SetMode":                 {mavros_msgs.SetModeReq{}, mavros_msgs.SetModeRes{}},
+	"mavros_msgs/StreamRate":              {mavros_msgs.StreamRateReq{}, mavros_msgs.StreamRateRes{}},
+	"mavros_msgs/VehicleInfoGet":          {mavros_msgs.VehicleInfoGetReq{}, mavros_msgs.VehicleInfoGetRes{}},
+	"mavros_msgs/WaypointClear":           {mavros_msgs.WaypointClearReq{}, mavros_msgs.WaypointClearRes{}},
+	"mavros_msgs/WaypointPull":            {mavros_msgs.WaypointPullReq{}, mavros_msgs.WaypointPullRes{}},
+	"mavros_msgs/WaypointPush":            {mavros_msgs.WaypointPushReq{}, mavros_msgs.WaypointPushRes{}},
+	"mavros_msgs/WaypointSetCurrent":      {mavros_msgs.WaypointSetCurrentReq{}, mavros_msgs.WaypointSetCurrentRes{}},
+	"nav_msgs/GetMap":                     {nav_msgs.GetMapReq{}, nav_msgs.GetMapRes{}},
+	"nav_msgs/GetPlan":                    {nav_msgs.GetPlanReq{}, nav_msgs.GetPlanRes{}},
+	"nav_msgs/LoadMap":                    {nav_msgs.LoadMapReq{}, nav_msgs.LoadMapRes{}},
+	"nav_msgs/SetMap":                     {nav_msgs.SetMapReq{}, nav_msgs.SetMapRes{}},
+	"sensor_msgs/SetCameraInfo":           {sensor_msgs.SetCameraInfoReq{}, sensor_msgs.SetCameraInfoRes{}},
+	"std_srvs/Empty":                      {std_srvs.EmptyReq{}, std_srvs.EmptyRes{}},
+	"std_srvs/SetBool":                    {std_srvs.SetBoolReq{}, std_srvs.SetBoolRes{}},
+	"std_srvs/Trigger":                    {std_srvs.TriggerReq{}, std_srvs.TriggerRes{}},
+	"tf/FrameGraph":                       {tf.FrameGraphReq{}, tf.FrameGraphRes{}},
+	"tf2_msgs/FrameGraph":                 {tf2_msgs.FrameGraphReq{}, tf2_msgs.FrameGraphRes{}},
 }

@@ -128,6 +128,15 @@ func (r *Registry) definition(name, kind, dir string, n int) (pkg, typ, path str
 		return "", "", "", nil, &NotFoundError{Type: name, Kind: kind, Problem: "a " + kind + " type is written pkg/Type"}
 	}
 	path, text, tried, err := r.find(pkg, typ, dir, "."+dir)
+	if parts, ok := compiledServices[pkg+"/"+typ]; ok && kind == "service" && os.IsNotExist(err) {
+		// No definition file: goroslib's compiled type gives the text.
+		path = "goroslib's compiled " + pkg + "/" + typ
+		var req, res []byte
+		if req, err = compiledText(parts[0]); err == nil {
+			res, err = compiledText(parts[1])
+		}
+		text = []byte(string(req) + "\n---\n" + string(res))
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			return "", "", "", nil, &NotFoundError{Type: pkg + "/" + typ, Kind: kind, Tried: tried, Suggest: r.near(pkg, typ, dir, "."+dir)}

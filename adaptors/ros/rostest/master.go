@@ -7,10 +7,13 @@ package rostest
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,4 +155,70 @@ func (m *Master) Publish(t testing.TB, topic, typ, value string) (stop func() st
 	}
 	t.Cleanup(func() { stop() })
 	return stop
+}
+
+//go:embed peers.py
+var peers []byte
+
+// Peer runs one of the rospy peers of peers.py (mode and its arguments)
+// under /usr/bin/python3 until the test ends. A serving peer is waited
+// for until it prints "ready". The function it returns waits for the
+// peer to end and returns what it printed; it fails the test after 30 s.
+func (m *Master) Peer(t testing.TB, mode string, args ...string) (wait func() string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "peers.py")
+	if err := os.WriteFile(file, peers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := m.Command(ctx, "/usr/bin/python3", append([]string{file, mode}, args...)...)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if strings.HasPrefix(mode, "serve_") {
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(out.String(), "ready") {
+			select {
+			case <-done:
+				t.Fatalf("peer %s ended: %s", mode, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("peer %s not ready within 30 s: %s", mode, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return func() string {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("peer %s did not end within 30 s: %s", mode, out.String())
+		}
+		return out.String()
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
