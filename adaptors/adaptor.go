@@ -213,6 +213,14 @@ type Caller interface {
 	Call(ctx context.Context, v any) (any, error)
 }
 
+// Finisher is implemented by adaptors that work on one goal at a time
+// and end it (ROS's ros_action_server): seat.result(adaptor, value,
+// status). v is plain values; status is "succeeded", "aborted" or
+// "canceled".
+type Finisher interface {
+	Finish(v any, status string) error
+}
+
 // Answerer is implemented by connections that stand for one request
 // waiting for its answer (a ROS service request): a script's result
 // answers it, as seat.reply does.

@@ -346,6 +346,7 @@ func (m *Machine) installAPI() {
 		"send":       m.luaSend,
 		"publish":    m.luaPublish,
 		"call":       m.luaCall,
+		"result":     m.luaResult,
 		"reply":      m.luaReply,
 		"transition": m.luaTransition(seatml.TransGoto),
 		"push":       m.luaTransition(seatml.TransPush),
@@ -506,6 +507,36 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	}
 	L.Push(luadm.ToLua(L, res))
 	return 1
+}
+
+// luaResult is seat.result(adaptor, value [, status]): it ends the goal
+// an action server works on, with a result (a table, or nil for an empty
+// one) and a status: "succeeded" (the default), "aborted" or "canceled".
+// A goal that has ended, or none, is a Lua error, as is a value that does
+// not fit the result.
+func (m *Machine) luaResult(L *lua.LState) int {
+	name := m.luaAdaptor(L, "seat.result")
+	var data any
+	if t, ok := L.Get(2).(*lua.LTable); ok {
+		data, _ = luaMessage(L, 2, t)
+	} else if L.Get(2) != lua.LNil {
+		L.ArgError(2, "a table, or nil for an empty result, expected, got "+L.Get(2).Type().String())
+	}
+	status := L.OptString(3, "succeeded")
+	m.adMu.RLock()
+	a := m.adaptors[name]
+	m.adMu.RUnlock()
+	f, ok := a.(adaptors.Finisher)
+	if !ok {
+		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
+	}
+	if m.tracing() {
+		m.trace("result:" + name + ":" + status)
+	}
+	if err := f.Finish(data, status); err != nil {
+		L.RaiseError("seat.result(%q): %v", name, err)
+	}
+	return 0
 }
 
 // luaMessage is table argument n as plain values and as JSON text; a

@@ -296,17 +296,19 @@ var AdaptorTypes = map[string]AdaptorType{
 		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
 		"sessionidle": {Kind: NonNegInt},
 	}},
-	// ROS 1 (docs/ros.md): a topic is the adaptor's name, a service too
-	// unless service= says otherwise.
-	"ros_pub":    {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
-	"ros_sub":    {Attrs: rosAttrs(topicAttrs, nil)},
-	"ros_server": {Attrs: rosAttrs(serviceAttrs, map[string]AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}})},
-	"ros_client": {Attrs: rosAttrs(serviceAttrs, nil)},
-	"rtcin":      {Ignored: true},
-	"rtcout":     {Ignored: true},
-	"provider":   {Ignored: true},
-	"consumer":   {Ignored: true},
-	"ros_*":      {Ignored: true},
+	// ROS 1 (docs/ros.md): a topic is the adaptor's name, a service or
+	// an action too unless service= or action_id= says otherwise.
+	"ros_pub":           {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
+	"ros_sub":           {Attrs: rosAttrs(topicAttrs, nil)},
+	"ros_server":        {Attrs: rosAttrs(serviceAttrs, map[string]AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}})},
+	"ros_client":        {Attrs: rosAttrs(serviceAttrs, nil)},
+	"ros_action_server": {Attrs: rosAttrs(actionAttrs, map[string]AttrSpec{"callback": {Ignored: `attribute "callback" names a Python goal handler in eSEAT; write <rule source="ADAPTOR"><key>ros_action</key>, with seat.publish for feedback and seat.result to end the goal (docs/ros.md); ignored`}})},
+	"ros_action_client": {Attrs: rosAttrs(actionAttrs, nil)},
+	"rtcin":             {Ignored: true},
+	"rtcout":            {Ignored: true},
+	"provider":          {Ignored: true},
+	"consumer":          {Ignored: true},
+	"ros_*":             {Ignored: true},
 }
 
 // The attributes of ROS topic and service adaptors.
@@ -318,6 +320,10 @@ var (
 	serviceAttrs = map[string]AttrSpec{
 		"service":      {}, // else the adaptor's name
 		"service_type": {Required: true},
+	}
+	actionAttrs = map[string]AttrSpec{
+		"action_id":   {}, // else the adaptor's name
+		"action_type": {Required: true},
 	}
 )
 

@@ -13,6 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
 	"go.uber.org/zap"
+
+	"github.com/seatml/seat/adaptors"
 )
 
 // A behavior is one ROS node, named general@name, shared by its ROS
@@ -257,3 +259,35 @@ func (nd *node) watch(ctx context.Context) {
 		}
 	}
 }
+
+// endpoint is what every ROS adaptor has: its name in the behavior, what
+// it is called on the ROS graph (a topic, service or action; by eSEAT's
+// convention the adaptor's name unless an attribute says otherwise), its
+// master, and the behavior's node.
+type endpoint struct {
+	name, remote string
+	master       string
+	nodeName     string
+	log          *zap.Logger
+	node         *node
+}
+
+// newEndpoint reads an adaptor's endpoint: remoteAttr names the attribute
+// that overrides the adaptor's name on the graph.
+func newEndpoint(cfg adaptors.Config, remoteAttr string) (endpoint, error) {
+	master, err := MasterAddress(cfg.Attrs)
+	if err != nil {
+		return endpoint{}, err
+	}
+	log := cfg.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	remote := cfg.Attrs[remoteAttr]
+	if remote == "" {
+		remote = cfg.Name
+	}
+	return endpoint{name: cfg.Name, remote: remote, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log}, nil
+}
+
+func (e *endpoint) Name() string { return e.name }

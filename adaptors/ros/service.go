@@ -49,19 +49,15 @@ func checkService(attrs map[string]string) []adaptors.Problem {
 	return nil
 }
 
-// service is what a ros_server and a ros_client share: the service's name
-// and type, and their node.
+// service is what a ros_server and a ros_client share: the service's
+// endpoint and type.
 type service struct {
-	name, srvName string
-	typ           *rosmsg.Service
-	master        string
-	nodeName      string
-	log           *zap.Logger
-	node          *node
+	endpoint
+	typ *rosmsg.Service
 }
 
 func newService(cfg adaptors.Config) (service, error) {
-	master, err := MasterAddress(cfg.Attrs)
+	e, err := newEndpoint(cfg, "service")
 	if err != nil {
 		return service{}, err
 	}
@@ -69,18 +65,8 @@ func newService(cfg adaptors.Config) (service, error) {
 	if err != nil {
 		return service{}, err
 	}
-	log := cfg.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	name := cfg.Attrs["service"]
-	if name == "" {
-		name = cfg.Name // eSEAT: the service defaults to the adaptor's name
-	}
-	return service{name: cfg.Name, srvName: name, typ: typ, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log}, nil
+	return service{endpoint: e, typ: typ}, nil
 }
-
-func (s *service) Name() string { return s.name }
 
 // server is a ros_server adaptor: it provides a service, and each request
 // is an event with key ros_service and the request as its data; the rule
@@ -154,9 +140,9 @@ func (a *server) attach(n *goroslib.Node) error {
 		return err
 	}
 	r := &registration{master: master, uri: "rosrpc://" + l.Addr().String(), l: l, conns: map[net.Conn]bool{}, callerID: callerID}
-	if err := master.RegisterService(absolute(a.srvName), r.uri, callerURL); err != nil {
+	if err := master.RegisterService(absolute(a.remote), r.uri, callerURL); err != nil {
 		l.Close()
-		return fmt.Errorf("registering service %s: %w", a.srvName, err)
+		return fmt.Errorf("registering service %s: %w", a.remote, err)
 	}
 	r.wg.Add(1)
 	go a.accept(r)
@@ -176,7 +162,7 @@ func (a *server) detach() {
 	if r == nil {
 		return
 	}
-	_ = r.master.UnregisterService(absolute(a.srvName), r.uri)
+	_ = r.master.UnregisterService(absolute(a.remote), r.uri)
 	r.mu.Lock()
 	r.closing = true
 	r.l.Close()
@@ -229,7 +215,7 @@ func (a *server) serve(r *registration, c net.Conn) {
 	}
 	if h.Md5sum != "*" && h.Md5sum != a.typ.MD5 {
 		a.refused.Add(1)
-		a.log.Warn("service client refused: it has another definition of the service (MD5)", zap.String("service", a.srvName),
+		a.log.Warn("service client refused: it has another definition of the service (MD5)", zap.String("service", a.remote),
 			zap.String("client", h.Callerid), zap.String("type", a.typ.Name), zap.String("want", a.typ.MD5), zap.String("got", h.Md5sum))
 		_ = t.WriteHeader(&prototcp.HeaderError{Error: fmt.Sprintf("request from [%s]: md5sums do not match: [%s] vs. [%s]", h.Callerid, h.Md5sum, a.typ.MD5)})
 		return
@@ -247,7 +233,7 @@ func (a *server) serve(r *registration, c net.Conn) {
 		req := reflect.New(a.typ.Request.Go)
 		if err := t.ReadMessage(req.Interface()); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				a.log.Warn("service request unreadable; connection closed", zap.String("service", a.srvName), zap.String("client", h.Callerid), zap.Error(err))
+				a.log.Warn("service request unreadable; connection closed", zap.String("service", a.remote), zap.String("client", h.Callerid), zap.Error(err))
 			}
 			return
 		}
@@ -297,9 +283,9 @@ func (a *server) handle(req reflect.Value) (any, bool) {
 			return res, true
 		default:
 		}
-		a.log.Warn("service request not answered: no rule answered it (a script's result or seat.reply)", zap.String("service", a.srvName), zap.String("request", ev.Text))
+		a.log.Warn("service request not answered: no rule answered it (a script's result or seat.reply)", zap.String("service", a.remote), zap.String("request", ev.Text))
 	case <-timer.C:
-		a.log.Warn("service request not answered in time", zap.String("service", a.srvName), zap.Duration("limit", answerLimit))
+		a.log.Warn("service request not answered in time", zap.String("service", a.remote), zap.Duration("limit", answerLimit))
 	case <-a.ctx.Done():
 	}
 	r.close()
@@ -410,7 +396,7 @@ func (a *client) Open(ctx context.Context, sink adaptors.Sink) error {
 }
 
 func (a *client) attach(n *goroslib.Node) error {
-	c, err := goroslib.NewServiceClient(goroslib.ServiceClientConf{Node: n, Name: a.srvName, Srv: reflect.New(a.typ.Go).Interface()})
+	c, err := goroslib.NewServiceClient(goroslib.ServiceClientConf{Node: n, Name: a.remote, Srv: reflect.New(a.typ.Go).Interface()})
 	if err != nil {
 		return err
 	}
@@ -448,7 +434,7 @@ func (a *client) Call(ctx context.Context, v any) (any, error) {
 	res := reflect.New(a.typ.Response.Go).Interface()
 	if err := c.CallContext(ctx, req, res); err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("no answer from %s: %w", a.srvName, ctx.Err())
+			return nil, fmt.Errorf("no answer from %s: %w", a.remote, ctx.Err())
 		}
 		return nil, err
 	}
@@ -471,7 +457,7 @@ func (a *client) Send(text string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), answerLimit)
 		defer cancel()
 		if _, err := a.Call(ctx, data); err != nil {
-			a.log.Warn("service call failed", zap.String("service", a.srvName), zap.Error(err))
+			a.log.Warn("service call failed", zap.String("service", a.remote), zap.Error(err))
 		}
 	}()
 	return nil

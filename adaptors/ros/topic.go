@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
-	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/ros/rosmsg"
@@ -58,6 +57,10 @@ func init() {
 	adaptors.Register("ros_client", NewClient)
 	adaptors.RegisterCheck("ros_server", adaptors.Check{Decl: checkService})
 	adaptors.RegisterCheck("ros_client", adaptors.Check{Decl: checkService})
+	adaptors.Register("ros_action_server", NewActionServer)
+	adaptors.Register("ros_action_client", NewActionClient)
+	adaptors.RegisterCheck("ros_action_server", adaptors.Check{Decl: checkAction})
+	adaptors.RegisterCheck("ros_action_client", adaptors.Check{Decl: checkAction})
 }
 
 // topicType is the message type of a topic adaptor's declaration.
@@ -128,18 +131,14 @@ func rosName(s string) string {
 
 // topic is a ros_pub or ros_sub adaptor.
 type topic struct {
-	name, topic string
-	pub         bool
-	typ         *rosmsg.Type
-	data        []int // the index of a std_msgs/String's data field; nil for other types
-	master      string
-	nodeName    string
-	log         *zap.Logger
+	endpoint // remote is the topic
+	pub      bool
+	typ      *rosmsg.Type
+	data     []int // the index of a std_msgs/String's data field; nil for other types
 
 	ctx    context.Context // ends when the adaptor closes
 	cancel context.CancelFunc
 	sink   adaptors.Sink
-	node   *node
 
 	mu     sync.Mutex
 	writer *goroslib.Publisher
@@ -149,7 +148,7 @@ type topic struct {
 // NewTopic builds a ros_pub (pub) or ros_sub adaptor: name is the
 // adaptor's and, by eSEAT's convention, the topic's; datatype its type.
 func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
-	master, err := MasterAddress(cfg.Attrs)
+	e, err := newEndpoint(cfg, "topic") // eSEAT names the adaptor after its topic: name="/chatter"
 	if err != nil {
 		return nil, err
 	}
@@ -157,23 +156,13 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := cfg.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	name := cfg.Attrs["topic"]
-	if name == "" {
-		name = cfg.Name // eSEAT names the adaptor after its topic: name="/chatter"
-	}
-	a := &topic{name: cfg.Name, topic: name, pub: pub, typ: typ, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log}
+	a := &topic{endpoint: e, pub: pub, typ: typ}
 	if typ.Spec.FullName() == "std_msgs/String" {
 		f, _ := typ.Go.FieldByName("FData")
 		a.data = f.Index
 	}
 	return a, nil
 }
-
-func (a *topic) Name() string { return a.name }
 
 // Open registers the adaptor on its behavior's node. With no master yet,
 // it returns at once and the node keeps trying (logged once): a master
@@ -188,7 +177,7 @@ func (a *topic) Open(ctx context.Context, sink adaptors.Sink) error {
 // attach makes the adaptor's publisher or subscriber on a node.
 func (a *topic) attach(n *goroslib.Node) error {
 	if a.pub {
-		w, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: a.topic, Msg: a.typ.New()})
+		w, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: a.remote, Msg: a.typ.New()})
 		if err != nil {
 			return err
 		}
@@ -201,7 +190,7 @@ func (a *topic) attach(n *goroslib.Node) error {
 		_ = a.sink.Deliver(a.ctx, a.event(args[0]))
 		return nil
 	})
-	r, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: a.topic, Callback: cb.Interface()})
+	r, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: a.remote, Callback: cb.Interface()})
 	if err != nil {
 		return err
 	}
@@ -230,7 +219,7 @@ func (a *topic) detach() {
 // type): a std_msgs/String's text is a line; any other message is
 // structured data, with its JSON as the text.
 func (a *topic) event(m reflect.Value) adaptors.Event {
-	ev := adaptors.Event{Source: a.name, Time: time.Now(), Topic: a.topic}
+	ev := adaptors.Event{Source: a.name, Time: time.Now(), Topic: a.remote}
 	if a.data != nil {
 		ev.Text = m.Elem().FieldByIndex(a.data).String()
 		return ev

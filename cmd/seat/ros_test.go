@@ -193,3 +193,69 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
 	}
 }
+
+// TestROSActionsOnTheRealBinary: the Fibonacci action of actionlib's
+// tutorial, served by seat a step per onexec tick with feedback, and
+// called by rospy's simple client; then seat's client calls a rospy
+// server, fired by Japanese text, and reports its result and how much
+// feedback came on a topic for rostopic echo.
+func TestROSActionsOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	tutorials, _ := filepath.Abs("../../testdata/ros")
+	t.Setenv("ROS_PACKAGE_PATH", tutorials)
+	m.Peer(t, "serve_fibonacci", "/rospy_fibonacci")
+	f := filepath.Join(t.TempDir(), "fibonacci.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="Fibonacci" rate="20">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials.Fibonacci"/>
+  <adaptor name="fib" type="ros_action_client" action_type="actionlib_tutorials/Fibonacci" action_id="/rospy_fibonacci"/>
+  <adaptor name="/ask" type="ros_sub"/>
+  <adaptor name="/answer" type="ros_pub"/>
+  <rule source="/ask"><key>フィボナッチ(\d+)</key><script>
+    if asked then return end -- rostopic pub repeats it
+    asked, got = true, 0
+    seat.publish("fib", {order = tonumber(event.captures[1])})
+  </script></rule>
+  <rule source="fib"><key>ros_action_feedback</key><script>got = got + 1</script></rule>
+  <rule source="fib"><key>ros_action_result</key><script>
+    answer = rtc_in_data.status .. " " .. table.concat(rtc_in_data.result.sequence, ",") .. " 途中" .. got .. "回"
+  </script></rule>
+</general>
+<state name="待機">
+  <onexec><script>if answer then seat.send("/answer", answer) end -- until rostopic echo has it</script></onexec>
+  <rule source="fibonacci"><key>ros_action</key><script>order, seq = rtc_in_data.order, {0, 1}</script>
+    <statetransition>計算</statetransition></rule>
+</state>
+<state name="計算">
+  <onexec><script>
+    if #seq > order then
+      seat.result("fibonacci", {sequence = seq})
+      seat.transition("待機")
+      return
+    end
+    seq[#seq + 1] = seq[#seq] + seq[#seq - 1]
+    seat.publish("fibonacci", {sequence = seq})
+  </script></onexec>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, log := startSeat(t, "run", f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+
+	out := m.Peer(t, "call_fibonacci", "/fibonacci", "5")()
+	for _, want := range []string{"feedback [0, 1, 1]\n", "feedback [0, 1, 1, 2, 3, 5]\n", "state 3 result [0, 1, 1, 2, 3, 5]\n"} { // 3: SUCCEEDED
+		if !strings.Contains(out, want) {
+			t.Errorf("the rospy client printed:\n%s\nwithout %q; seat logged:\n%s", out, want, log.String())
+		}
+	}
+	m.Publish(t, "ask", "std_msgs/String", "data: フィボナッチ6")
+	got := m.EchoOne(t, "answer", func() {})
+	if want := `data: "succeeded 0,1,1,2,3,5,8 \u9014\u4E2D5\u56DE"`; !strings.Contains(got, want) { // 途中5回
+		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
+	}
+}

@@ -11,6 +11,7 @@ tutorial prints.
                                    then "small" five times a second
   serve_fibonacci NAME             a simple action server
   call_fibonacci NAME ORDER        print each feedback, then the result
+  cancel_fibonacci NAME ORDER      send a goal, cancel it at its first feedback, print its state
 Each prints "ready" once it is registered.
 """
 import sys
@@ -26,6 +27,29 @@ def service_class(srv_type, md5, request, response):
     res = classes[srv_type + "Response"]
     return type(srv_type.split("/")[1], (object,), {
         "_type": srv_type, "_md5sum": md5, "_request_class": req, "_response_class": res})
+
+
+def fibonacci_classes():
+    """actionlib_tutorials' Fibonacci action, as genaction writes it."""
+    from std_msgs.msg import Header
+    from actionlib_msgs.msg import GoalID, GoalStatus
+    pkg = "actionlib_tutorials/"
+    texts = [
+        (pkg + "FibonacciActionGoal", "Header header\nactionlib_msgs/GoalID goal_id\nFibonacciGoal goal\n"),
+        (pkg + "FibonacciActionResult", "Header header\nactionlib_msgs/GoalStatus status\nFibonacciResult result\n"),
+        (pkg + "FibonacciActionFeedback", "Header header\nactionlib_msgs/GoalStatus status\nFibonacciFeedback feedback\n"),
+        (pkg + "FibonacciGoal", "int32 order\n"),
+        (pkg + "FibonacciResult", "int32[] sequence\n"),
+        (pkg + "FibonacciFeedback", "int32[] sequence\n"),
+        ("std_msgs/Header", Header._full_text),
+        ("actionlib_msgs/GoalID", GoalID._full_text),
+        ("actionlib_msgs/GoalStatus", GoalStatus._full_text.split("=" * 80)[0]),
+    ]
+    text = ("FibonacciActionGoal action_goal\nFibonacciActionResult action_result\n"
+            "FibonacciActionFeedback action_feedback\n")
+    for name, t in texts:
+        text += "=" * 80 + "\nMSG: " + name + "\n" + t
+    return genpy.dynamic.generate_dynamic(pkg + "FibonacciAction", text)
 
 
 AddTwoInts = service_class("rospy_tutorials/AddTwoInts", "6a2e34150c00229791cc89ff309fff21",
@@ -48,6 +72,49 @@ def main():
         rospy.Service(name, SetBool, lambda req: SetBoolResponse(True, "LED " + ("on" if req.data else "off")))
         print("ready", flush=True)
         rospy.spin()
+    elif mode == "serve_fibonacci":
+        import actionlib
+        fib = fibonacci_classes()
+
+        def execute(goal):
+            seq = [0, 1]
+            for i in range(1, goal.order):
+                if server.is_preempt_requested():
+                    server.set_preempted()
+                    return
+                seq.append(seq[i] + seq[i - 1])
+                server.publish_feedback(fib["actionlib_tutorials/FibonacciFeedback"](sequence=seq))
+                rospy.sleep(0.05)
+            server.set_succeeded(fib["actionlib_tutorials/FibonacciResult"](sequence=seq))
+
+        server = actionlib.SimpleActionServer(name, fib["actionlib_tutorials/FibonacciAction"], execute_cb=execute, auto_start=False)
+        server.start()
+        print("ready", flush=True)
+        rospy.spin()
+    elif mode == "call_fibonacci":
+        import actionlib
+        fib = fibonacci_classes()
+        client = actionlib.SimpleActionClient(name, fib["actionlib_tutorials/FibonacciAction"])
+        if not client.wait_for_server(timeout=rospy.Duration(20)):
+            sys.exit("no action server " + name)
+        client.send_goal(fib["actionlib_tutorials/FibonacciGoal"](order=int(sys.argv[3])),
+                         feedback_cb=lambda fb: print("feedback", list(fb.sequence), flush=True))
+        client.wait_for_result(rospy.Duration(30))
+        print("state", client.get_state(), "result", list(client.get_result().sequence), flush=True)
+    elif mode == "cancel_fibonacci":
+        import actionlib
+        import threading
+        fib = fibonacci_classes()
+        client = actionlib.SimpleActionClient(name, fib["actionlib_tutorials/FibonacciAction"])
+        if not client.wait_for_server(timeout=rospy.Duration(20)):
+            sys.exit("no action server " + name)
+        first = threading.Event()
+        client.send_goal(fib["actionlib_tutorials/FibonacciGoal"](order=int(sys.argv[3])), feedback_cb=lambda fb: first.set())
+        if not first.wait(20):
+            sys.exit("no feedback")
+        client.cancel_goal()
+        client.wait_for_result(rospy.Duration(20))
+        print("state", client.get_state(), flush=True)
     elif mode == "publish_big":
         from std_msgs.msg import String
         pub = rospy.Publisher(name, String, queue_size=2)

@@ -1,0 +1,122 @@
+package ros
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/adaptors/ros/rostest"
+)
+
+// TestActionServerWithRospyClient: a goal from actionlib's simple client
+// (rospy) reaches a ros_action_server as an event keyed ros_action; the
+// feedback it publishes reaches the client, and the goal ends with the
+// result.
+func TestActionServerWithRospyClient(t *testing.T) {
+	m := rostest.Start(t)
+	ad, s := openWith(t, m, NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials.Fibonacci"})
+	go func() {
+		for ev := range s {
+			if ev.Key != GoalKey {
+				continue
+			}
+			order := ev.Data.(map[string]any)["order"].(int64)
+			seq := []any{0.0, 1.0}
+			for i := 1; i < int(order); i++ {
+				seq = append(seq, seq[i].(float64)+seq[i-1].(float64))
+				if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": seq}); err != nil {
+					t.Error(err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := ev.From.(adaptors.Answerer).SendMessage(map[string]any{"sequence": seq}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	out := m.Peer(t, "call_fibonacci", "fibonacci", "5")()
+	for _, want := range []string{"feedback [0, 1, 1]\n", "feedback [0, 1, 1, 2, 3, 5]\n", "state 3 result [0, 1, 1, 2, 3, 5]\n"} { // 3: SUCCEEDED
+		if !strings.Contains(out, want) {
+			t.Errorf("the rospy client printed:\n%s\nwithout %q", out, want)
+		}
+	}
+	if err := ad.(adaptors.Finisher).Finish(nil, Succeeded); err == nil {
+		t.Error("a goal ended twice")
+	}
+}
+
+// TestActionClientWithRospyServer: a goal sent through a
+// ros_action_client reaches actionlib's simple server (rospy), even sent
+// before the server's topics are connected, and its feedback and result
+// come back as events.
+func TestActionClientWithRospyServer(t *testing.T) {
+	m := rostest.Start(t)
+	m.Peer(t, "serve_fibonacci", "fibonacci")
+	ad, s := openWith(t, m, NewActionClient, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
+	// Sent at once: it waits for the server's topics to connect.
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"order": 4.0}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var feedback []any
+	for {
+		select {
+		case ev := <-s:
+			switch ev.Key {
+			case FeedbackKey:
+				feedback = append(feedback, ev.Data.(map[string]any)["sequence"])
+			case ResultKey:
+				want := map[string]any{"status": "succeeded", "result": map[string]any{"sequence": []any{int64(0), int64(1), int64(1), int64(2), int64(3)}}}
+				if diff := cmp.Diff(want, ev.Data); diff != "" {
+					t.Errorf("result (-want +got):\n%s", diff)
+				}
+				if len(feedback) != 3 {
+					t.Errorf("feedback %v", feedback)
+				}
+				return
+			}
+		case <-time.After(time.Until(deadline)):
+			t.Fatalf("no result within 30 s; feedback %v", feedback)
+		}
+	}
+}
+
+// TestActionCanceled: a client's cancel request reaches the server's
+// behavior as an event keyed ros_action_cancel; a goal no rule ended by
+// then is canceled (PREEMPTED for the client), and is over: no feedback
+// or result can follow.
+func TestActionCanceled(t *testing.T) {
+	m := rostest.Start(t)
+	ad, s := openWith(t, m, NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
+	canceled := make(chan struct{})
+	go func() {
+		for ev := range s {
+			switch ev.Key {
+			case GoalKey:
+				if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{0.0, 1.0}}); err != nil {
+					t.Error(err)
+				}
+			case CancelKey:
+				close(canceled)
+			}
+			if ev.Done != nil {
+				ev.Done(true)
+			}
+		}
+	}()
+	out := m.Peer(t, "cancel_fibonacci", "fibonacci", "10")()
+	if !strings.Contains(out, "state 2\n") { // PREEMPTED
+		t.Errorf("the rospy client printed:\n%s", out)
+	}
+	select {
+	case <-canceled:
+	default:
+		t.Error("no ros_action_cancel event")
+	}
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{1.0}}); err == nil || !strings.Contains(err.Error(), "no goal in progress") {
+		t.Errorf("feedback after the cancel: %v", err)
+	}
+}
