@@ -46,6 +46,10 @@ type Stats struct {
 	// Dropped counts MQTT QoS 0 publications dropped because the behavior
 	// was too far behind (its inbox full).
 	Dropped int64 `json:"dropped,omitempty"`
+	// WrongType counts ROS peers refused because they have another type:
+	// a publisher of another message type on a subscriber's topic, a
+	// service client with another definition (MD5) of the service.
+	WrongType int64 `json:"wrong_type,omitempty"`
 }
 
 // StatsReporter is implemented by adaptors that count their connections
@@ -56,7 +60,7 @@ type StatsReporter interface {
 
 // Counters are the live counts behind Stats, safe for concurrent use.
 type Counters struct {
-	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain, Dropped atomic.Int64
+	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain, Dropped, WrongType atomic.Int64
 }
 
 // Snapshot reads the counters.
@@ -65,7 +69,7 @@ func (c *Counters) Snapshot() Stats {
 		Open: c.Open.Load(), Accepted: c.Accepted.Load(), Refused: c.Refused.Load(),
 		LineTooLong: c.LineTooLong.Load(), PartialLine: c.PartialLine.Load(), Repaired: c.Repaired.Load(),
 		InvalidFrame: c.InvalidFrame.Load(), SlowPeer: c.SlowPeer.Load(), EmptyLevel: c.EmptyLevel.Load(),
-		RetainedAgain: c.RetainedAgain.Load(), Dropped: c.Dropped.Load(),
+		RetainedAgain: c.RetainedAgain.Load(), Dropped: c.Dropped.Load(), WrongType: c.WrongType.Load(),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
@@ -49,6 +51,9 @@ type node struct {
 	every  time.Duration
 	cancel context.CancelFunc
 	done   chan struct{}
+	// checked holds the publishers whose type has been looked at, by
+	// "topic node" (the watch's own).
+	checked map[string]bool
 }
 
 var (
@@ -235,6 +240,7 @@ func (nd *node) watch(ctx context.Context) {
 		_, err := master.LookupNode("/" + nd.name)
 		switch {
 		case err == nil:
+			nd.checkPublishers(master)
 			nd.mu.Lock()
 			if nd.failing {
 				nd.failing = false
@@ -270,6 +276,7 @@ type endpoint struct {
 	nodeName     string
 	log          *zap.Logger
 	node         *node
+	stats        *adaptors.Counters
 }
 
 // newEndpoint reads an adaptor's endpoint: remoteAttr names the attribute
@@ -287,7 +294,68 @@ func newEndpoint(cfg adaptors.Config, remoteAttr string) (endpoint, error) {
 	if remote == "" {
 		remote = cfg.Name
 	}
-	return endpoint{name: cfg.Name, remote: remote, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log}, nil
+	return endpoint{name: cfg.Name, remote: remote, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log, stats: &adaptors.Counters{}}, nil
 }
 
 func (e *endpoint) Name() string { return e.name }
+
+// Stats reports the peers the adaptor refused (seat ctl status).
+func (e *endpoint) Stats() adaptors.Stats { return e.stats.Snapshot() }
+
+// checkPublishers looks at the publishers the master lists for the
+// topics the node subscribes to: one of another message type is refused
+// on its connection (goroslib and rospy refuse it, and goroslib says
+// nothing), so it is logged once and counted (wrong_type in seat ctl
+// status). Each publisher is looked at once.
+func (nd *node) checkPublishers(master *apimaster.Client) {
+	nd.mu.Lock()
+	subs := map[string]*topic{}
+	for _, u := range nd.users {
+		if t, ok := u.(*topic); ok && !t.pub {
+			subs[absolute(t.remote)] = t
+		}
+	}
+	nd.mu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	state, err := master.GetSystemState()
+	if err != nil {
+		return
+	}
+	if nd.checked == nil {
+		nd.checked = map[string]bool{}
+	}
+	for _, e := range state.PublishedTopics {
+		t := subs[e.Name]
+		if t == nil {
+			continue
+		}
+		for _, peer := range e.Nodes {
+			key := e.Name + " " + peer
+			if peer == "/"+nd.name || nd.checked[key] {
+				continue
+			}
+			uri, err := master.LookupNode(peer)
+			if err != nil {
+				continue // gone already
+			}
+			u, err := url.Parse(uri)
+			if err != nil {
+				continue
+			}
+			pubs, err := apislave.NewClient(u.Host, "/"+nd.name, &http.Client{Timeout: 2 * time.Second}).GetPublications()
+			if err != nil {
+				continue // looked at again next time
+			}
+			nd.checked[key] = true
+			for _, p := range pubs {
+				if len(p) == 2 && p[0] == e.Name && p[1] != t.typ.Spec.FullName() {
+					t.log.Warn("ROS publisher refused: it publishes another message type on the topic", zap.String("topic", e.Name),
+						zap.String("publisher", peer), zap.String("type", p[1]), zap.String("want", t.typ.Spec.FullName()))
+					t.stats.WrongType.Add(1)
+				}
+			}
+		}
+	}
+}

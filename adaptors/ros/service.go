@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -83,9 +82,8 @@ type server struct {
 	cancel context.CancelFunc
 	sink   adaptors.Sink
 
-	mu      sync.Mutex
-	reg     *registration // nil while not registered
-	refused atomic.Int64  // clients refused (a wrong service checksum)
+	mu  sync.Mutex
+	reg *registration // nil while not registered
 }
 
 // registration is a server's service registered with a master, and its
@@ -214,7 +212,7 @@ func (a *server) serve(r *registration, c net.Conn) {
 		return
 	}
 	if h.Md5sum != "*" && h.Md5sum != a.typ.MD5 {
-		a.refused.Add(1)
+		a.stats.WrongType.Add(1)
 		a.log.Warn("service client refused: it has another definition of the service (MD5)", zap.String("service", a.remote),
 			zap.String("client", h.Callerid), zap.String("type", a.typ.Name), zap.String("want", a.typ.MD5), zap.String("got", h.Md5sum))
 		_ = t.WriteHeader(&prototcp.HeaderError{Error: fmt.Sprintf("request from [%s]: md5sums do not match: [%s] vs. [%s]", h.Callerid, h.Md5sum, a.typ.MD5)})

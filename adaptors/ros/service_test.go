@@ -60,8 +60,8 @@ func TestServerAnswersRosservice(t *testing.T) {
 	// A client with another definition of the service is refused, and
 	// counted; the service goes on.
 	out = m.Peer(t, "call_add_two_ints", "/set_led", "1", "2")()
-	if !strings.Contains(out, "md5sums do not match") || ad.(*server).refused.Load() != 1 {
-		t.Errorf("a client of another type: refused %d; it printed:\n%s", ad.(*server).refused.Load(), out)
+	if !strings.Contains(out, "md5sums do not match") || ad.(adaptors.StatsReporter).Stats().WrongType != 1 {
+		t.Errorf("a client of another type: refused %d; it printed:\n%s", ad.(adaptors.StatsReporter).Stats().WrongType, out)
 	}
 	if out, err := call("data: true"); err != nil || !strings.Contains(out, "success: True") {
 		t.Errorf("after the refusal: %v\n%s", err, out)

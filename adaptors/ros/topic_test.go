@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/ros/rostest"
@@ -286,5 +289,48 @@ func TestBigMessageRefused(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("%d small messages within 30 s", small)
 		}
+	}
+}
+
+// TestWrongTypePublisherCounted: a publisher of another message type on a
+// subscriber's topic is refused (rospy and goroslib refuse the
+// connection), logged once and counted as wrong_type; a publisher of the
+// right type on the same topic still gets through.
+func TestWrongTypePublisherCounted(t *testing.T) {
+	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
+	checkEvery = 100 * time.Millisecond
+	m := rostest.Start(t)
+	core, logs := observer.New(zapcore.WarnLevel)
+	ad, err := NewTopic(adaptors.Config{Behavior: "listener", Name: "/chatter", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := make(sink, 100)
+	if err := ad.Open(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ad.Close() })
+	m.Publish(t, "chatter", "std_msgs/Int32", "data: 5")
+	deadline := time.Now().Add(30 * time.Second)
+	for ad.(adaptors.StatsReporter).Stats().WrongType == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the Int32 publisher was not counted within 30 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m.Publish(t, "chatter", "std_msgs/String", "data: 正しい型")
+	select {
+	case ev := <-s:
+		if ev.Text != "正しい型" {
+			t.Errorf("got %q", ev.Text)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the String publisher's message did not arrive within 30 s")
+	}
+	if n := ad.(adaptors.StatsReporter).Stats().WrongType; n != 1 {
+		t.Errorf("wrong_type %d, want 1 (each publisher once)", n)
+	}
+	if l := logs.FilterMessage("ROS publisher refused: it publishes another message type on the topic").All(); len(l) != 1 || l[0].ContextMap()["type"] != "std_msgs/Int32" {
+		t.Errorf("logged %v", logs.All())
 	}
 }

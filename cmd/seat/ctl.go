@@ -241,17 +241,18 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 		return
 	}
 	fmt.Fprintln(w)
-	rows := [][]string{{"ADAPTOR", "TYPE", "ADDRESS", "OPEN", "ACCEPTED", "REFUSED", "TOO LONG", "PARTIAL", "REPAIRED", "INVALID", "SLOW", "MQTT"}}
+	rows := [][]string{{"ADAPTOR", "TYPE", "ADDRESS", "OPEN", "ACCEPTED", "REFUSED", "TOO LONG", "PARTIAL", "REPAIRED", "INVALID", "SLOW", "OTHER"}}
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, a := range list {
 		rows = append(rows, []string{a.Name, a.Type, orDash(a.Addr), n(a.Open), n(a.Accepted), n(a.Refused),
-			n(a.LineTooLong), n(a.PartialLine), n(a.Repaired), n(a.InvalidFrame), n(a.SlowPeer), mqttCounts(a.Stats)})
+			n(a.LineTooLong), n(a.PartialLine), n(a.Repaired), n(a.InvalidFrame), n(a.SlowPeer), ownCounts(a.Stats)})
 	}
 	writeTable(w, rows)
 }
 
-// mqttCounts shows the MQTT adaptor's own counts that are not zero.
-func mqttCounts(s adaptors.Stats) string {
+// ownCounts shows the counts of one kind of adaptor (MQTT, ROS) that are
+// not zero.
+func ownCounts(s adaptors.Stats) string {
 	var parts []string
 	if s.EmptyLevel > 0 {
 		parts = append(parts, fmt.Sprintf("empty_level=%d", s.EmptyLevel))
@@ -261,6 +262,9 @@ func mqttCounts(s adaptors.Stats) string {
 	}
 	if s.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("dropped=%d", s.Dropped))
+	}
+	if s.WrongType > 0 {
+		parts = append(parts, fmt.Sprintf("wrong_type=%d", s.WrongType))
 	}
 	return orDash(strings.Join(parts, " "))
 }

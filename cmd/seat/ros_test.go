@@ -15,7 +15,8 @@ import (
 // (named after their topics) against Debian's rosmaster: rostopic pub's
 // Japanese line on /chatter fires a keyed rule whose reply reaches
 // rostopic echo on /reply, and another rule publishes a Twist from
-// eSEAT's list text on /cmd_vel.
+// eSEAT's list text on /cmd_vel. A publisher of another type on /chatter
+// is refused and shows in seat ctl status.
 func TestROSTopicsOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
@@ -31,9 +32,17 @@ func TestROSTopicsOnTheRealBinary(t *testing.T) {
 </state></seatml>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, log := startSeat(t, "run", f)
+	control := freePort(t)
+	_, log := startSeat(t, "run", "--control", control, f)
 	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
 
+	// A publisher of another type on /chatter is refused and counted; the
+	// conversation goes on.
+	m.Publish(t, "chatter", "std_msgs/Int32", "data: 5")
+	waitForWithin(t, 30*time.Second, func() bool {
+		out, _, _ := ctlAt(control, "status", "listener")
+		return strings.Contains(out, "wrong_type=1")
+	})
 	m.Publish(t, "chatter", "std_msgs/String", "data: こんにちは")
 	got := m.EchoOne(t, "reply", func() {})
 	if want := `data: "\u3088\u3046\u3053\u305D"`; !strings.Contains(got, want) { // ようこそ, as rostopic prints it
