@@ -14,6 +14,9 @@ type Node struct {
 	// elements' text excluded). Comments are removed but their line breaks
 	// kept, so that line numbers inside Text match the file.
 	Text string
+	// Comments is the text of the element's own comments, joined: eSEAT
+	// read a script's comments as part of its code.
+	Comments string
 	// ContentPos is the position just after the start tag's '>'.
 	ContentPos Pos
 	// TextPos is the position of the first character of Text that is not

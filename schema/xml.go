@@ -287,6 +287,7 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 		case xml.Comment:
 			if len(stack) > 0 { // comments are removed; their line breaks kept
 				top := stack[len(stack)-1]
+				top.n.Comments += string(t)
 				for range bytes.Count(t, []byte("\n")) {
 					top.text = append(top.text, '\n')
 				}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/seatml/seat/adaptors/ros"
+	"github.com/seatml/seat/adaptors/ros/rosmsg"
 
 	"go.uber.org/goleak"
 )
@@ -12,10 +16,20 @@ import (
 // a leak check. The stdio adaptor's reader may stay blocked on a pipe
 // nobody closes: the documented cost of reading a terminal, not a leak of
 // the machine.
+//
+// The tutorial ROS types Debian does not package (testdata/ros) are on
+// ROS_PACKAGE_PATH for seat processes, and in the types of this one.
 func TestMain(m *testing.M) {
 	if os.Getenv("SEAT_TEST_MAIN") == "1" {
 		main()
 		return
 	}
+	if dir, err := filepath.Abs("../../testdata/ros"); err == nil {
+		os.Setenv("ROS_PACKAGE_PATH", dir)
+	}
+	// Relative, so that messages naming the paths searched are the same
+	// on every machine (the golden files run from testdata/check, two
+	// levels down as well).
+	ros.Types = rosmsg.NewRegistry(append([]string{"../../testdata/ros"}, rosmsg.DefaultRoots()[1:]...))
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("io.(*pipe).read"))
 }

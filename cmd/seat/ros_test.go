@@ -159,8 +159,6 @@ func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
 func TestROSServicesOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	tutorials, _ := filepath.Abs("../../testdata/ros")
-	t.Setenv("ROS_PACKAGE_PATH", tutorials)
 	m.Peer(t, "serve_add_two_ints", "/rospy_add")
 	f := filepath.Join(t.TempDir(), "services.seatml")
 	if err := os.WriteFile(f, []byte(`<seatml><general name="RosService">
@@ -211,8 +209,6 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 func TestROSActionsOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	tutorials, _ := filepath.Abs("../../testdata/ros")
-	t.Setenv("ROS_PACKAGE_PATH", tutorials)
 	m.Peer(t, "serve_fibonacci", "/rospy_fibonacci")
 	f := filepath.Join(t.TempDir(), "fibonacci.seatml")
 	if err := os.WriteFile(f, []byte(`<seatml><general name="Fibonacci" rate="20">

@@ -569,6 +569,13 @@ func value(n *node) (lua, error) {
 			return atomic("nil", kNil), nil
 		case "rtc_in_data", "web_in_data":
 			return atomic(n.text, kText), nil
+		case "seat_argv":
+			// eSEAT's arguments of a ROS request or callback: the
+			// request (or goal) is seat's event data.
+			return atomic("{rtc_in_data}", kAny), nil
+		case "__retval__":
+			// eSEAT's result of a rule answering a ROS request.
+			return atomic("rtc_result", kAny), nil
 		case "self":
 			return lua{}, hand("self (eSEAT's adaptor object)")
 		}
@@ -868,6 +875,9 @@ func attr(n *node) (lua, error) {
 			if to, ok := seatml.ESEATRenames[n.text]; ok {
 				return atomic("seat."+to, kAny), nil
 			}
+			if use, ok := seatml.ESEATInstead(n.text); ok {
+				return lua{}, hand("seat.%s is eSEAT's; seat has no such function: write %s", n.text, use)
+			}
 			return atomic("seat."+n.text, kAny), nil
 		case "self":
 			// eSEAT's methods are the seat table's; any other field is
@@ -959,6 +969,22 @@ func call(n *node) (lua, error) {
 	}
 	if fn.op == "attr" {
 		obj := fn.kids[0]
+		if obj.op == "name" && (obj.text == "seat" || obj.text == "rospy") {
+			// eSEAT's seat.loginfo and rospy's log calls are seat.log.
+			if level, ok := map[string]string{"loginfo": "info", "logwarn": "warn", "logerr": "error", "logdebug": "debug"}[fn.text]; ok {
+				vs, err := values(args)
+				if err != nil {
+					return lua{}, err
+				}
+				if len(vs) != 1 {
+					return lua{}, hand("%s.%s with %d arguments", obj.text, fn.text, len(args))
+				}
+				return atomic(fmt.Sprintf("seat.log(%q, %s)", level, vs[0]), kAny), nil
+			}
+			if obj.text == "rospy" && fn.text == "get_time" {
+				return atomic("seat.now()", kFloat), nil
+			}
+		}
 		if obj.op == "name" && obj.text == "random" {
 			switch fn.text {
 			case "randint":

@@ -109,6 +109,8 @@ func (r *Result) element(e *etree.Element, n *schema.Node) {
 		r.commentBefore(e, fmt.Sprintf(" seat port: a %s adaptor is eSEAT's (OpenRTM or ROS); seat loads it with a warning and does not run it ", typ))
 	}
 	switch {
+	case e.Tag == "adaptor":
+		r.rosHandler(e, n)
 	case e.Tag == "script":
 		if a := e.SelectAttr("execfile"); a != nil && strings.HasSuffix(strings.ToLower(a.Value), ".py") {
 			r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("execfile %q is Python: port the helper to Lua by hand and name the .lua file", a.Value)})
@@ -117,6 +119,52 @@ func (r *Result) element(e *etree.Element, n *schema.Node) {
 	case e.Tag == "cond":
 		r.cond(e, n)
 	}
+}
+
+// rosHandler turns the Python handler eSEAT names on a ROS adaptor
+// (impl= on a ros_server, callback= on a ros_sub) into the rule seat
+// runs, next to the adaptor: it calls the function, which the general
+// script that defines it is ported with. A goal handler of an action
+// server loops until its goal ends, which a seat script cannot: it is
+// left for hand work.
+func (r *Result) rosHandler(e *etree.Element, n *schema.Node) {
+	typ := e.SelectAttrValue("type", "")
+	attr := map[string]string{"ros_server": "impl", "ros_sub": "callback", "ros_action_server": "callback"}[typ]
+	a := e.SelectAttr(attr)
+	if a == nil {
+		return
+	}
+	fn, name := strings.TrimSpace(a.Value), e.SelectAttrValue("name", "")
+	switch {
+	case typ == "ros_action_server":
+		r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("the goal handler %q loops until its goal ends, which a seat script cannot: write a rule on the goal (key ros_action), seat.publish for feedback and seat.result to end it (docs/ros.md, Actions)", fn)})
+		return
+	case !schema.IsIdentifier(fn):
+		r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("%s=%q is a Python expression: write a <rule source=%q> that does what it did", attr, fn, name)})
+		return
+	}
+	if f := e.SelectAttr("file"); f != nil {
+		r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("%s %q is in the Python file %q: port it to a Lua function in a <script> of general; the rule seat port wrote calls it", attr, fn, f.Value)})
+	}
+	rule := etree.NewElement("rule")
+	rule.CreateAttr("source", name)
+	body := fn + "(rtc_in_data)"
+	if typ == "ros_server" {
+		rule.CreateElement("key").SetText("ros_service")
+		body = "return " + body // the response
+	}
+	rule.CreateElement("script").SetText(body)
+	p := e.Parent()
+	i := e.Index()
+	indent := "\n"
+	if i > 0 {
+		if cd, ok := p.Child[i-1].(*etree.CharData); ok && strings.TrimSpace(cd.Data) == "" {
+			indent = cd.Data
+		}
+	}
+	p.InsertChildAt(i+1, rule)
+	p.InsertChildAt(i+1, etree.NewText(indent))
+	e.RemoveAttr(attr)
 }
 
 // commentBefore inserts an XML comment before e, once.
@@ -144,14 +192,19 @@ func (r *Result) commentBefore(e *etree.Element, text string) {
 func (r *Result) script(e *etree.Element, n *schema.Node) {
 	body := n.Text
 	if strings.TrimSpace(body) == "" {
+		// eSEAT ran code written inside an XML comment (<!-- … -->, to
+		// keep < and & as they are): it becomes the script's text.
+		body = n.Comments
+	}
+	if strings.TrimSpace(body) == "" {
 		return
 	}
-	if seatml.IsLua(body, false) {
+	if seatml.IsLua(body, false) && !eseatGlobalRE.MatchString(body) {
 		r.Lua++
 		return
 	}
 	lua, problems := TranslateScript(body)
-	if (len(problems) > 0 || !seatml.IsLuaSyntax(lua, false)) && seatml.IsLuaSyntax(body, false) {
+	if (len(problems) > 0 || !seatml.IsLuaSyntax(lua, false)) && seatml.IsLuaWithESEATNames(body) {
 		// Valid Lua that the Python reading cannot take whole: a Lua body
 		// with an eSEAT name in it. It stays as written, eSEAT's names
 		// renamed; seat check warns about what else looks like Python.
@@ -238,6 +291,11 @@ func setBody(e *etree.Element, lua string) {
 
 // Bodies counts the script and cond bodies.
 func (r *Result) Bodies() int { return r.Lua + r.Translated + r.Partial }
+
+// eseatGlobalRE finds eSEAT's globals of ROS handlers: a body that names
+// them is eSEAT's Python even where it also reads as Lua
+// (req = seat_argv[0] counts from 0).
+var eseatGlobalRE = regexp.MustCompile(`\b(seat_argv|__retval__)\b`)
 
 // eseatNameRE finds seat.NAME and self.NAME.
 var eseatNameRE = regexp.MustCompile(`\b(seat|self)\.(\w+)`)

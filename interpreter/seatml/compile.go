@@ -1041,6 +1041,9 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 		case "script":
 			a.Kind = ActScript
 			a.SendTo = c.sendto(ch)
+			if strings.TrimSpace(ch.Text) == "" && strings.TrimSpace(ch.Comments) != "" {
+				c.warnf(ch.Pos, "the script's code is inside an XML comment (<!-- -->), which eSEAT ran and seat does not: seat port makes it the script's text, or take the comment marks away (a CDATA section keeps < and & as they are)")
+			}
 			if f, ok := ch.Attr("execfile"); ok {
 				if chk := c.execfile(f); chk != nil {
 					a.Chunks = append(a.Chunks, chk)

@@ -27,6 +27,7 @@ var ESEATRenames = map[string]string{
 	"setTimeout":     "timeout",    // setTimeout(sec)
 	"ros_publish":    "publish",    // RosAdaptor ros_publish(name, value)
 	"callRosService": "call",       // callRosService(name, *args)
+	"get_time":       "now",        // get_time(): rospy's time, or the clock's
 }
 
 // ESEATMethod reports whether name is a method of eSEAT's seat object
@@ -43,6 +44,13 @@ func ESEATMethod(name string) (seatName string, ok bool) {
 	return "", ok
 }
 
+// ESEATInstead returns what to write instead of eSEAT's seat method name,
+// when seat has no such function.
+func ESEATInstead(name string) (string, bool) {
+	use, ok := eseatOnly[name]
+	return use, ok
+}
+
 // eseatOnly are eSEAT's seat methods with no seat function, and what to
 // write instead.
 var eseatOnly = map[string]string{
@@ -50,6 +58,14 @@ var eseatOnly = map[string]string{
 	"activate":   "nothing: it switches OpenRTM components, which seat does not run",
 	"deactivate": "nothing: it switches OpenRTM components, which seat does not run",
 	"setLogFlag": "seat run --log-level (debug shows every rule that fires)",
+	"loginfo":    `seat.log("info", msg) (seat port writes it)`,
+	// eSEAT's ROS helpers with no one-for-one translation.
+	"get_caller_id":      `the ROS node's name: "/" followed by general@name as docs/ros.md writes it`,
+	"setRate":            `<general rate="HZ"> with the work in <onexec>: a script cannot loop and sleep (docs/ros.md, Actions)`,
+	"sleep":              `<onexec> at <general rate="HZ">, one step per tick: a script cannot sleep (docs/ros.md, Actions)`,
+	"getRosActionServer": `rules on the goal event (key ros_action), seat.publish for feedback and seat.result to end it (docs/ros.md, Actions)`,
+	"getRosActionClient": `seat.publish(adaptor, goal), and rules on ros_action_feedback and ros_action_result (docs/ros.md, Actions)`,
+	"get_in_data":        `rtc_in_data or event.data`,
 }
 
 // definedGlobals collects the names a behavior's Lua defines or assigns:
@@ -342,6 +358,21 @@ func IsLua(src string, expr bool) bool {
 		return false
 	}
 	return len(pythonisms(&Chunk{File: "body", Line: 1, Col: 1, Src: src}, map[string]bool{})) == 0
+}
+
+// IsLuaWithESEATNames reports whether src is Lua but for names of eSEAT's
+// seat object (seat.loginfo, self.stateTransfer): it parses as Lua and
+// every Python-ism found in it is such a name.
+func IsLuaWithESEATNames(src string) bool {
+	if _, d := luadm.Parse("body", src, 1, 1, condKind(false)); d != nil {
+		return false
+	}
+	for _, d := range pythonisms(&Chunk{File: "body", Line: 1, Col: 1, Src: src}, map[string]bool{}) {
+		if !strings.HasPrefix(d.Msg, "seat.") && !strings.HasPrefix(d.Msg, "seat has no") && !strings.HasPrefix(d.Msg, "self.") {
+			return false
+		}
+	}
+	return true
 }
 
 // IsLuaSyntax reports whether src parses as Lua (an expression for a cond).
