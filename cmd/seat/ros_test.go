@@ -264,3 +264,33 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
 	}
 }
+
+// TestROSTurtleExample: examples/ros/turtle.seatml as the README runs it:
+// a Joy from rostopic pub drives the Twist rostopic echo sees, and the
+// brake, set with rosservice call, keeps it still.
+func TestROSTurtleExample(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	_, log := startSeat(t, "run", "../../examples/ros/turtle.seatml")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "運転"`) })
+	stop := m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0]}")
+	if got, want := m.EchoOne(t, "turtle1/cmd_vel", func() {}), "linear: \n  x: 1.0\n  y: 0.0\n  z: 0.0\nangular: \n  x: 0.0\n  y: 0.0\n  z: 0.5"; !strings.Contains(got, want) {
+		t.Errorf("rostopic echo printed:\n%s\nwithout\n%s", got, want)
+	}
+	stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := m.Command(ctx, "rosservice", "call", "/brake", "data: true").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "success: True") {
+		t.Fatalf("rosservice call /brake: %v\n%s", err, out)
+	}
+	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0]}")
+	if got, want := m.EchoOne(t, "turtle1/cmd_vel", func() {}), "linear: \n  x: 0.0"; !strings.Contains(got, want) {
+		t.Errorf("with the brake on, rostopic echo printed:\n%s\nwithout\n%s", got, want)
+	}
+}

@@ -7,6 +7,7 @@ tutorial prints.
   serve_add_two_ints NAME          answer a+b until killed
   call_add_two_ints NAME A B       print the sum
   serve_set_bool NAME              answer SetBool until killed
+  echo NAME OUT                    publish each String of NAME on OUT at once
   publish_big NAME BYTES           publish a String of BYTES once a subscriber is there,
                                    then "small" five times a second
   serve_fibonacci NAME             a simple action server
@@ -115,6 +116,12 @@ def main():
         client.cancel_goal()
         client.wait_for_result(rospy.Duration(20))
         print("state", client.get_state(), flush=True)
+    elif mode == "echo":
+        from std_msgs.msg import String
+        pub = rospy.Publisher(sys.argv[3], String, queue_size=100, tcp_nodelay=True)
+        rospy.Subscriber(name, String, pub.publish, tcp_nodelay=True)
+        print("ready", flush=True)
+        rospy.spin()
     elif mode == "publish_big":
         from std_msgs.msg import String
         pub = rospy.Publisher(name, String, queue_size=2)

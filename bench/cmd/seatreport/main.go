@@ -230,6 +230,23 @@ func measure() ([]*Figure, error) {
 		}
 		add(&Figure{Key: "seattest-hour", What: "seat test: a +1h step with an onexec at 1000 Hz (3.6 M ticks, each run)", Unit: "s", Rounds: secs, Target: "≤ 5 s"})
 	}
+	if !*gate {
+		fmt.Fprintln(os.Stderr, "seatreport: ROS ...")
+		ros, err := goBench("^BenchmarkROSEchoRatio$", *rounds, "-benchtime", "3000x")
+		if err != nil {
+			return nil, err
+		}
+		add(&Figure{Key: "ros-w1", What: "ROS std_msgs/String round trips through Debian's master, one at a time, seat echoing (Lua) / a rospy echo node, in the same run", Unit: "x",
+			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w1-seat/rospy"), Target: "≥ 5"})
+		add(&Figure{Key: "ros-w1-floor", What: "the same, seat / a goroslib echo node in Go", Unit: "x",
+			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w1-seat/goroslib")})
+		add(&Figure{Key: "ros-w16", What: "the same with 16 in flight, seat / rospy", Unit: "x",
+			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w16-seat/rospy"), Target: "≥ 5"})
+		add(&Figure{Key: "ros-w16-floor", What: "the same with 16 in flight, seat / goroslib", Unit: "x",
+			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w16-seat/goroslib")})
+		add(&Figure{Key: "ros-w16-rate", What: "the same with 16 in flight, seat", Unit: "/s",
+			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w16-seat-rt/s")})
+	}
 	fmt.Fprintln(os.Stderr, "seatreport: seatload ...")
 	tmp, err := os.MkdirTemp("", "seatreport-")
 	if err != nil {
