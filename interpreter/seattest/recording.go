@@ -171,6 +171,10 @@ func (g *generator) line(l record.Line) {
 		default:
 			name := l.Source
 			st := Step{Adaptor: l.Source, Text: l.TextOf()}
+			if l.Message && l.Key != "" { // a request: NAME:KEY>> JSON
+				name += ":" + l.Key
+				st.Key = l.Key
+			}
 			if l.Peer != "" && l.Peer != g.last[l.Source] {
 				st.Peer = l.Peer
 				name += "@" + l.Peer

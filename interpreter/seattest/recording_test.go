@@ -79,6 +79,13 @@ func TestStructuredMessageSteps(t *testing.T) {
 </state></seatml>`
 	res, v := run(t, behavior, "io>> {\"axes\": [0, 0.5], \"buttons\": []}\nio< 速度 0.5\nio> {\"axes\": [0, 0.5]}\nio< a line\n")
 	mustPass(t, res, v)
+	// A service request (NAME:KEY>> JSON): the rule's result answers it,
+	// and the answer is a message to the adaptor.
+	service := `<seatml><general name="add"><adaptor name="add_two_ints" type="stdio"/></general>
+<state name="s"><rule source="add_two_ints"><key>ros_service</key><script>return rtc_in_data.a + rtc_in_data.b</script></rule>
+<rule source="add_two_ints"><key>ros_action</key><script>seat.reply({sequence = {0, 1, rtc_in_data.order}})</script></rule></state></seatml>`
+	res2, v2 := run(t, service, "add_two_ints:ros_service>> {\"a\": 40, \"b\": 2}\nadd_two_ints< 42\nadd_two_ints:ros_action>> {\"order\": 3}\n< {\"sequence\":[0,1,3]}\n")
+	mustPass(t, res2, v2)
 	if !strings.Contains(v, `io>> {"axes": [0, 0.5], "buttons": []}`) {
 		t.Errorf("the verbose run does not show the message:\n%s", v)
 	}
@@ -92,20 +99,21 @@ func TestStructuredMessageSteps(t *testing.T) {
 {"t":0.002,"kind":"state","behavior":"joy","state":"s"}
 {"t":1.002,"kind":"in","behavior":"joy","source":"io","text":"{\"axes\":[0,0.5]}","message":true}
 {"t":1.003,"kind":"out","behavior":"joy","source":"io","text":"速度 0.5"}
+{"t":1.5,"kind":"in","behavior":"joy","source":"io","text":"{\"a\":1}","message":true,"key":"ros_service"}
 {"t":2.002,"kind":"in","behavior":"joy","source":"io","text":"{oops","message":true}
 `
 	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || err.Error() != "r.jsonl:6: the message is not JSON: invalid character 'o' looking for beginning of object key string" {
+	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || err.Error() != "r.jsonl:7: the message is not JSON: invalid character 'o' looking for beginning of object key string" {
 		t.Errorf("bad message: %v", err)
 	}
-	tr, err := FromRecording("r.jsonl", lines[:5], "")
+	tr, err := FromRecording("r.jsonl", lines[:6], "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := Format(tr), "behavior: joy.seatml\n= s\n+1s\nio>> {\"axes\":[0,0.5]}\nio< 速度 0.5\n"; got != want {
+	if got, want := Format(tr), "behavior: joy.seatml\n= s\n+1s\nio>> {\"axes\":[0,0.5]}\nio< 速度 0.5\n+498ms\nio:ros_service>> {\"a\":1}\n"; got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package seattest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -488,15 +489,20 @@ func (r *runner) step(st Step) *Failure {
 		list := slices.DeleteFunc(r.peers[name], func(x *conn) bool { return x == c })
 		r.peers[name] = append(list, c)
 		r.mu.Unlock()
-		if st.Data != nil {
+		var from adaptors.Conn = c
+		switch {
+		case st.Key != "":
+			r.remember(fmt.Sprintf("%s:%s>> %s", name, st.Key, st.Text))
+			from = &request{conn: c}
+		case st.Data != nil:
 			r.remember(fmt.Sprintf("%s>> %s", name, st.Text))
-		} else {
+		default:
 			r.remember(fmt.Sprintf("%s> %s", name, st.Text))
 		}
 		if name == r.prog.Session {
 			r.lastPeer = c.peer
 		}
-		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, Data: st.Data, From: c}) {
+		if !r.deliver(adaptors.Event{Source: name, Text: st.Text, Data: st.Data, Key: st.Key, From: from}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
 		}
 	case Widget:
@@ -832,6 +838,33 @@ func (c *conn) Send(text string) error {
 func (c *conn) SendTopic(topic, text string, retain bool) error {
 	c.r.sent(message{adaptor: c.adaptor, peer: c.peer, text: text, topic: mqtt.Fill(topic, c.peer)})
 	return nil
+}
+
+// request stands for a ROS service request or action goal of a
+// transcript (NAME:KEY>> JSON): the behavior answers it once (a rule's
+// result, seat.reply), and the answer is a message to the adaptor, as
+// JSON.
+type request struct {
+	*conn
+	answered bool // the machine's goroutine alone reads and sets it
+}
+
+func (q *request) Answered() bool { return q.answered }
+
+func (q *request) SendMessage(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return &adaptors.InvalidMessageError{Err: err}
+	}
+	return q.Send(string(b))
+}
+
+func (q *request) Send(text string) error {
+	if q.answered {
+		return errors.New("the request is answered already")
+	}
+	q.answered = true
+	return q.conn.Send(text)
 }
 
 func (c *conn) String() string { return c.adaptor + " " + c.peer }

@@ -23,7 +23,7 @@ type Kind uint8
 
 // Step kinds.
 const (
-	Send       Kind = iota // NAME> TEXT: input from an adaptor; NAME>> JSON: a structured message
+	Send       Kind = iota // NAME> TEXT: input from an adaptor; NAME>> JSON: a structured message; NAME:KEY>> JSON: a request
 	Expect                 // NAME< TEXT: the next message is TEXT
 	ExpectRe               // NAME<~ RE: the next message matches RE
 	State                  // = STATE
@@ -53,7 +53,9 @@ type Step struct {
 	Data any
 	Re   *regexp.Regexp
 	Dur  time.Duration
-	// Key and Value are a Memory step's.
+	// Key and Value are a Memory step's. Key is also a structured
+	// message's key: NAME:KEY>> JSON, a ROS service request
+	// (ros_service) or action goal (ros_action) that the behavior answers.
 	Key, Value string
 	// Line is the step as written, for reports.
 	Line string
@@ -201,6 +203,9 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		}
 	case ">>":
 		st.Kind, st.Text = Send, rest
+		if i := strings.LastIndexByte(st.Adaptor, ':'); i > 0 {
+			st.Adaptor, st.Key = st.Adaptor[:i], st.Adaptor[i+1:]
+		}
 		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil || st.Data == nil {
 			return st, fmt.Sprintf("NAME>> wants a message as JSON, for example joy>> {\"axes\": [0.5, 0], \"buttons\": [1]}: %s", jsonError(err))
 		}
