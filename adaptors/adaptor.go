@@ -266,10 +266,13 @@ type Config struct {
 	Type      string
 	Attrs     map[string]string
 	// Dir is the behavior file's directory, for relative paths.
-	Dir    string
-	Log    *zap.Logger
-	Stdin  io.Reader
-	Stdout io.Writer
+	Dir string
+	Log *zap.Logger
+	// BehaviorLog is the behavior's logger, without the adaptor's name:
+	// for what several adaptors share (a behavior's ROS node). Log if nil.
+	BehaviorLog *zap.Logger
+	Stdin       io.Reader
+	Stdout      io.Writer
 	// Tuning overrides built-in limits and delays; zero fields keep defaults.
 	Tuning Tuning
 	// GUI describes the behavior's widgets, for adaptors that show them.

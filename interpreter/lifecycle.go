@@ -498,7 +498,8 @@ func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 	}
 	if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
 		cfg.GUI = m.guiModel()
-		cfg.Log = m.opts.Log.With(zap.String("behavior", m.prog.Name), zap.String("adaptor", d.Name))
+		cfg.BehaviorLog = m.opts.Log.With(zap.String("behavior", m.prog.Name))
+		cfg.Log = cfg.BehaviorLog.With(zap.String("adaptor", d.Name))
 	}
 	return cfg
 }

@@ -74,7 +74,7 @@ func newAction(cfg adaptors.Config) (action, error) {
 func (a *action) open(ctx context.Context, sink adaptors.Sink, u user) {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.sink = sink
-	a.node = join(a.nodeName, a.master, a.log, u)
+	a.node = join(a.nodeName, a.master, a.nodeLog, u)
 }
 
 func (a *action) close(u user) {

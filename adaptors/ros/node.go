@@ -275,6 +275,7 @@ type endpoint struct {
 	master       string
 	nodeName     string
 	log          *zap.Logger
+	nodeLog      *zap.Logger // the behavior's: the node is every adaptor's
 	node         *node
 	stats        *adaptors.Counters
 }
@@ -294,7 +295,11 @@ func newEndpoint(cfg adaptors.Config, remoteAttr string) (endpoint, error) {
 	if remote == "" {
 		remote = cfg.Name
 	}
-	return endpoint{name: cfg.Name, remote: remote, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log, stats: &adaptors.Counters{}}, nil
+	nodeLog := cfg.BehaviorLog
+	if nodeLog == nil {
+		nodeLog = log
+	}
+	return endpoint{name: cfg.Name, remote: remote, master: master, nodeName: nodeName(cfg.Behavior, cfg.Anonymous), log: log, nodeLog: nodeLog, stats: &adaptors.Counters{}}, nil
 }
 
 func (e *endpoint) Name() string { return e.name }

@@ -111,7 +111,7 @@ func NewServer(cfg adaptors.Config) (adaptors.Adaptor, error) {
 func (a *server) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.sink = sink
-	a.node = join(a.nodeName, a.master, a.log, a)
+	a.node = join(a.nodeName, a.master, a.nodeLog, a)
 	return nil
 }
 
@@ -389,7 +389,7 @@ func NewClient(cfg adaptors.Config) (adaptors.Adaptor, error) {
 }
 
 func (a *client) Open(ctx context.Context, sink adaptors.Sink) error {
-	a.node = join(a.nodeName, a.master, a.log, a)
+	a.node = join(a.nodeName, a.master, a.nodeLog, a)
 	return nil
 }
 

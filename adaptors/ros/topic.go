@@ -170,7 +170,7 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 func (a *topic) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.sink = sink
-	a.node = join(a.nodeName, a.master, a.log, a)
+	a.node = join(a.nodeName, a.master, a.nodeLog, a)
 	return nil
 }
 
