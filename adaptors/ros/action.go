@@ -57,23 +57,34 @@ type action struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	sink   adaptors.Sink
+
+	// Events wait in queue for the forwarding goroutine: goroslib calls
+	// the action callbacks holding its own locks, and the behavior may
+	// handle an event on the delivering goroutine, where a rule that sends
+	// the next goal would wait for those locks for ever.
+	qmu       sync.Mutex
+	queue     []adaptors.Event
+	kick      chan struct{}
+	forwarded chan struct{}
 }
 
-func newAction(cfg adaptors.Config) (action, error) {
+func newAction(cfg adaptors.Config) (*action, error) {
 	e, err := newEndpoint(cfg, "action_id")
 	if err != nil {
-		return action{}, err
+		return nil, err
 	}
 	typ, err := actionType(cfg.Attrs)
 	if err != nil {
-		return action{}, err
+		return nil, err
 	}
-	return action{endpoint: e, typ: typ}, nil
+	return &action{endpoint: e, typ: typ}, nil
 }
 
 func (a *action) open(ctx context.Context, sink adaptors.Sink, u user) {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.sink = sink
+	a.kick, a.forwarded = make(chan struct{}, 1), make(chan struct{})
+	go a.forward()
 	a.node = join(a.nodeName, a.master, a.nodeLog, u)
 }
 
@@ -84,12 +95,47 @@ func (a *action) close(u user) {
 	a.cancel()
 	a.node.leave(u)
 	a.node = nil
+	<-a.forwarded
 }
 
-// deliver hands an event of the adaptor with structured data to the
-// behavior.
+// deliver queues an event of the adaptor with structured data for the
+// behavior; it never waits.
 func (a *action) deliver(key string, data map[string]any, from adaptors.Conn, done func(bool)) {
-	_ = a.sink.Deliver(a.ctx, adaptors.Event{Source: a.name, Key: key, Data: data, Text: rosmsg.JSON(data), From: from, Time: time.Now(), Done: done})
+	ev := adaptors.Event{Source: a.name, Key: key, Data: data, Text: rosmsg.JSON(data), From: from, Time: time.Now(), Done: done}
+	a.qmu.Lock()
+	a.queue = append(a.queue, ev)
+	a.qmu.Unlock()
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+}
+
+// forward hands the queued events to the behavior, in order, until the
+// adaptor closes.
+func (a *action) forward() {
+	defer close(a.forwarded)
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-a.kick:
+		}
+		for {
+			a.qmu.Lock()
+			if len(a.queue) == 0 {
+				a.qmu.Unlock()
+				break
+			}
+			ev := a.queue[0]
+			a.queue[0] = adaptors.Event{}
+			a.queue = a.queue[1:]
+			a.qmu.Unlock()
+			if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() != nil {
+				return
+			}
+		}
+	}
 }
 
 // actionServer is a ros_action_server adaptor. It works on one goal at a
@@ -100,7 +146,7 @@ func (a *action) deliver(key string, data map[string]any, from adaptors.Conn, do
 // event keyed ros_action_cancel (the goal is canceled after it unless a
 // rule ended it).
 type actionServer struct {
-	action
+	*action
 	mu     sync.Mutex
 	server *goroslib.ActionServer
 	cur    *goal
@@ -286,7 +332,7 @@ func (g *goal) end(v any, status string) error {
 // the one in progress, as actionlib's simple action client does. A goal
 // sent before the action server is there waits for it (the last one).
 type actionClient struct {
-	action
+	*action
 	mu      sync.Mutex
 	client  *goroslib.SimpleActionClient
 	ready   bool // the server is there: goals go out at once

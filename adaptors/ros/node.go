@@ -304,6 +304,11 @@ func newEndpoint(cfg adaptors.Config, remoteAttr string) (endpoint, error) {
 
 func (e *endpoint) Name() string { return e.name }
 
+// Keep lets a reload hand the open adaptor to the new version of its
+// behavior when it declares it the same: opening a second one beside it
+// would register the same topic, service or action twice on the one node.
+func (e *endpoint) Keep(adaptors.Config) {}
+
 // Stats reports the peers the adaptor refused (seat ctl status).
 func (e *endpoint) Stats() adaptors.Stats { return e.stats.Snapshot() }
 

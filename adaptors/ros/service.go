@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -262,10 +263,10 @@ func writeFailure(c net.Conn, msg string) error {
 // did not handle it within answerLimit) fails: the caller gets an error.
 func (a *server) handle(req reflect.Value) (any, bool) {
 	r := &request{a: a, answer: make(chan any, 1)}
-	handled := make(chan struct{})
+	handled := make(chan bool, 1)
 	data := rosmsg.Value(req.Interface())
 	ev := adaptors.Event{Source: a.name, Key: ServiceKey, Data: data, Text: rosmsg.JSON(data), From: r, Time: time.Now(),
-		Done: func(bool) { close(handled) }}
+		Done: func(ok bool) { handled <- ok }}
 	fail := reflect.New(a.typ.Response.Go).Interface()
 	if err := a.sink.Deliver(a.ctx, ev); err != nil {
 		return fail, false
@@ -275,13 +276,17 @@ func (a *server) handle(req reflect.Value) (any, bool) {
 	select {
 	case res := <-r.answer:
 		return res, true
-	case <-handled:
+	case ok := <-handled:
 		select {
 		case res := <-r.answer:
 			return res, true
 		default:
 		}
-		a.log.Warn("service request not answered: no rule answered it (a script's result or seat.reply)", zap.String("service", a.remote), zap.String("request", ev.Text))
+		if ok {
+			a.log.Warn("service request not answered: no rule answered it (a script's result or seat.reply)", zap.String("service", a.remote), zap.String("request", ev.Text))
+		} else {
+			a.log.Warn("service request not answered: the behavior is not running", zap.String("service", a.remote))
+		}
 	case <-timer.C:
 		a.log.Warn("service request not answered in time", zap.String("service", a.remote), zap.Duration("limit", answerLimit))
 	case <-a.ctx.Done():
@@ -364,7 +369,7 @@ func (r *request) SendMessage(v any) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
-		return fmt.Errorf("%s: the request is answered already", r.a.name)
+		return fmt.Errorf("%s: the request is answered already, or its caller stopped waiting", r.a.name)
 	}
 	r.done = true
 	r.answer <- res
@@ -376,7 +381,13 @@ type client struct {
 	service
 	mu     sync.Mutex
 	caller *goroslib.ServiceClient
-	calls  sync.Mutex // goroslib's client takes one call at a time
+	// turn is held by the call under way: goroslib's client takes one
+	// at a time. A channel, so that waiting for it ends with the caller's
+	// time limit.
+	turn chan struct{}
+	// sending is set while a <message>'s call is under way; another one
+	// meanwhile is refused, not queued behind it.
+	sending atomic.Bool
 }
 
 // NewClient builds a ros_client adaptor.
@@ -385,7 +396,7 @@ func NewClient(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{service: s}, nil
+	return &client{service: s, turn: make(chan struct{}, 1)}, nil
 }
 
 func (a *client) Open(ctx context.Context, sink adaptors.Sink) error {
@@ -427,8 +438,12 @@ func (a *client) Call(ctx context.Context, v any) (any, error) {
 	if c == nil {
 		return nil, fmt.Errorf("not connected to the ROS master at %s yet", a.master)
 	}
-	a.calls.Lock()
-	defer a.calls.Unlock()
+	select {
+	case a.turn <- struct{}{}:
+		defer func() { <-a.turn }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no answer from %s: another call still waits for its own: %w", a.remote, ctx.Err())
+	}
 	res := reflect.New(a.typ.Response.Go).Interface()
 	if err := c.CallContext(ctx, req, res); err != nil {
 		if ctx.Err() != nil {
@@ -451,7 +466,11 @@ func (a *client) Send(text string) error {
 	if err := rosmsg.Fill(reflect.New(a.typ.Request.Go).Interface(), data); err != nil {
 		return err
 	}
+	if !a.sending.CompareAndSwap(false, true) {
+		return fmt.Errorf("%s: the call of an earlier message is still under way; not sent", a.name)
+	}
 	go func() {
+		defer a.sending.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), answerLimit)
 		defer cancel()
 		if _, err := a.Call(ctx, data); err != nil {

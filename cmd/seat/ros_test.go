@@ -204,8 +204,10 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 // TestROSActionsOnTheRealBinary: the Fibonacci action of actionlib's
 // tutorial, served by seat a step per onexec tick with feedback, and
 // called by rospy's simple client; then seat's client calls a rospy
-// server, fired by Japanese text, and reports its result and how much
-// feedback came on a topic for rostopic echo.
+// server, fired by Japanese text, sends the next goal from the result's
+// own rule (goroslib calls back holding its locks: this once hung), and
+// reports both results and how much feedback came on a topic for rostopic
+// echo.
 func TestROSActionsOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
@@ -223,7 +225,12 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
   </script></rule>
   <rule source="fib"><key>ros_action_feedback</key><script>got = got + 1</script></rule>
   <rule source="fib"><key>ros_action_result</key><script>
-    answer = rtc_in_data.status .. " " .. table.concat(rtc_in_data.result.sequence, ",") .. " 途中" .. got .. "回"
+    if not chained then -- the next goal, sent from the result's own rule
+      chained, first = true, table.concat(rtc_in_data.result.sequence, ",")
+      seat.publish("fib", {order = 3})
+      return
+    end
+    answer = rtc_in_data.status .. " " .. first .. " " .. table.concat(rtc_in_data.result.sequence, ",") .. " 途中" .. got .. "回"
   </script></rule>
 </general>
 <state name="待機">
@@ -260,7 +267,7 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 	}
 	m.Publish(t, "ask", "std_msgs/String", "data: フィボナッチ6")
 	got := m.EchoOne(t, "answer", func() {})
-	if want := `data: "succeeded 0,1,1,2,3,5,8 \u9014\u4E2D5\u56DE"`; !strings.Contains(got, want) { // 途中5回
+	if want := `data: "succeeded 0,1,1,2,3,5,8 0,1,1,2 \u9014\u4E2D7\u56DE"`; !strings.Contains(got, want) { // 途中7回: 5 and 2
 		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
 	}
 }
@@ -292,5 +299,46 @@ func TestROSTurtleExample(t *testing.T) {
 	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0]}")
 	if got, want := m.EchoOne(t, "turtle1/cmd_vel", func() {}), "linear: \n  x: 0.0"; !strings.Contains(got, want) {
 		t.Errorf("with the brake on, rostopic echo printed:\n%s\nwithout\n%s", got, want)
+	}
+}
+
+// TestROSReloadKeepsAdaptors: seat ctl reload hands the open ROS adaptors
+// to the new version (the same declarations): the one node keeps its
+// registrations, and the new version's rules answer.
+func TestROSReloadKeepsAdaptors(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "reload.seatml")
+	write := func(answer string) {
+		if err := os.WriteFile(f, []byte(`<seatml><general name="受付">
+  <adaptor name="/chatter" type="ros_sub"/>
+  <adaptor name="/reply" type="ros_pub"/>
+</general>
+<state name="待機"><rule source="/chatter"><key>こんにちは</key><message sendto="/reply">`+answer+`</message></rule></state></seatml>`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ようこそ")
+	control := freePort(t)
+	_, log := startSeat(t, "run", "--control", control, f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	m.Publish(t, "chatter", "std_msgs/String", "data: こんにちは")
+	if got := m.EchoOne(t, "reply", func() {}); !strings.Contains(got, `\u3088\u3046\u3053\u305D`) { // ようこそ
+		t.Fatalf("before the reload, rostopic echo printed:\n%s", got)
+	}
+	write("いらっしゃいませ")
+	if out, errOut, code := ctlAt(control, "reload", "受付"); code != 0 {
+		t.Fatalf("seat ctl reload: exit %d\n%s%s", code, out, errOut)
+	}
+	if got := m.EchoOne(t, "reply", func() {}); !strings.Contains(got, `\u3044\u3089\u3063\u3057\u3083\u3044\u307E\u305B`) { // いらっしゃいませ
+		t.Errorf("after the reload, rostopic echo printed:\n%s", got)
+	}
+	if strings.Contains(log.String(), "registration failed") || strings.Contains(log.String(), "not reachable") {
+		t.Errorf("the reload registered twice")
 	}
 }
