@@ -62,6 +62,9 @@ func value(v reflect.Value) any {
 	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return v.Int()
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if u := v.Uint(); u > math.MaxInt64 {
+			return float64(u) // beyond int64: a float, not a negative number
+		}
 		return int64(v.Uint())
 	case reflect.Float32:
 		// The float64 a float32 was written as: 0.1, not 0.10000000149…

@@ -100,12 +100,15 @@ func TestFillErrors(t *testing.T) {
 // a received message's text is JSON even with a NaN in it.
 func TestValueAndJSON(t *testing.T) {
 	m := demoType(t, "demo/Sample").New()
-	if err := Fill(m, map[string]any{"ratio": 0.1, "pair": []any{math.NaN(), math.Inf(1)}, "text": "はい"}); err != nil {
+	if err := Fill(m, map[string]any{"ratio": 0.1, "pair": []any{math.NaN(), math.Inf(1)}, "text": "はい", "big": math.Ldexp(1, 63)}); err != nil {
 		t.Fatal(err)
 	}
 	v := Value(m)
 	if v["ratio"] != 0.1 {
 		t.Errorf("ratio %v, want 0.1", v["ratio"])
+	}
+	if v["big"] != math.Ldexp(1, 63) { // a uint64 beyond int64 is not read as negative
+		t.Errorf("big %v (%T), want 2^63", v["big"], v["big"])
 	}
 	got := JSON(v)
 	for _, want := range []string{`"ratio":0.1,`, `"pair":[null,null]`, `"text":"はい"`} {
