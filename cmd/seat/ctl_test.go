@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,15 +30,35 @@ type controlled struct {
 	stderr *syncBuffer
 }
 
-// runControlled starts seat run --control on a free port with files.
+// runControlled starts seat run --control with files, its control API on
+// a port the system picks (the address is read from its log: a port
+// found free beforehand may be taken by then, when packages' tests run
+// side by side).
 func runControlled(t *testing.T, files ...string) *controlled {
-	c := &controlled{addr: freePort(t), done: make(chan error, 1), stderr: &syncBuffer{}}
+	t.Helper()
+	c := &controlled{done: make(chan error, 1), stderr: &syncBuffer{}}
 	var ctx context.Context
 	ctx, c.cancel = context.WithCancel(context.Background())
-	args := append([]string{"run", "--control", c.addr}, files...)
+	args := append([]string{"run", "--control", "127.0.0.1:0"}, files...)
 	go func() { c.done <- run(ctx, args, strings.NewReader(""), &bytes.Buffer{}, c.stderr) }()
-	return c
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := controlURL.FindStringSubmatch(c.stderr.String()); m != nil {
+			c.addr = m[1]
+			return c
+		}
+		select {
+		case err := <-c.done:
+			t.Fatalf("seat run ended: %v\n%s", err, c.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no control API within 10 s:\n%s", c.stderr.String())
+		}
+	}
 }
+
+var controlURL = regexp.MustCompile(`control API.*"url": "http://([^/]+)/`)
 
 // ctl runs seat ctl against it: standard output, standard error, status.
 func (c *controlled) ctl(args ...string) (string, string, int) { return ctlAt(c.addr, args...) }
