@@ -46,6 +46,11 @@ type node struct {
 	// failing is set while the master cannot be reached, so that an
 	// outage is logged once.
 	failing bool
+	// uri is the node's own address as the master first gave it; another
+	// one under the same name is another node that took it (and the
+	// master shut this one down). taken is set once that is logged.
+	uri   string
+	taken bool
 
 	// every is how often the master is asked; from checkEvery.
 	every  time.Duration
@@ -202,6 +207,7 @@ func (nd *node) reset() {
 	}
 	nd.n.Close()
 	nd.n = nil
+	nd.uri, nd.taken = "", false
 }
 
 // watch keeps the node registered until ctx ends: it connects with
@@ -237,11 +243,19 @@ func (nd *node) watch(ctx context.Context) {
 			continue
 		}
 		nd.mu.Unlock()
-		_, err := master.LookupNode("/" + nd.name)
+		uri, err := master.LookupNode("/" + nd.name)
 		switch {
 		case err == nil:
 			nd.checkPublishers(master)
 			nd.mu.Lock()
+			switch {
+			case nd.uri == "":
+				nd.uri = uri
+			case uri != nd.uri && !nd.taken:
+				nd.taken = true
+				nd.log.Error("another ROS node took this node's name, and the master shut this one down: what the behavior publishes goes nowhere (a second run of the behavior? give it <general anonymous=\"1\">)",
+					zap.String("node", nd.name), zap.String("master", nd.master), zap.String("other", uri))
+			}
 			if nd.failing {
 				nd.failing = false
 				nd.log.Info("the ROS master answers again", zap.String("master", nd.master), zap.String("node", nd.name))

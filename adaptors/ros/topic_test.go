@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bluenviron/goroslib/v2"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -332,5 +333,49 @@ func TestWrongTypePublisherCounted(t *testing.T) {
 	}
 	if l := logs.FilterMessage("ROS publisher refused: it publishes another message type on the topic").All(); len(l) != 1 || l[0].ContextMap()["type"] != "std_msgs/Int32" {
 		t.Errorf("logged %v", logs.All())
+	}
+}
+
+// TestNodeNameTaken: a second node registering the behavior's node name
+// makes the master shut seat's node down; seat says so instead of
+// publishing into nothing unawares.
+func TestNodeNameTaken(t *testing.T) {
+	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
+	checkEvery = 100 * time.Millisecond
+	m := rostest.Start(t)
+	core, logs := observer.New(zapcore.ErrorLevel)
+	ad, err := NewTopic(adaptors.Config{Behavior: "twice", Name: "/say", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ad.Open(context.Background(), make(sink, 1)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ad.Close() })
+	nd := ad.(*topic).node
+	for deadline := time.Now().Add(10 * time.Second); ; { // until the watch has noted its own address
+		nd.mu.Lock()
+		noted := nd.uri != ""
+		nd.mu.Unlock()
+		if noted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the node's address was not noted within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	other, err := goroslib.NewNode(goroslib.NodeConf{Name: "twice", MasterAddress: m.Addr, Host: "127.0.0.1",
+		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for logs.FilterMessageSnippet("another ROS node took this node's name").Len() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing logged within 10 s: %v", logs.All())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
