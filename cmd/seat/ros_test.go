@@ -260,7 +260,7 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
 
 	out := m.Peer(t, "call_fibonacci", "/fibonacci", "5")()
-	for _, want := range []string{"feedback [0, 1, 1]\n", "feedback [0, 1, 1, 2, 3, 5]\n", "state 3 result [0, 1, 1, 2, 3, 5]\n"} { // 3: SUCCEEDED
+	for _, want := range []string{"feedback [0, 1, 1, 2, 3, 5]\n", "state 3 result [0, 1, 1, 2, 3, 5]\n"} { // 3: SUCCEEDED (feedback sent before the client's feedback subscriber is connected is lost, as with rospy's servers: the first is not required)
 		if !strings.Contains(out, want) {
 			t.Errorf("the rospy client printed:\n%s\nwithout %q; seat logged:\n%s", out, want, log.String())
 		}
