@@ -80,17 +80,23 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 		cc.lookup = ev.Text
 		ran = m.handleWidget(cc, w)
 	} else {
-		// The lookup text (§5 step 1): a device-layer event's key, else
-		// the text up to its first comma (the speech result "はい,0.93" is
-		// looked up as "はい"); scripts read it as event.lookup.
-		cc.lookup = ev.Text
-		if ev.Key != "" || ev.Source == "memory" || ev.Source == "motion" || ev.Source == seatml.InternalSource {
+		// The lookup text (§5 step 1): an event's key (every device-layer
+		// and internal event has one, as a ROS request does), else the
+		// text up to its first comma (the speech result "はい,0.93" is
+		// looked up as "はい"); scripts read it as event.lookup. A
+		// structured message without a key goes to key-less rules only.
+		switch {
+		case ev.Key != "":
 			cc.lookup = ev.Key
-		} else if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
-			cc.lookup = cc.lookup[:i]
-		}
-		if ev.Data == nil || ev.Key != "" { // a structured message without a key goes to key-less rules only
 			ran = m.matchKeyed(cc, ev.Source, cc.lookup)
+		case ev.Data == nil:
+			cc.lookup = ev.Text
+			if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
+				cc.lookup = cc.lookup[:i]
+			}
+			ran = m.matchKeyed(cc, ev.Source, cc.lookup)
+		default:
+			cc.lookup = ev.Text
 		}
 	}
 	if m.moves == moves && m.exitCode == nil {
