@@ -250,17 +250,37 @@ func TestBrokerRestart(t *testing.T) {
 	if r.m.Adaptors()[0].Open != 0 {
 		t.Log("seat was back before the last publication: some were delivered live")
 	}
+	// QoS 1 is at least once: a reply whose acknowledgement was lost
+	// (seat's connection dropped under load, as in a full -race run) is
+	// sent again after the reconnection. Every reply must arrive, in
+	// order of first arrival; a repeat is logged, not an error.
+	distinct := func() (firsts []string, repeats int) {
+		seen := map[string]bool{}
+		for _, got := range in.of("robot/1/say") {
+			if seen[got] {
+				repeats++
+				continue
+			}
+			seen[got] = true
+			firsts = append(firsts, got)
+		}
+		return firsts, repeats
+	}
 	deadline := time.Now().Add(20 * time.Second)
-	for len(in.of("robot/1/say")) < n {
+	for firsts, _ := distinct(); len(firsts) < n; firsts, _ = distinct() {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d of %d replies after the reconnection; adaptor %+v; seat logged %v\nbroker:\n%s",
-				len(in.of("robot/1/say")), n, r.m.Adaptors()[0], r.logs.All(), b.Log())
+				len(firsts), n, r.m.Adaptors()[0], r.logs.All(), b.Log())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	for i, got := range in.of("robot/1/say") {
+	firsts, repeats := distinct()
+	if repeats > 0 {
+		t.Logf("%d replies came twice (QoS 1); adaptor %+v", repeats, r.m.Adaptors()[0])
+	}
+	for i, got := range firsts {
 		if want := fmt.Sprintf("hi 1 #%d on robot/1/asr", i+1); got != want {
-			t.Fatalf("reply %d: %q, want %q", i, got, want)
+			t.Fatalf("reply %d: %q, want %q; all replies %q; seat logged %v", i, got, want, in.of("robot/1/say"), r.logs.All())
 		}
 	}
 	if r.m.Adaptors()[0].Accepted < 2 {
