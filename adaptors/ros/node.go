@@ -39,6 +39,10 @@ type node struct {
 	key          string
 	name, master string
 	log          *zap.Logger
+	// refs counts the users that joined and have not left; nodesMu guards
+	// it, so that the map knows when a node ends without waiting for mu,
+	// which a connect to a master that does not answer holds for seconds.
+	refs int
 
 	mu    sync.Mutex
 	n     *goroslib.Node // nil while not connected
@@ -91,25 +95,30 @@ var processStart = time.Now()
 
 // join makes u a user of the node of name on master, making the node
 // when u is its first user. It returns once u is registered, or, when the
-// master cannot be reached yet, at once: the node keeps trying.
+// master cannot be reached yet, at once: the node keeps trying. nodesMu
+// is never held while waiting for a node's mu: a master that does not
+// answer delays the behaviors that use it, not the others.
 func join(name, master string, log *zap.Logger, u user) *node {
 	key := name + " " + master
 	nodesMu.Lock()
 	nd := nodes[key]
-	if nd == nil {
+	made := nd == nil
+	if made {
 		ctx, cancel := context.WithCancel(context.Background())
 		nd = &node{key: key, name: name, master: master, log: log, every: checkEvery, cancel: cancel, done: make(chan struct{})}
 		nodes[key] = nd
-		nd.mu.Lock()
+		nd.mu.Lock() // before the watch, which would connect too
+		go nd.watch(ctx)
+	}
+	nd.refs++
+	nodesMu.Unlock()
+	if made {
+		defer nd.mu.Unlock()
 		nd.users = append(nd.users, u)
 		nd.connect()
-		nd.mu.Unlock()
-		nodesMu.Unlock()
-		go nd.watch(ctx)
 		return nd
 	}
 	nd.mu.Lock()
-	nodesMu.Unlock()
 	defer nd.mu.Unlock()
 	nd.users = append(nd.users, u)
 	if nd.n != nil {
@@ -126,23 +135,23 @@ func join(name, master string, log *zap.Logger, u user) *node {
 // leave ends u's use of the node: its registrations are closed, and the
 // node with its last user.
 func (nd *node) leave(u user) {
-	nodesMu.Lock()
 	nd.mu.Lock()
 	i := slices.Index(nd.users, u)
 	if i < 0 {
 		nd.mu.Unlock()
-		nodesMu.Unlock()
 		return
 	}
 	nd.users = slices.Delete(nd.users, i, i+1)
 	if nd.n != nil {
 		u.detach()
 	}
-	last := len(nd.users) == 0
-	if last {
+	nd.mu.Unlock()
+	nodesMu.Lock()
+	nd.refs--
+	last := nd.refs == 0
+	if last && nodes[nd.key] == nd {
 		delete(nodes, nd.key)
 	}
-	nd.mu.Unlock()
 	nodesMu.Unlock()
 	if !last {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -222,6 +223,75 @@ func TestOneNodePerBehavior(t *testing.T) {
 	}
 	if len(names) != 2 || names[0] != "/listener" || names[1] != "/"+nodeName("listener", true) {
 		t.Errorf("rosnode list: %q", out)
+	}
+}
+
+// TestHungMasterDelaysOnlyItsBehavior: a master that takes connections
+// and never answers holds up the behavior that uses it (its Open waits
+// for goroslib's read timeout), not another behavior on a working
+// master, which opens, publishes and closes meanwhile.
+func TestHungMasterDelaysOnlyItsBehavior(t *testing.T) {
+	m := rostest.Start(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{})
+	go func() { // accepts, reads nothing, answers nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if held = append(held, c); len(held) == 1 {
+				close(accepted)
+			}
+		}
+	}()
+	hung, err := NewTopic(adaptors.Config{Behavior: "hung", Name: "/out", Attrs: map[string]string{"master": "http://" + ln.Addr().String()}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() { opened <- hung.Open(context.Background(), make(sink, 1)) }()
+	select {
+	case <-accepted: // the hung behavior is connecting
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hung master was never called")
+	}
+	fine, err := NewTopic(adaptors.Config{Behavior: "fine", Name: "/reply", Attrs: map[string]string{"master": m.URI}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := fine.Open(context.Background(), make(sink, 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-opened:
+		t.Errorf("the other behavior's Open waited %v, until the hung master's Open ended (%v)", time.Since(start), err)
+		opened <- err
+	default:
+	}
+	got := m.EchoOne(t, "reply", func() { _ = fine.Send("はい") })
+	if !strings.Contains(got, `data: "\u306F\u3044"`) {
+		t.Errorf("rostopic echo printed:\n%s", got)
+	}
+	if err := fine.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("the hung master's Open: %v", err) // it returns, and keeps trying in the background
+	}
+	if err := hung.Close(); err != nil {
+		t.Error(err)
 	}
 }
 
