@@ -472,6 +472,9 @@ func (m *Machine) luaCall(L *lua.LState) int {
 		}
 		data = fields
 	}
+	if l, ok := data.([]any); ok && len(l) == 0 { // seat.call("/reset", {}) or seat.call("/reset")
+		data = map[string]any{} // an empty request: {} in recordings and transcripts
+	}
 	m.adMu.RLock()
 	a := m.adaptors[name]
 	m.adMu.RUnlock()
@@ -496,6 +499,12 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	if m.tracing() {
 		m.trace("call:" + name)
 	}
+	// A recording has the request, as a message to the adaptor, and the
+	// answer, which seat replay and seat test --from give back.
+	watching := m.watching()
+	if watching {
+		m.observe(Record{Kind: RecOut, Source: name, Text: jsonText(data)})
+	}
 	res, err := c.Call(ctx, data)
 	if errors.As(err, new(*adaptors.InvalidMessageError)) {
 		L.RaiseError("seat.call(%q): %v", name, err)
@@ -505,8 +514,20 @@ func (m *Machine) luaCall(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("seat.call(%q): %v", name, err)))
 		return 2
 	}
+	if watching {
+		m.observe(Record{Kind: RecAnswer, Source: name, Text: jsonText(res)})
+	}
 	L.Push(luadm.ToLua(L, res))
 	return 1
+}
+
+// jsonText is v as JSON, for a recording; plain values always are.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%q", fmt.Sprint(v))
+	}
+	return string(b)
 }
 
 // luaResult is seat.result(adaptor, value [, status]): it ends the goal
@@ -536,7 +557,23 @@ func (m *Machine) luaResult(L *lua.LState) int {
 	if err := f.Finish(data, status); err != nil {
 		L.RaiseError("seat.result(%q): %v", name, err)
 	}
+	if m.watching() {
+		m.observe(Record{Kind: RecOut, Source: name, Text: ResultText(data, status)})
+	}
 	return 0
+}
+
+// ResultText is how seat.result reads in recordings and transcripts: the
+// result as JSON ({} for none), after its status unless it succeeded
+// ("aborted {}").
+func ResultText(v any, status string) string {
+	if v == nil {
+		v = map[string]any{}
+	}
+	if status == "succeeded" {
+		return jsonText(v)
+	}
+	return status + " " + jsonText(v)
 }
 
 // luaMessage is table argument n as plain values and as JSON text; a

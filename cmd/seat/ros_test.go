@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,7 +156,7 @@ func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
 // called by a rospy client (the tutorial's AddTwoInts), a SetBool served
 // with seat.reply is called by rosservice, and seat.call calls a rospy
 // AddTwoInts server from a rule fired by Japanese text, its sum published
-// for rostopic echo.
+// for rostopic echo. The run's recording then replays without ROS.
 func TestROSServicesOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
@@ -182,7 +183,8 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 </state></seatml>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, log := startSeat(t, "run", f)
+	rec := filepath.Join(t.TempDir(), "services.jsonl")
+	cmd, log := startSeat(t, "run", "--record", rec, f)
 	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "main_mode"`) })
 
 	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "2")(); !strings.Contains(out, "sum 42") {
@@ -198,6 +200,14 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 	got := m.EchoOne(t, "answer", func() {})
 	if want := `data: "\u7B54\u3048\u306F42"`; !strings.Contains(got, want) { // 答えは42
 		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
+	}
+	// The recording replays with no ROS at all: the requests come back
+	// from it, and so does rospy's answer to seat.call.
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
+		data, _ := os.ReadFile(rec)
+		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 }
 
@@ -272,9 +282,52 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 	}
 }
 
+// TestROSActionRecordingReplays: an action server's feedback and its
+// seat.result, for a rospy client's goal, are in the recording as
+// messages, and the recording replays without ROS.
+func TestROSActionRecordingReplays(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "fibonacci.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="即答">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="待機">
+  <rule source="fibonacci"><key>ros_action</key><script>
+    local seq = {0, 1}
+    for i = 3, rtc_in_data.order + 1 do seq[i] = seq[i - 1] + seq[i - 2] end
+    seat.publish("fibonacci", {sequence = {0}})
+    seat.result("fibonacci", {sequence = seq}, rtc_in_data.order > 5 and "aborted" or "succeeded")
+  </script></rule>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "fibonacci.jsonl")
+	cmd, log := startSeat(t, "run", "--record", rec, f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "4")(); !strings.Contains(out, "state 3 result [0, 1, 1, 2, 3]\n") {
+		t.Errorf("the rospy client printed:\n%s", out)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	data, _ := os.ReadFile(rec)
+	if !strings.Contains(string(data), `"kind":"out","behavior":"即答","source":"fibonacci","text":"{\"sequence\":[0,1,1,2,3]}"`) {
+		t.Errorf("the result is not in the recording:\n%s", data)
+	}
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
+		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
+	}
+}
+
 // TestROSTurtleExample: examples/ros/turtle.seatml as the README runs it:
-// a Joy from rostopic pub drives the Twist rostopic echo sees, and the
-// brake, set with rosservice call, keeps it still.
+// a Joy from rostopic pub drives the Twist rostopic echo sees, the
+// brake, set with rosservice call, keeps it still, and button 2 calls a
+// rospy /reset service.
 func TestROSTurtleExample(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
@@ -296,9 +349,17 @@ func TestROSTurtleExample(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "success: True") {
 		t.Fatalf("rosservice call /brake: %v\n%s", err, out)
 	}
-	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0]}")
+	stop = m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0]}")
 	if got, want := m.EchoOne(t, "turtle1/cmd_vel", func() {}), "linear: \n  x: 0.0"; !strings.Contains(got, want) {
 		t.Errorf("with the brake on, rostopic echo printed:\n%s\nwithout\n%s", got, want)
+	}
+	stop()
+	// Button 2 calls /reset (std_srvs/Empty, here a rospy service that
+	// answers one call and ends).
+	reset := m.Peer(t, "serve_empty", "/reset")
+	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [0.5, 1.0], buttons: [0, 1]}")
+	if out := reset(); !strings.Contains(out, "called") {
+		t.Errorf("/reset was not called: %s", out)
 	}
 }
 

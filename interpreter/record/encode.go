@@ -46,7 +46,7 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "behavior", behavior, true)
 	dst = appendField(dst, "source", r.Source, true)
 	dst = appendField(dst, "peer", r.Peer, true)
-	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut {
+	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut || r.Kind == interpreter.RecAnswer {
 		dst = appendField(dst, "text", r.Text, false)
 	}
 	if r.Message {

@@ -150,6 +150,20 @@ func (g *generator) line(l record.Line) {
 		g.flushAdvance()
 		text := l.TextOf()
 		g.add(Expect, l, l.Source+"< "+text, Step{Adaptor: l.Source, Text: text})
+	case "answer": // a service's answer to seat.call: given before the step whose rule called it
+		st := Step{Kind: Answer, Adaptor: l.Source, Text: l.TextOf(), Line: l.Source + "=> " + l.TextOf(),
+			Pos: schema.Pos{File: g.file, Line: l.Line}, Recorded: &Recorded{Line: l.Line, T: g.at(l), Rule: g.fire}}
+		if err := json.Unmarshal([]byte(st.Text), &st.Data); err != nil {
+			g.err = fmt.Errorf("%s:%d: the answer is not JSON: %v", g.file, l.Line, err)
+		}
+		i := len(g.t.Steps)
+		for i > 0 && !slices.Contains([]Kind{Send, Widget, Connect, Disconnect, Advance, Memory}, g.t.Steps[i-1].Kind) {
+			i--
+		}
+		if i > 0 {
+			i--
+		}
+		g.t.Steps = slices.Insert(g.t.Steps, i, st)
 	case "in", "connect", "disconnect":
 		if l.Source == "memory" || l.Source == "motion" {
 			g.skipped++

@@ -117,3 +117,93 @@ func TestStructuredMessageSteps(t *testing.T) {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRecordedAnswer: a recording's answer to seat.call becomes NAME=>
+// JSON before the input whose rule made the call (after the clock moves
+// to it), and the transcript passes against the behavior.
+func TestRecordedAnswer(t *testing.T) {
+	rec := `{"t":0,"kind":"recording"}
+{"t":0.001,"kind":"start","behavior":"robot","file":"b.seatml"}
+{"t":0.002,"kind":"state","behavior":"robot","state":"s"}
+{"t":2.002,"kind":"in","behavior":"robot","source":"io","text":"足して"}
+{"t":2.003,"kind":"fire","behavior":"robot","at":"b.seatml:7"}
+{"t":2.003,"kind":"out","behavior":"robot","source":"add_two_ints","text":"{\"a\":40,\"b\":2}"}
+{"t":2.004,"kind":"answer","behavior":"robot","source":"add_two_ints","text":"{\"sum\":42}"}
+{"t":2.004,"kind":"out","behavior":"robot","source":"io","text":"答え 42"}
+`
+	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := FromRecording("r.jsonl", lines, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Format(tr), "behavior: b.seatml\n= s\n+2s\nadd_two_ints=> {\"sum\":42}\nio> 足して\nadd_two_ints< {\"a\":40,\"b\":2}\nio< 答え 42\n"; got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+	res, v := run(t, serviceBehavior, Format(tr))
+	mustPass(t, res, v)
+}
+
+// serviceBehavior calls a service and serves an action goal.
+const serviceBehavior = `<seatml><general name="robot">
+  <adaptor name="io" type="stdio"/>
+  <adaptor name="add_two_ints" type="ros_client" service="/add_two_ints" service_type="rospy_tutorials/AddTwoInts"/>
+  <adaptor name="fib" type="ros_action_server" action_id="/fibonacci" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="s">
+  <rule source="io"><key>足して</key><script>
+    local r, err = seat.call("add_two_ints", {a = 40, b = 2})
+    if r then seat.send("io", "答え " .. r.sum) else seat.send("io", "失敗 " .. err) end
+  </script></rule>
+  <rule source="fib"><key>ros_action</key><script>seat.publish("fib", {sequence = {0}})</script></rule>
+  <rule source="io"><key>終わり</key><script>
+    local ok, err = pcall(seat.result, "fib", {sequence = {0, 1, 1}})
+    if not ok then seat.send("io", "エラー " .. tostring(err)) end
+  </script></rule>
+  <rule source="io"><key>中止</key><script>seat.result("fib", nil, "aborted")</script></rule>
+</state></seatml>`
+
+// TestServiceAnswersAndGoalResults: seat test stands in for a ROS
+// service (NAME=> JSON answers the next seat.call, whose request is a
+// message to NAME) and for an action server's seat.result (it answers the
+// latest goal, after its status unless it succeeded); an answer no call
+// took fails the transcript at its line.
+func TestServiceAnswersAndGoalResults(t *testing.T) {
+	behavior := serviceBehavior
+	res, v := run(t, behavior, `add_two_ints=> {"sum": 42}
+io> 足して
+add_two_ints< {"a":40,"b":2}
+io< 答え 42
+io> 足して
+add_two_ints< {"a":40,"b":2}
+io<~ ^失敗 seat.call\("add_two_ints"\): the transcript gives no answer: write add_two_ints=> JSON before the step that calls it$
+fib:ros_action>> {"order": 3}
+fib< {"sequence":[0]}
+io> 終わり
+fib< {"sequence":[0,1,1]}
+io> 終わり
+io<~ ^エラー .*fib: no goal in progress
+fib:ros_action>> {"order": 1}
+fib< {"sequence":[0]}
+io> 中止
+fib< aborted {}
+`)
+	mustPass(t, res, v)
+	if !strings.Contains(v, `add_two_ints=> {"sum": 42}`) {
+		t.Errorf("the verbose run does not show the answer:\n%s", v)
+	}
+	res, v = run(t, behavior, "io> 足して\nadd_two_ints=> {\"sum\": 1}\nadd_two_ints< {\"a\":40,\"b\":2}\n...\n")
+	if res.Failure == nil || res.Failure.Step.Pos.Line != 2 || !strings.Contains(res.Failure.What, "no seat.call took this answer") {
+		t.Errorf("an answer given after the call: %+v\n%s", res.Failure, v)
+	}
+	for bad, want := range map[string]string{
+		"add=>\n":       "NAME=> wants the service's answer as JSON",
+		"add=> {sum}\n": "NAME=> wants the service's answer as JSON",
+	} {
+		if tr, diags := Parse("x.seattest", []byte(bad)); tr != nil || !strings.Contains(diags.Error(), "x.seattest:1:1: "+want) {
+			t.Errorf("%q: %v", bad, diags)
+		}
+	}
+}

@@ -230,6 +230,12 @@ type runner struct {
 	peers   map[string][]*conn
 	npeers  int
 	history []string
+	// answers are the services' answers the transcript gave (NAME=>
+	// JSON) and no seat.call has taken yet, by adaptor.
+	answers map[string][]Step
+	// goals is each adaptor's latest request (NAME:KEY>> JSON), which
+	// seat.result ends.
+	goals map[string]*request
 	// lastPeer is the peer that spoke or connected last (the session a
 	// state check looks at).
 	lastPeer string
@@ -240,7 +246,7 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 		opts.StepTimeout = 10 * time.Second
 	}
 	r := &runner{t: t, prog: prog, opts: opts, clock: interpreter.NewFakeClock(epoch), logs: &logLines{},
-		peers: map[string][]*conn{}, done: make(chan error, 1), ctx: opts.Context}
+		peers: map[string][]*conn{}, answers: map[string][]Step{}, goals: map[string]*request{}, done: make(chan error, 1), ctx: opts.Context}
 	if r.ctx == nil {
 		r.ctx = context.Background()
 	}
@@ -256,7 +262,7 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 	var diags schema.List
 	for _, st := range t.Steps {
 		switch st.Kind {
-		case Send, Expect, ExpectRe, Connect, Disconnect:
+		case Send, Expect, ExpectRe, Connect, Disconnect, Answer:
 			if st.Adaptor == "" {
 				if st.Kind == Send && r.input == "" {
 					diags.Errorf(st.Pos, "the behavior declares no adaptor to send from")
@@ -493,7 +499,11 @@ func (r *runner) step(st Step) *Failure {
 		switch {
 		case st.Key != "":
 			r.remember(fmt.Sprintf("%s:%s>> %s", name, st.Key, st.Text))
-			from = &request{conn: c}
+			q := &request{conn: c}
+			r.mu.Lock()
+			r.goals[name] = q
+			r.mu.Unlock()
+			from = q
 		case st.Data != nil:
 			r.remember(fmt.Sprintf("%s>> %s", name, st.Text))
 		default:
@@ -545,6 +555,11 @@ func (r *runner) step(st Step) *Failure {
 		if r.wantsConnections(st.Adaptor) && !r.deliver(adaptors.Event{Source: st.Adaptor, Kind: adaptors.Disconnected, From: c}) {
 			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
 		}
+	case Answer:
+		r.remember(fmt.Sprintf("%s=> %s", st.Adaptor, st.Text))
+		r.mu.Lock()
+		r.answers[st.Adaptor] = append(r.answers[st.Adaptor], st)
+		r.mu.Unlock()
 	case Memory:
 		r.remember(fmt.Sprintf("memory> %s=%s", st.Key, st.Value))
 		if err := r.setMemory(st.Key, st.Value); err != nil {
@@ -616,6 +631,16 @@ func (r *runner) finish() *Failure {
 	if r.settle(); len(steps) > 0 && errors.As(r.stopped, &ee) && ee.Code != 0 {
 		// It failed after the last step (a bound stopped it, seat.exit(1)).
 		return r.fail(steps[len(steps)-1], "the behavior has stopped: "+ee.Error(), "", "")
+	}
+	r.mu.Lock()
+	var unused []Step
+	for _, a := range r.answers {
+		unused = append(unused, a...)
+	}
+	r.mu.Unlock()
+	if len(unused) > 0 {
+		slices.SortFunc(unused, func(a, b Step) int { return a.Pos.Line - b.Pos.Line })
+		return r.fail(unused[0], "no seat.call took this answer", "", "")
 	}
 	if len(steps) > 0 && steps[len(steps)-1].Kind == Skip {
 		return nil
@@ -820,6 +845,44 @@ func (a *memAdaptor) Send(text string) error {
 func (a *memAdaptor) SendTopic(topic, text string, retain bool) error {
 	a.r.sent(message{adaptor: a.name, text: text, topic: topic})
 	return nil
+}
+
+// Call stands in for a service (seat.call to a ros_client): the request
+// is a message to the adaptor, as JSON, and the answer is the next one
+// the transcript gave (NAME=> JSON). With none given the call fails, as a
+// call to a service that is not there does.
+func (a *memAdaptor) Call(_ context.Context, v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &adaptors.InvalidMessageError{Err: err}
+	}
+	a.r.sent(message{adaptor: a.name, text: string(b)})
+	a.r.mu.Lock()
+	defer a.r.mu.Unlock()
+	q := a.r.answers[a.name]
+	if len(q) == 0 {
+		return nil, fmt.Errorf("the transcript gives no answer: write %s=> JSON before the step that calls it", a.name)
+	}
+	a.r.answers[a.name] = q[1:]
+	return q[0].Data, nil
+}
+
+// Finish stands in for an action server's seat.result: it answers the
+// adaptor's latest goal (NAME:ros_action>> JSON) with the result as JSON,
+// after its status when that is not "succeeded" ("aborted {}").
+func (a *memAdaptor) Finish(v any, status string) error {
+	switch status {
+	case "succeeded", "aborted", "canceled":
+	default:
+		return fmt.Errorf("goal status %q: want succeeded, aborted or canceled", status)
+	}
+	a.r.mu.Lock()
+	q := a.r.goals[a.name]
+	a.r.mu.Unlock()
+	if q == nil || q.answered {
+		return fmt.Errorf("%s: no goal in progress", a.name)
+	}
+	return q.Send(interpreter.ResultText(v, status))
 }
 
 // conn is a peer of a memAdaptor: seat.reply sends to it.

@@ -33,6 +33,7 @@ const (
 	Memory                 // memory> KEY=VALUE
 	Widget                 // gui:ID> TEXT: a page's input or button
 	Skip                   // ...: messages not expected so far are skipped
+	Answer                 // NAME=> JSON: the next seat.call to NAME returns JSON
 )
 
 // Step is one line of a transcript.
@@ -49,7 +50,8 @@ type Step struct {
 	// last one connected.
 	Peer string
 	// Data is a structured message's value (NAME>> JSON), as a ROS
-	// adaptor gives it (adaptors.Event.Data); Text is its JSON.
+	// adaptor gives it (adaptors.Event.Data), or a service's answer
+	// (NAME=> JSON); Text is its JSON.
 	Data any
 	Re   *regexp.Regexp
 	Dur  time.Duration
@@ -134,7 +136,7 @@ func Parse(file string, data []byte) (*Transcript, schema.List) {
 }
 
 // marker finds the adaptor name and the marker of a send or expect step.
-var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(?:@([^\s<>]+?))?(<~|<|>>|>)( |$)`)
+var marker = regexp.MustCompile(`^([^\s<>=@+#]*)(?:@([^\s<>]+?))?(<~|<|>>|=>|>)( |$)`)
 
 func parseStep(body string, pos schema.Pos) (Step, string) {
 	st := Step{Pos: pos}
@@ -208,6 +210,14 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		}
 		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil || st.Data == nil {
 			return st, fmt.Sprintf("NAME>> wants a message as JSON, for example joy>> {\"axes\": [0.5, 0], \"buttons\": [1]}: %s", jsonError(err))
+		}
+	case "=>":
+		st.Kind, st.Text = Answer, rest
+		if st.Adaptor == "" {
+			return st, "=> wants the adaptor that calls the service: NAME=> JSON, for example add_two_ints=> {\"sum\": 42}"
+		}
+		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil {
+			return st, fmt.Sprintf("NAME=> wants the service's answer as JSON, for example add_two_ints=> {\"sum\": 42}: %s", err)
 		}
 	case "<":
 		st.Kind, st.Text = Expect, rest

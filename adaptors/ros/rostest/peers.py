@@ -16,6 +16,7 @@ tutorial prints.
 Each prints "ready" once it is registered.
 """
 import sys
+import time
 
 import genpy.dynamic
 import rospy
@@ -73,6 +74,19 @@ def main():
         rospy.Service(name, SetBool, lambda req: SetBoolResponse(True, "LED " + ("on" if req.data else "off")))
         print("ready", flush=True)
         rospy.spin()
+    elif mode == "serve_empty":  # answers one call, then ends
+        import threading
+        from std_srvs.srv import Empty, EmptyResponse
+        called = threading.Event()
+
+        def handle(req):
+            print("called", flush=True)
+            called.set()
+            return EmptyResponse()
+        rospy.Service(name, Empty, handle)
+        print("ready", flush=True)
+        called.wait(60)
+        time.sleep(1)  # the response goes out after handle returns
     elif mode == "serve_fibonacci":
         import actionlib
         fib = fibonacci_classes()
