@@ -330,13 +330,19 @@ func (g *goal) end(v any, status string) error {
 // <message>) sends a goal, and its feedback and result come back as events
 // keyed ros_action_feedback and ros_action_result. A new goal replaces
 // the one in progress, as actionlib's simple action client does. A goal
-// sent before the action server is there waits for it (the last one).
+// sent before the action server is there waits for it (the last one). A
+// goal in progress when the node is made again (the master restarted)
+// ends with the status "lost", as actionlib's LOST: its server's answer
+// can no longer come.
 type actionClient struct {
 	*action
 	mu      sync.Mutex
 	client  *goroslib.SimpleActionClient
 	ready   bool // the server is there: goals go out at once
 	pending any  // the goal waiting for the server
+	// goals numbers the goals sent; inProgress is the one whose result
+	// has not come (0: none).
+	goals, inProgress uint64
 }
 
 // NewActionClient builds a ros_action_client adaptor.
@@ -384,10 +390,15 @@ func (a *actionClient) attach(n *goroslib.Node) error {
 func (a *actionClient) detach() {
 	a.mu.Lock()
 	c := a.client
-	a.client, a.ready = nil, false
+	lost := a.inProgress != 0
+	a.client, a.ready, a.inProgress = nil, false, 0
 	a.mu.Unlock()
 	if c != nil {
 		c.Close()
+	}
+	if lost && a.ctx.Err() == nil { // not when the adaptor closes
+		a.log.Warn("the action goal in progress is lost: the node was made again (the ROS master restarted?)", zap.String("action", a.remote))
+		a.deliver(ResultKey, map[string]any{"status": "lost", "result": rosmsg.Value(reflect.New(a.typ.Result.Go).Interface())}, nil, nil)
 	}
 }
 
@@ -427,8 +438,22 @@ func (a *actionClient) SendMessage(v any) error {
 // sendGoal sends a filled goal, its feedback and result to come back as
 // events.
 func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
+	a.mu.Lock()
+	a.goals++
+	id := a.goals
+	a.inProgress = id
+	a.mu.Unlock()
 	onDone := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.TypeOf(goroslib.SimpleActionClientGoalState(0)), reflect.PointerTo(a.typ.Result.Go)}, nil, false),
 		func(args []reflect.Value) []reflect.Value {
+			a.mu.Lock()
+			if a.client != c { // detached: the goal was reported lost
+				a.mu.Unlock()
+				return nil
+			}
+			if a.inProgress == id {
+				a.inProgress = 0
+			}
+			a.mu.Unlock()
 			state := goalStates[args[0].Interface().(goroslib.SimpleActionClientGoalState)]
 			a.deliver(ResultKey, map[string]any{"status": state, "result": rosmsg.Value(args[1].Interface())}, nil, nil)
 			return nil
@@ -438,7 +463,15 @@ func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
 			a.deliver(FeedbackKey, rosmsg.Value(args[0].Interface()), nil, nil)
 			return nil
 		})
-	return c.SendGoal(goroslib.SimpleActionClientGoalConf{Goal: g, OnDone: onDone.Interface(), OnFeedback: onFeedback.Interface()})
+	err := c.SendGoal(goroslib.SimpleActionClientGoalConf{Goal: g, OnDone: onDone.Interface(), OnFeedback: onFeedback.Interface()})
+	if err != nil {
+		a.mu.Lock()
+		if a.inProgress == id {
+			a.inProgress = 0
+		}
+		a.mu.Unlock()
+	}
+	return err
 }
 
 // Send sends a goal written as rostopic pub takes it.

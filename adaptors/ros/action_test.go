@@ -84,6 +84,61 @@ func TestActionClientWithRospyServer(t *testing.T) {
 	}
 }
 
+// TestActionGoalLostOnMasterRestart: a goal in progress when the master
+// restarts can get no answer any more (the node is made again): it ends
+// with the status "lost", once, and a goal sent after that is answered.
+func TestActionGoalLostOnMasterRestart(t *testing.T) {
+	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
+	checkEvery = 100 * time.Millisecond
+	m := rostest.Start(t)
+	m.Peer(t, "serve_fibonacci", "fibonacci")
+	ad, s := openWith(t, m, NewActionClient, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"order": 400.0}); err != nil { // 20 s of feedback
+		t.Fatal(err)
+	}
+	next := func(what string) adaptors.Event {
+		t.Helper()
+		select {
+		case ev := <-s:
+			return ev
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no %s within 30 s", what)
+			return adaptors.Event{}
+		}
+	}
+	if ev := next("feedback"); ev.Key != FeedbackKey {
+		t.Fatalf("first event %s %s", ev.Key, ev.Text)
+	}
+	m.Restart()
+	for {
+		ev := next("result")
+		if ev.Key == FeedbackKey {
+			continue // sent before the restart
+		}
+		if ev.Key != ResultKey || ev.Text != `{"result":{"sequence":[]},"status":"lost"}` {
+			t.Fatalf("after the restart: %s %s", ev.Key, ev.Text)
+		}
+		break
+	}
+	// rospy's server does not register again with a restarted master; a
+	// new one does, and answers the next goal. No second "lost" comes in
+	// between.
+	m.Peer(t, "serve_fibonacci", "fibonacci")
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"order": 3.0}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev := next("the second goal's result")
+		if ev.Key == FeedbackKey {
+			continue
+		}
+		if ev.Key != ResultKey || ev.Text != `{"result":{"sequence":[0,1,1,2]},"status":"succeeded"}` {
+			t.Fatalf("second goal: %s %s", ev.Key, ev.Text)
+		}
+		break
+	}
+}
+
 // TestActionCanceled: a client's cancel request reaches the server's
 // behavior as an event keyed ros_action_cancel; a goal no rule ended by
 // then is canceled (PREEMPTED for the client), and is over: no feedback
