@@ -221,6 +221,14 @@ type Finisher interface {
 	Finish(v any, status string) error
 }
 
+// Canceler is implemented by adaptors that send goals (ROS's
+// ros_action_client): seat.cancel(adaptor) asks the server to cancel the
+// goal in progress, whose result then comes as usual. CancelGoal reports
+// false when no goal is in progress.
+type Canceler interface {
+	CancelGoal() (bool, error)
+}
+
 // Answerer is implemented by connections that stand for one request
 // waiting for its answer (a ROS service request): a script's result
 // answers it, as seat.reply does.

@@ -347,6 +347,7 @@ func (m *Machine) installAPI() {
 		"publish":    m.luaPublish,
 		"call":       m.luaCall,
 		"result":     m.luaResult,
+		"cancel":     m.luaCancel,
 		"reply":      m.luaReply,
 		"transition": m.luaTransition(seatml.TransGoto),
 		"push":       m.luaTransition(seatml.TransPush),
@@ -475,9 +476,7 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	if l, ok := data.([]any); ok && len(l) == 0 { // seat.call("/reset", {}) or seat.call("/reset")
 		data = map[string]any{} // an empty request: {} in recordings and transcripts
 	}
-	m.adMu.RLock()
-	a := m.adaptors[name]
-	m.adMu.RUnlock()
+	a := m.Adaptor(name)
 	c, ok := a.(adaptors.Caller)
 	switch {
 	case a == nil:
@@ -544,9 +543,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 		L.ArgError(2, "a table, or nil for an empty result, expected, got "+L.Get(2).Type().String())
 	}
 	status := L.OptString(3, "succeeded")
-	m.adMu.RLock()
-	a := m.adaptors[name]
-	m.adMu.RUnlock()
+	a := m.Adaptor(name)
 	f, ok := a.(adaptors.Finisher)
 	if !ok {
 		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
@@ -561,6 +558,28 @@ func (m *Machine) luaResult(L *lua.LState) int {
 		m.observe(Record{Kind: RecOut, Source: name, Text: ResultText(data, status)})
 	}
 	return 0
+}
+
+// luaCancel is seat.cancel(adaptor): it asks the server of a
+// ros_action_client to cancel the goal in progress, and returns whether
+// there was one. The goal's result (usually "preempted") comes as usual.
+// A recording has the cancel as the message "cancel" to the adaptor.
+func (m *Machine) luaCancel(L *lua.LState) int {
+	name := m.luaAdaptor(L, "seat.cancel")
+	a := m.Adaptor(name)
+	c, ok := a.(adaptors.Canceler)
+	if !ok {
+		L.RaiseError("seat.cancel: %q is not an adaptor that sends goals (a ros_action_client)", name)
+	}
+	canceled, err := c.CancelGoal()
+	if err != nil {
+		L.RaiseError("seat.cancel(%q): %v", name, err)
+	}
+	if canceled && m.watching() {
+		m.observe(Record{Kind: RecOut, Source: name, Text: "cancel"})
+	}
+	L.Push(lua.LBool(canceled))
+	return 1
 }
 
 // ResultText is how seat.result reads in recordings and transcripts: the

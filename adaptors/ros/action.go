@@ -474,6 +474,26 @@ func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
 	return err
 }
 
+// CancelGoal asks the server to cancel the goal in progress (its result,
+// usually "preempted", comes as usual); a goal still waiting for its
+// server is dropped and ends "recalled". It reports false when there is
+// no goal to cancel.
+func (a *actionClient) CancelGoal() (bool, error) {
+	a.mu.Lock()
+	c, inProgress, pending := a.client, a.inProgress, a.pending
+	a.pending = nil
+	a.mu.Unlock()
+	switch {
+	case pending != nil:
+		a.deliver(ResultKey, map[string]any{"status": "recalled", "result": rosmsg.Value(reflect.New(a.typ.Result.Go).Interface())}, nil, nil)
+		return true, nil
+	case c == nil || inProgress == 0:
+		return false, nil
+	}
+	c.CancelGoal()
+	return true, nil
+}
+
 // Send sends a goal written as rostopic pub takes it.
 func (a *actionClient) Send(text string) error {
 	data, err := rosmsg.ParseText(text)

@@ -139,6 +139,63 @@ func TestActionGoalLostOnMasterRestart(t *testing.T) {
 	}
 }
 
+// TestActionClientCancels: seat.cancel's CancelGoal asks rospy's server
+// to cancel the goal in progress, which ends "preempted"; with no goal in
+// progress it reports false; a goal still waiting for its server is
+// dropped and ends "recalled".
+func TestActionClientCancels(t *testing.T) {
+	m := rostest.Start(t)
+	ad, s := openWith(t, m, NewActionClient, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
+	cancel := ad.(adaptors.Canceler)
+	if ok, err := cancel.CancelGoal(); ok || err != nil {
+		t.Errorf("with no goal: %v, %v", ok, err)
+	}
+	result := func() string {
+		t.Helper()
+		for {
+			select {
+			case ev := <-s:
+				if ev.Key == ResultKey {
+					return ev.Text
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("no result within 30 s")
+			}
+		}
+	}
+	// No server yet: the goal waits for it, and is dropped.
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"order": 3.0}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := cancel.CancelGoal(); !ok || err != nil {
+		t.Errorf("a waiting goal: %v, %v", ok, err)
+	}
+	if got := result(); got != `{"result":{"sequence":[]},"status":"recalled"}` {
+		t.Errorf("the waiting goal's result: %s", got)
+	}
+	m.Peer(t, "serve_fibonacci", "fibonacci")
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"order": 400.0}); err != nil { // 20 s of feedback
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-s:
+		if ev.Key != FeedbackKey {
+			t.Fatalf("first event %s %s", ev.Key, ev.Text)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no feedback within 30 s")
+	}
+	if ok, err := cancel.CancelGoal(); !ok || err != nil {
+		t.Errorf("a goal in progress: %v, %v", ok, err)
+	}
+	if got := result(); !strings.Contains(got, `"status":"preempted"`) {
+		t.Errorf("the canceled goal's result: %s", got)
+	}
+	if ok, err := cancel.CancelGoal(); ok || err != nil {
+		t.Errorf("after the result: %v, %v", ok, err)
+	}
+}
+
 // TestActionCanceled: a client's cancel request reaches the server's
 // behavior as an event keyed ros_action_cancel; a goal no rule ended by
 // then is canceled (PREEMPTED for the client), and is over: no feedback

@@ -324,6 +324,53 @@ func TestROSActionRecordingReplays(t *testing.T) {
 	}
 }
 
+// TestROSActionCancelOnTheRealBinary: Japanese text on a topic sends a
+// long goal to a rospy action server, and 止まれ cancels it with
+// seat.cancel: the result is preempted, published for rostopic echo.
+func TestROSActionCancelOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	m.Peer(t, "serve_fibonacci", "/rospy_fibonacci")
+	f := filepath.Join(t.TempDir(), "cancel.seatml")
+	if err := os.WriteFile(f, []byte(`<seatml><general name="移動">
+  <adaptor name="fib" type="ros_action_client" action_type="actionlib_tutorials/Fibonacci" action_id="/rospy_fibonacci"/>
+  <adaptor name="/ask" type="ros_sub"/>
+  <adaptor name="/answer" type="ros_pub"/>
+</general>
+<state name="待機">
+  <rule source="/ask"><key>行け</key><script>
+    if not sent then sent = true; seat.publish("fib", {order = 400}) end -- rostopic pub repeats it
+  </script></rule>
+  <rule source="/ask"><key>止まれ</key><script>
+    if seat.cancel("fib") then seat.log("info", "止めます") end
+  </script></rule>
+  <rule source="fib"><key>ros_action_feedback</key><script>
+    if not moving then moving = true; seat.log("info", "動いています") end
+  </script></rule>
+  <rule source="fib"><key>ros_action_result</key><script>answer = rtc_in_data.status</script></rule>
+  <onexec><script>if answer then seat.send("/answer", answer) end -- until rostopic echo has it</script></onexec>
+</state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, log := startSeat(t, "run", f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	stop := m.Publish(t, "ask", "std_msgs/String", "data: 行け")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "動いています") })
+	stop()
+	m.Publish(t, "ask", "std_msgs/String", "data: 止まれ")
+	if got, want := m.EchoOne(t, "answer", func() {}), `data: "preempted"`; !strings.Contains(got, want) {
+		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s", got, want)
+	}
+	if !strings.Contains(log.String(), "止めます") {
+		t.Error("seat.cancel reported no goal in progress")
+	}
+}
+
 // TestROSTurtleExample: examples/ros/turtle.seatml as the README runs it:
 // a Joy from rostopic pub drives the Twist rostopic echo sees, the
 // brake, set with rosservice call, keeps it still, and button 2 calls a

@@ -14,7 +14,7 @@ import (
 // checker tells them from eSEAT-only names. TestSeatAPIListIsTheTable
 // keeps it equal to what installAPI defines.
 var SeatAPI = []string{
-	"send", "publish", "call", "result", "reply", "transition", "push", "pop", "raise", "state", "timeout", "reset_timer", "log", "now", "exit",
+	"send", "publish", "call", "result", "cancel", "reply", "transition", "push", "pop", "raise", "state", "timeout", "reset_timer", "log", "now", "exit",
 	"get_entry", "set_entry", "get_text", "set_text", "append_text", "clear_text",
 	"get", "set", "set_timed", "motion", "subscribe", "unsubscribe",
 	"sendto", "getEntry", "setEntry", "appendText", "clearText",

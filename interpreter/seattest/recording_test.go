@@ -207,3 +207,42 @@ fib< aborted {}
 		}
 	}
 }
+
+// TestCancelStandIn: seat.cancel on an action client's stand-in cancels
+// the goal sent (a message to the adaptor) until the transcript gives its
+// result, and reports false otherwise; adaptors of other types refuse
+// seat.call, seat.result and seat.cancel, as the real ones do.
+func TestCancelStandIn(t *testing.T) {
+	behavior := `<seatml><general name="robot">
+  <adaptor name="io" type="stdio"/>
+  <adaptor name="move" type="ros_action_client" action_id="/move" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="s">
+  <rule source="io"><key>行け</key><script>seat.publish("move", {order = 5})</script></rule>
+  <rule source="io"><key>止まれ</key><script>seat.send("io", seat.cancel("move") and "止めます" or "動いていません")</script></rule>
+  <rule source="move"><key>ros_action_result</key><script>seat.send("io", "結果 " .. rtc_in_data.status)</script></rule>
+  <rule source="io"><key>間違い</key><script>
+    for _, f in ipairs({function() seat.call("io", {}) end, function() seat.result("io", {}) end, function() seat.cancel("io") end}) do
+      local ok, err = pcall(f)
+      seat.send("io", (tostring(err):match("is not an adaptor that [%a ]+"):gsub(" $", "")))
+    end
+  </script></rule>
+</state></seatml>`
+	res, v := run(t, behavior, `io> 止まれ
+io< 動いていません
+io> 行け
+move< {"order":5}
+io> 止まれ
+move< cancel
+io< 止めます
+move:ros_action_result>> {"status": "preempted", "result": {"sequence": []}}
+io< 結果 preempted
+io> 止まれ
+io< 動いていません
+io> 間違い
+io< is not an adaptor that calls a service
+io< is not an adaptor that works on goals
+io< is not an adaptor that sends goals
+`)
+	mustPass(t, res, v)
+}

@@ -236,6 +236,9 @@ type runner struct {
 	// goals is each adaptor's latest request (NAME:KEY>> JSON), which
 	// seat.result ends.
 	goals map[string]*request
+	// goalsOut holds the action clients with a goal in progress: sent
+	// (a message to the adaptor), and no result given yet.
+	goalsOut map[string]bool
 	// lastPeer is the peer that spoke or connected last (the session a
 	// state check looks at).
 	lastPeer string
@@ -246,7 +249,7 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 		opts.StepTimeout = 10 * time.Second
 	}
 	r := &runner{t: t, prog: prog, opts: opts, clock: interpreter.NewFakeClock(epoch), logs: &logLines{},
-		peers: map[string][]*conn{}, answers: map[string][]Step{}, goals: map[string]*request{}, done: make(chan error, 1), ctx: opts.Context}
+		peers: map[string][]*conn{}, answers: map[string][]Step{}, goals: map[string]*request{}, goalsOut: map[string]bool{}, done: make(chan error, 1), ctx: opts.Context}
 	if r.ctx == nil {
 		r.ctx = context.Background()
 	}
@@ -329,7 +332,16 @@ func (r *runner) start() error {
 		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true, Observer: r,
 		Stdin: strings.NewReader(""), Stdout: io.Discard,
 		OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
-			return &memAdaptor{r: r, name: c.Name, conns: c.Connections}, nil
+			a := &memAdaptor{r: r, name: c.Name, conns: c.Connections}
+			switch c.Type { // the stand-ins do what the real ones do for scripts
+			case "ros_client":
+				return &memClient{a}, nil
+			case "ros_action_server":
+				return &memActionServer{a}, nil
+			case "ros_action_client":
+				return &memActionClient{a}, nil
+			}
+			return a, nil
 		},
 	})
 	if err != nil {
@@ -499,6 +511,11 @@ func (r *runner) step(st Step) *Failure {
 		switch {
 		case st.Key != "":
 			r.remember(fmt.Sprintf("%s:%s>> %s", name, st.Key, st.Text))
+			if st.Key == "ros_action_result" { // the goal has ended
+				r.mu.Lock()
+				delete(r.goalsOut, name)
+				r.mu.Unlock()
+			}
 			q := &request{conn: c}
 			r.mu.Lock()
 			r.goals[name] = q
@@ -711,8 +728,8 @@ func connNames(list []*conn) []string {
 }
 
 func (r *runner) wantsConnections(adaptor string) bool {
-	a, _ := r.m.Adaptor(adaptor).(*memAdaptor)
-	return a != nil && a.conns
+	a, ok := r.m.Adaptor(adaptor).(interface{ base() *memAdaptor })
+	return ok && a.base().conns
 }
 
 // advance moves the virtual clock by d: to each timer as it comes due,
@@ -833,6 +850,7 @@ type memAdaptor struct {
 	conns bool
 }
 
+func (a *memAdaptor) base() *memAdaptor                         { return a }
 func (a *memAdaptor) Name() string                              { return a.name }
 func (a *memAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *memAdaptor) Close() error                              { return nil }
@@ -851,7 +869,7 @@ func (a *memAdaptor) SendTopic(topic, text string, retain bool) error {
 // is a message to the adaptor, as JSON, and the answer is the next one
 // the transcript gave (NAME=> JSON). With none given the call fails, as a
 // call to a service that is not there does.
-func (a *memAdaptor) Call(_ context.Context, v any) (any, error) {
+func (a *memClient) Call(_ context.Context, v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, &adaptors.InvalidMessageError{Err: err}
@@ -870,7 +888,7 @@ func (a *memAdaptor) Call(_ context.Context, v any) (any, error) {
 // Finish stands in for an action server's seat.result: it answers the
 // adaptor's latest goal (NAME:ros_action>> JSON) with the result as JSON,
 // after its status when that is not "succeeded" ("aborted {}").
-func (a *memAdaptor) Finish(v any, status string) error {
+func (a *memActionServer) Finish(v any, status string) error {
 	switch status {
 	case "succeeded", "aborted", "canceled":
 	default:
@@ -883,6 +901,36 @@ func (a *memAdaptor) Finish(v any, status string) error {
 		return fmt.Errorf("%s: no goal in progress", a.name)
 	}
 	return q.Send(interpreter.ResultText(v, status))
+}
+
+// memClient stands in for a ros_client, memActionServer for a
+// ros_action_server and memActionClient for a ros_action_client.
+type (
+	memClient       struct{ *memAdaptor }
+	memActionServer struct{ *memAdaptor }
+	memActionClient struct{ *memAdaptor }
+)
+
+// CancelGoal stands in for an action client's seat.cancel: a goal is in
+// progress from a message to the adaptor (seat.publish) until the
+// transcript gives its result (NAME:ros_action_result>> JSON), and its
+// cancel is the message "cancel" to the adaptor.
+func (a *memActionClient) CancelGoal() (bool, error) {
+	a.r.mu.Lock()
+	inProgress := a.r.goalsOut[a.name]
+	a.r.mu.Unlock()
+	if inProgress {
+		a.r.sent(message{adaptor: a.name, text: "cancel"})
+	}
+	return inProgress, nil
+}
+
+// Send keeps a goal sent to the action client; it is in progress.
+func (a *memActionClient) Send(text string) error {
+	a.r.mu.Lock()
+	a.r.goalsOut[a.name] = true
+	a.r.mu.Unlock()
+	return a.memAdaptor.Send(text)
 }
 
 // conn is a peer of a memAdaptor: seat.reply sends to it.
