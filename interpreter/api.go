@@ -432,6 +432,9 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 	data, text := luaMessage(L, 2, t)
 	var bad error
 	m.sendWith(name, text, luaWhere{m, L}, func(a adaptors.Adaptor) error {
+		if u, _ := underlying(a); u != nil {
+			a = u
+		}
 		bad = sendMessage(a, data, text)
 		if errors.As(bad, new(*adaptors.InvalidMessageError)) {
 			return nil // a Lua error, below
@@ -444,6 +447,26 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 		L.RaiseError("seat.publish(%q): %v", name, bad)
 	}
 	return 0
+}
+
+// scriptAdaptor is the adaptor of name as a script's seat.call,
+// seat.result and seat.cancel use it: in a session, the host's own.
+func (m *Machine) scriptAdaptor(name string) adaptors.Adaptor {
+	a := m.Adaptor(name)
+	if u, ok := underlying(a); ok {
+		return u
+	}
+	return a
+}
+
+// underlying is the host's adaptor behind a session's shared one (nil
+// when the host could not open it); ok is false for any other adaptor.
+func underlying(a adaptors.Adaptor) (u adaptors.Adaptor, ok bool) {
+	s, ok := a.(interface{ Underlying() adaptors.Adaptor })
+	if !ok {
+		return nil, false
+	}
+	return s.Underlying(), true
 }
 
 // luaCall is seat.call(adaptor, request [, seconds]): it calls the
@@ -476,7 +499,7 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	if l, ok := data.([]any); ok && len(l) == 0 { // seat.call("/reset", {}) or seat.call("/reset")
 		data = map[string]any{} // an empty request: {} in recordings and transcripts
 	}
-	a := m.Adaptor(name)
+	a := m.scriptAdaptor(name)
 	c, ok := a.(adaptors.Caller)
 	switch {
 	case a == nil:
@@ -509,6 +532,9 @@ func (m *Machine) luaCall(L *lua.LState) int {
 		L.RaiseError("seat.call(%q): %v", name, err)
 	}
 	if err != nil {
+		if watching { // a failed call: its reason, with the key "error"
+			m.observe(Record{Kind: RecAnswer, Source: name, Key: "error", Text: err.Error()})
+		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString(fmt.Sprintf("seat.call(%q): %v", name, err)))
 		return 2
@@ -543,7 +569,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 		L.ArgError(2, "a table, or nil for an empty result, expected, got "+L.Get(2).Type().String())
 	}
 	status := L.OptString(3, "succeeded")
-	a := m.Adaptor(name)
+	a := m.scriptAdaptor(name)
 	f, ok := a.(adaptors.Finisher)
 	if !ok {
 		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
@@ -566,7 +592,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 // A recording has the cancel as the message "cancel" to the adaptor.
 func (m *Machine) luaCancel(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.cancel")
-	a := m.Adaptor(name)
+	a := m.scriptAdaptor(name)
 	c, ok := a.(adaptors.Canceler)
 	if !ok {
 		L.RaiseError("seat.cancel: %q is not an adaptor that sends goals (a ros_action_client)", name)

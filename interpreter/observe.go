@@ -44,7 +44,7 @@ const (
 	RecFire       RecordKind = "fire"       // a rule or widget fired (At)
 	RecState      RecordKind = "state"      // a state was entered
 	RecTimer      RecordKind = "timer"      // a timeout, onexec tick or delayed send ran (Timer)
-	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON; its request is the RecOut before
+	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON, or with Key "error" the call failed (Text: why); its request is the RecOut before
 )
 
 // Record is one thing a machine did.

@@ -580,6 +580,10 @@ type sharedAdaptor struct {
 	real adaptors.Adaptor // nil when the host could not open it
 }
 
+// Underlying is the host's adaptor, for what a script asks of its kind
+// (seat.call, seat.result, seat.cancel, seat.publish's messages).
+func (a *sharedAdaptor) Underlying() adaptors.Adaptor { return a.real }
+
 func (a *sharedAdaptor) Name() string                              { return a.name }
 func (a *sharedAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *sharedAdaptor) Close() error                              { return nil }

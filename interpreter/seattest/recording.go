@@ -153,7 +153,10 @@ func (g *generator) line(l record.Line) {
 	case "answer": // a service's answer to seat.call: given before the step whose rule called it
 		st := Step{Kind: Answer, Adaptor: l.Source, Text: l.TextOf(), Line: l.Source + "=> " + l.TextOf(),
 			Pos: schema.Pos{File: g.file, Line: l.Line}, Recorded: &Recorded{Line: l.Line, T: g.at(l), Rule: g.fire}}
-		if err := json.Unmarshal([]byte(st.Text), &st.Data); err != nil {
+		if l.Key == "error" { // the call failed
+			st.Err = strings.Join(strings.Fields(l.TextOf()), " ") // one line
+			st.Text, st.Line = "!"+st.Err, l.Source+"=> !"+st.Err
+		} else if err := json.Unmarshal([]byte(st.Text), &st.Data); err != nil {
 			g.err = fmt.Errorf("%s:%d: the answer is not JSON: %v", g.file, l.Line, err)
 		}
 		i := len(g.t.Steps)

@@ -168,10 +168,18 @@ func RunProgram(t *Transcript, prog *seatml.Program, opts Options) (*Result, err
 	}
 	begin := time.Now()
 	res := &Result{File: t.File, Behavior: prog.File}
+	// The answers a transcript gives before its first other step are
+	// there from the start, for the calls of the initial onentry.
+	steps := t.Steps
+	for len(steps) > 0 && steps[0].Kind == Answer {
+		r.step(steps[0])
+		steps = steps[1:]
+		res.Steps++
+	}
 	if err := r.start(); err != nil {
 		return nil, err
 	}
-	for _, st := range t.Steps {
+	for _, st := range steps {
 		res.Steps++
 		if f := r.step(st); f != nil {
 			res.Failure = f
@@ -882,6 +890,9 @@ func (a *memClient) Call(_ context.Context, v any) (any, error) {
 		return nil, fmt.Errorf("the transcript gives no answer: write %s=> JSON before the step that calls it", a.name)
 	}
 	a.r.answers[a.name] = q[1:]
+	if q[0].Err != "" {
+		return nil, errors.New(q[0].Err)
+	}
 	return q[0].Data, nil
 }
 

@@ -33,7 +33,7 @@ const (
 	Memory                 // memory> KEY=VALUE
 	Widget                 // gui:ID> TEXT: a page's input or button
 	Skip                   // ...: messages not expected so far are skipped
-	Answer                 // NAME=> JSON: the next seat.call to NAME returns JSON
+	Answer                 // NAME=> JSON: the next seat.call to NAME returns JSON; NAME=> !REASON: it fails
 )
 
 // Step is one line of a transcript.
@@ -55,6 +55,8 @@ type Step struct {
 	Data any
 	Re   *regexp.Regexp
 	Dur  time.Duration
+	// Err is a failed call's reason (NAME=> !REASON).
+	Err string
 	// Key and Value are a Memory step's. Key is also a structured
 	// message's key: NAME:KEY>> JSON, a ROS service request
 	// (ros_service) or action goal (ros_action) that the behavior answers.
@@ -151,6 +153,8 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		}
 		st.Kind, st.Dur = Advance, d
 		return st, ""
+	case strings.HasPrefix(body, "=>"):
+		return st, "=> wants the adaptor that calls the service: NAME=> JSON, for example add_two_ints=> {\"sum\": 42}"
 	case strings.HasPrefix(body, "="):
 		st.Kind, st.Text = State, strings.TrimSpace(body[1:])
 		if st.Text == "" {
@@ -186,7 +190,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 	}
 	m := marker.FindStringSubmatchIndex(body)
 	if m == nil {
-		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"+10s\", \"@connect NAME\" or \"...\"", schema.Excerpt(body, 40))
+		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"+10s\", \"@connect NAME\", \"NAME=> JSON\" or \"...\"", schema.Excerpt(body, 40))
 	}
 	st.Adaptor = body[m[2]:m[3]]
 	if m[4] >= 0 {
@@ -213,8 +217,11 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		}
 	case "=>":
 		st.Kind, st.Text = Answer, rest
-		if st.Adaptor == "" {
-			return st, "=> wants the adaptor that calls the service: NAME=> JSON, for example add_two_ints=> {\"sum\": 42}"
+		if reason, ok := strings.CutPrefix(rest, "!"); ok { // the call fails
+			if st.Err = strings.TrimSpace(reason); st.Err == "" {
+				return st, "NAME=> ! wants the reason the call fails, for example add_two_ints=> !service /add_two_ints is not there"
+			}
+			break
 		}
 		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil {
 			return st, fmt.Sprintf("NAME=> wants the service's answer as JSON, for example add_two_ints=> {\"sum\": 42}: %s", err)
