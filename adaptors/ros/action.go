@@ -439,6 +439,14 @@ func (a *actionClient) SendMessage(v any) error {
 // events.
 func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
 	a.mu.Lock()
+	if a.client != c { // made again meanwhile: goroslib's SendGoal on a closed client does nothing
+		if a.client == nil || !a.ready {
+			a.pending = g // for the next client, once its server is there
+			a.mu.Unlock()
+			return nil
+		}
+		c = a.client
+	}
 	a.goals++
 	id := a.goals
 	a.inProgress = id

@@ -205,13 +205,27 @@ func TestActionCanceled(t *testing.T) {
 	ad, s := openWith(t, m, NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
 	canceled := make(chan struct{})
 	go func() {
+		var stop chan struct{}
 		for ev := range s {
 			switch ev.Key {
 			case GoalKey:
-				if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{0.0, 1.0}}); err != nil {
-					t.Error(err)
-				}
+				// Feedback until the cancel: one sent before the client's
+				// feedback subscriber has connected is lost (actionlib's
+				// design), which once left the client waiting.
+				stop = make(chan struct{})
+				go func(stop chan struct{}) {
+					tick := time.NewTicker(100 * time.Millisecond)
+					defer tick.Stop()
+					for ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{0.0, 1.0}}) == nil {
+						select {
+						case <-stop:
+							return
+						case <-tick.C:
+						}
+					}
+				}(stop)
 			case CancelKey:
+				close(stop)
 				close(canceled)
 			}
 			if ev.Done != nil {

@@ -173,7 +173,9 @@ func (nd *node) connect() bool {
 		// goroslib's own messages go to seat's log, not to the console.
 		LogDestinations: goroslib.LogDestinationCallback,
 		OnLog: func(level goroslib.LogLevel, msg string) {
-			if level >= goroslib.LogLevelWarn {
+			// "… got an error: EOF" is a peer that closed its connection:
+			// a rostopic pub -1 that is done, a node that stopped.
+			if level >= goroslib.LogLevelWarn && !strings.HasSuffix(msg, ": EOF") {
 				nd.log.Warn("ROS: "+msg, zap.String("node", nd.name))
 			} else {
 				nd.log.Debug("ROS: "+msg, zap.String("node", nd.name))

@@ -406,6 +406,43 @@ func TestWrongTypePublisherCounted(t *testing.T) {
 	}
 }
 
+// TestPublisherLeavingIsNoWarning: a publisher that is done (rostopic
+// pub -1 exits) closes its connection; goroslib reports an EOF, which is
+// no fault: seat logs it at debug level, not as a warning.
+func TestPublisherLeavingIsNoWarning(t *testing.T) {
+	m := rostest.Start(t)
+	core, logs := observer.New(zapcore.DebugLevel)
+	ad, err := NewTopic(adaptors.Config{Behavior: "listener", Name: "/chatter", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := make(sink, 100)
+	if err := ad.Open(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ad.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if out, err := m.Command(ctx, "rostopic", "pub", "-1", "/chatter", "std_msgs/String", "data: 一度だけ").CombinedOutput(); err != nil {
+		t.Fatalf("rostopic pub -1: %v\n%s", err, out)
+	}
+	eof := func() []observer.LoggedEntry {
+		return logs.Filter(func(e observer.LoggedEntry) bool { return strings.HasSuffix(e.Message, ": EOF") }).All()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(eof()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no EOF logged within 30 s after the publisher left: %v", logs.All())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, e := range eof() {
+		if e.Level != zapcore.DebugLevel {
+			t.Errorf("logged at %v: %s", e.Level, e.Message)
+		}
+	}
+}
+
 // TestNodeNameTaken: a second node registering the behavior's node name
 // makes the master shut seat's node down; seat says so instead of
 // publishing into nothing unawares.

@@ -16,6 +16,7 @@ tutorial prints.
 Each prints "ready" once it is registered.
 """
 import sys
+import threading
 import time
 
 import genpy.dynamic
@@ -58,6 +59,15 @@ AddTwoInts = service_class("rospy_tutorials/AddTwoInts", "6a2e34150c00229791cc89
                            "int64 a\nint64 b\n", "int64 sum\n")
 
 
+_out = threading.Lock()
+
+
+def say(*words):
+    """Prints one line, whole: callbacks run on rospy's threads."""
+    with _out:
+        print(*words, flush=True)
+
+
 def main():
     mode, name = sys.argv[1], sys.argv[2]
     rospy.init_node("peer_" + mode, anonymous=True, disable_signals=True)
@@ -75,12 +85,11 @@ def main():
         print("ready", flush=True)
         rospy.spin()
     elif mode == "serve_empty":  # answers one call, then ends
-        import threading
         from std_srvs.srv import Empty, EmptyResponse
         called = threading.Event()
 
         def handle(req):
-            print("called", flush=True)
+            say("called")
             called.set()
             return EmptyResponse()
         rospy.Service(name, Empty, handle)
@@ -113,12 +122,11 @@ def main():
         if not client.wait_for_server(timeout=rospy.Duration(20)):
             sys.exit("no action server " + name)
         client.send_goal(fib["actionlib_tutorials/FibonacciGoal"](order=int(sys.argv[3])),
-                         feedback_cb=lambda fb: print("feedback", list(fb.sequence), flush=True))
+                         feedback_cb=lambda fb: say("feedback", list(fb.sequence)))
         client.wait_for_result(rospy.Duration(30))
-        print("state", client.get_state(), "result", list(client.get_result().sequence), flush=True)
+        say("state", client.get_state(), "result", list(client.get_result().sequence))
     elif mode == "cancel_fibonacci":
         import actionlib
-        import threading
         fib = fibonacci_classes()
         client = actionlib.SimpleActionClient(name, fib["actionlib_tutorials/FibonacciAction"])
         if not client.wait_for_server(timeout=rospy.Duration(20)):
