@@ -166,8 +166,10 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
   <adaptor name="add_two_ints" type="ros_server" service_type="rospy_tutorials.AddTwoInts"/>
   <adaptor name="/set_led" type="ros_server" service_type="std_srvs/SetBool"/>
   <adaptor name="rospy_add" type="ros_client" service_type="rospy_tutorials/AddTwoInts"/>
+  <adaptor name="/gone" type="ros_client" service_type="std_srvs/Empty"/>
   <adaptor name="/ask" type="ros_sub"/>
   <adaptor name="/answer" type="ros_pub"/>
+  <adaptor name="/error" type="ros_pub"/>
 </general>
 <state name="main_mode">
   <rule source="add_two_ints"><key>ros_service</key><script>
@@ -179,6 +181,10 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
   <rule source="/ask"><key>(\d+)たす(\d+)</key><script>
     local res, err = seat.call("rospy_add", tonumber(event.captures[1]), tonumber(event.captures[2]))
     seat.send("/answer", res and ("答えは" .. res.sum) or err)
+  </script></rule>
+  <rule source="/ask"><key>消えた</key><script>
+    local res, err = seat.call("/gone", {}, 0.3)
+    seat.send("/error", err or "答えがあった")
   </script></rule>
 </state></seatml>`), 0o644); err != nil {
 		t.Fatal(err)
@@ -201,12 +207,26 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 	if want := `data: "\u7B54\u3048\u306F42"`; !strings.Contains(got, want) { // 答えは42
 		t.Errorf("rostopic echo /answer printed:\n%s\nwithout %s; seat logged:\n%s", got, want, log.String())
 	}
+	// A call to a service nobody serves fails within its time limit.
+	m.Publish(t, "ask", "std_msgs/String", "data: 消えた")
+	if got := m.EchoOne(t, "error", func() {}); !strings.Contains(got, `seat.call(\"/gone\")`) {
+		t.Errorf("rostopic echo /error printed:\n%s", got)
+	}
 	// The recording replays with no ROS at all: the requests come back
-	// from it, and so does rospy's answer to seat.call.
+	// from it, and so do rospy's answer to seat.call and the failed call.
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
+	data, _ := os.ReadFile(rec)
+	for _, want := range []string{`"kind":"answer","behavior":"RosService","source":"rospy_add","text":"{\"sum\":42}"}`,
+		`"kind":"answer","behavior":"RosService","source":"/gone","text":"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the recording has no %s:\n%s", want, data)
+		}
+	}
+	if !strings.Contains(string(data), `"key":"error"`) {
+		t.Errorf("the failed call is not recorded as one:\n%s", data)
+	}
 	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
-		data, _ := os.ReadFile(rec)
 		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 }

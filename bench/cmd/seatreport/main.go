@@ -405,12 +405,11 @@ func gateFigures(figs []*Figure) error {
 		}
 		m := f.Median()
 		if (f.Min > 0 && m < f.Min) || (f.Max > 0 && m > f.Max) {
-			last := f.Rounds[max(0, len(f.Rounds)-3):]
 			var ls []string
-			for _, v := range last {
+			for _, v := range f.Rounds {
 				ls = append(ls, format(v, f.Unit))
 			}
-			fmt.Printf("FAIL %s (%s): median %s, threshold %s; last three rounds: %s\n", f.Key, f.What, format(m, f.Unit), f.gateText(), strings.Join(ls, ", "))
+			fmt.Printf("FAIL %s (%s): median %s, threshold %s; rounds: %s\n", f.Key, f.What, format(m, f.Unit), f.gateText(), strings.Join(ls, ", "))
 			failed++
 		}
 	}
