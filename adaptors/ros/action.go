@@ -398,7 +398,7 @@ func (a *actionClient) detach() {
 	}
 	if lost && a.ctx.Err() == nil { // not when the adaptor closes
 		a.log.Warn("the action goal in progress is lost: the node was made again (the ROS master restarted?)", zap.String("action", a.remote))
-		a.deliver(ResultKey, map[string]any{"status": "lost", "result": rosmsg.Value(reflect.New(a.typ.Result.Go).Interface())}, nil, nil)
+		a.ended("lost", nil)
 	}
 }
 
@@ -463,7 +463,7 @@ func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
 			}
 			a.mu.Unlock()
 			state := goalStates[args[0].Interface().(goroslib.SimpleActionClientGoalState)]
-			a.deliver(ResultKey, map[string]any{"status": state, "result": rosmsg.Value(args[1].Interface())}, nil, nil)
+			a.ended(state, args[1].Interface())
 			return nil
 		})
 	onFeedback := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(a.typ.Feedback.Go)}, nil, false),
@@ -482,6 +482,15 @@ func (a *actionClient) sendGoal(c *goroslib.SimpleActionClient, g any) error {
 	return err
 }
 
+// ended delivers a goal's end, keyed ros_action_result: its status and
+// its result (a filled result message; nil for an empty one).
+func (a *actionClient) ended(status string, result any) {
+	if result == nil {
+		result = reflect.New(a.typ.Result.Go).Interface()
+	}
+	a.deliver(ResultKey, map[string]any{"status": status, "result": rosmsg.Value(result)}, nil, nil)
+}
+
 // CancelGoal asks the server to cancel the goal in progress (its result,
 // usually "preempted", comes as usual); a goal still waiting for its
 // server is dropped and ends "recalled". It reports false when there is
@@ -493,7 +502,7 @@ func (a *actionClient) CancelGoal() (bool, error) {
 	a.mu.Unlock()
 	switch {
 	case pending != nil:
-		a.deliver(ResultKey, map[string]any{"status": "recalled", "result": rosmsg.Value(reflect.New(a.typ.Result.Go).Interface())}, nil, nil)
+		a.ended("recalled", nil)
 		return true, nil
 	case c == nil || inProgress == 0:
 		return false, nil

@@ -47,7 +47,24 @@ func openWith(t *testing.T, m *rostest.Master, factory adaptors.Factory, name st
 	for k, v := range attrs {
 		a[k] = v
 	}
-	ad, err := factory(adaptors.Config{Behavior: "svc", Name: name, Attrs: a})
+	return openConfig(t, factory, adaptors.Config{Behavior: "svc", Name: name, Attrs: a})
+}
+
+// openLogged opens a topic adaptor of behavior on m's master whose log,
+// from level up, the test reads.
+func openLogged(t *testing.T, m *rostest.Master, behavior, name string, pub bool, level zapcore.Level) (adaptors.Adaptor, sink, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(level)
+	ad, s := openConfig(t, func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, pub) },
+		adaptors.Config{Behavior: behavior, Name: name, Log: zap.New(core), Attrs: map[string]string{"master": m.URI}})
+	return ad, s, logs
+}
+
+// openConfig builds an adaptor with the factory and opens it on a sink
+// of its own; it is closed when the test ends.
+func openConfig(t *testing.T, factory adaptors.Factory, cfg adaptors.Config) (adaptors.Adaptor, sink) {
+	t.Helper()
+	ad, err := factory(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,16 +388,7 @@ func TestWrongTypePublisherCounted(t *testing.T) {
 	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
 	checkEvery = 100 * time.Millisecond
 	m := rostest.Start(t)
-	core, logs := observer.New(zapcore.WarnLevel)
-	ad, err := NewTopic(adaptors.Config{Behavior: "listener", Name: "/chatter", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := make(sink, 100)
-	if err := ad.Open(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ad.Close() })
+	ad, s, logs := openLogged(t, m, "listener", "/chatter", false, zapcore.WarnLevel)
 	m.Publish(t, "chatter", "std_msgs/Int32", "data: 5")
 	deadline := time.Now().Add(30 * time.Second)
 	for ad.(adaptors.StatsReporter).Stats().WrongType == 0 {
@@ -411,20 +419,19 @@ func TestWrongTypePublisherCounted(t *testing.T) {
 // no fault: seat logs it at debug level, not as a warning.
 func TestPublisherLeavingIsNoWarning(t *testing.T) {
 	m := rostest.Start(t)
-	core, logs := observer.New(zapcore.DebugLevel)
-	ad, err := NewTopic(adaptors.Config{Behavior: "listener", Name: "/chatter", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := make(sink, 100)
-	if err := ad.Open(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ad.Close() })
+	_, s, logs := openLogged(t, m, "listener", "/chatter", false, zapcore.DebugLevel)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if out, err := m.Command(ctx, "rostopic", "pub", "-1", "/chatter", "std_msgs/String", "data: 一度だけ").CombinedOutput(); err != nil {
 		t.Fatalf("rostopic pub -1: %v\n%s", err, out)
+	}
+	select {
+	case ev := <-s:
+		if ev.Text != "一度だけ" {
+			t.Errorf("got %q", ev.Text)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the message did not arrive within 30 s")
 	}
 	eof := func() []observer.LoggedEntry {
 		return logs.Filter(func(e observer.LoggedEntry) bool { return strings.HasSuffix(e.Message, ": EOF") }).All()
@@ -450,15 +457,7 @@ func TestNodeNameTaken(t *testing.T) {
 	t.Cleanup(func(d time.Duration) func() { return func() { checkEvery = d } }(checkEvery))
 	checkEvery = 100 * time.Millisecond
 	m := rostest.Start(t)
-	core, logs := observer.New(zapcore.ErrorLevel)
-	ad, err := NewTopic(adaptors.Config{Behavior: "twice", Name: "/say", Log: zap.New(core), Attrs: map[string]string{"master": m.URI}}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ad.Open(context.Background(), make(sink, 1)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ad.Close() })
+	ad, _, logs := openLogged(t, m, "twice", "/say", true, zapcore.ErrorLevel)
 	nd := ad.(*topic).node
 	for deadline := time.Now().Add(10 * time.Second); ; { // until the watch has noted its own address
 		nd.mu.Lock()

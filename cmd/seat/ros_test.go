@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,8 +22,8 @@ import (
 func TestROSTopicsOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	f := filepath.Join(t.TempDir(), "listener.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="listener">
+	control := freePort(t)
+	_, log := runROS(t, `<seatml><general name="listener">
   <adaptor name="/chatter" type="ros_sub" datatype="std_msgs/String"/>
   <adaptor name="/reply" type="ros_pub" datatype="std_msgs/String"/>
   <adaptor name="/cmd_vel" type="ros_pub" datatype="geometry_msgs/Twist"/>
@@ -30,12 +31,7 @@ func TestROSTopicsOnTheRealBinary(t *testing.T) {
 <state name="待機">
   <rule source="/chatter"><key>こんにちは</key><message sendto="/reply">ようこそ</message></rule>
   <rule source="/chatter"><key>進め</key><message sendto="/cmd_vel">[[2.0,0,0],[0,0,1.8]]</message></rule>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	control := freePort(t)
-	_, log := startSeat(t, "run", "--control", control, f)
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+</state></seatml>`, "待機", "--control", control)
 
 	// A publisher of another type on /chatter is refused and counted; the
 	// conversation goes on.
@@ -64,8 +60,7 @@ func TestROSTopicsOnTheRealBinary(t *testing.T) {
 func TestROSMessagesOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	f := filepath.Join(t.TempDir(), "js4turtlesim.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="Joy2TurtleSim">
+	_, log := runROS(t, `<seatml><general name="Joy2TurtleSim">
   <adaptor name="/turtle1/cmd_vel" type="ros_pub" datatype="geometry_msgs/Twist" size="1"/>
   <adaptor name="/joy" type="ros_sub" datatype="sensor_msgs/Joy"/>
   <adaptor name="/joint_states" type="ros_pub" datatype="sensor_msgs/JointState"/>
@@ -80,11 +75,7 @@ func TestROSMessagesOnTheRealBinary(t *testing.T) {
     end
   </script></rule>
   <rule source="/chatter"><key>壊れ</key><script>seat.publish("/joint_states", {position = "高い"})</script></rule>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, log := startSeat(t, "run", f)
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "main_mode"`) })
+</state></seatml>`, "main_mode")
 
 	m.Publish(t, "joy", "sensor_msgs/Joy", "{axes: [-0.5, 1.5], buttons: [1, 0]}")
 	got := m.EchoOne(t, "turtle1/cmd_vel", func() {})
@@ -109,8 +100,7 @@ func TestROSMessagesOnTheRealBinary(t *testing.T) {
 func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	f := filepath.Join(t.TempDir(), "counter.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="受付">
+	_, log := runROS(t, `<seatml><general name="受付">
   <adaptor name="/chatter" type="ros_sub"/>
   <adaptor name="/reply" type="ros_pub"/>
   <script>count = 0</script>
@@ -126,11 +116,7 @@ func TestROSMasterRestartOnTheRealBinary(t *testing.T) {
     count = count + 1
     seat.send("/reply", "また会いましたね: " .. count .. "回目")
   </script></rule>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, log := startSeat(t, "run", f)
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+</state></seatml>`, "待機")
 	greet := func() string {
 		stop := m.Publish(t, "chatter", "std_msgs/String", "data: こんにちは")
 		defer stop()
@@ -161,8 +147,8 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
 	m.Peer(t, "serve_add_two_ints", "/rospy_add")
-	f := filepath.Join(t.TempDir(), "services.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="RosService">
+	rec := filepath.Join(t.TempDir(), "services.jsonl")
+	cmd, log := runROS(t, `<seatml><general name="RosService">
   <adaptor name="add_two_ints" type="ros_server" service_type="rospy_tutorials.AddTwoInts"/>
   <adaptor name="/set_led" type="ros_server" service_type="std_srvs/SetBool"/>
   <adaptor name="rospy_add" type="ros_client" service_type="rospy_tutorials/AddTwoInts"/>
@@ -186,12 +172,7 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
     local res, err = seat.call("/gone", {}, 0.3)
     seat.send("/error", err or "答えがあった")
   </script></rule>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := filepath.Join(t.TempDir(), "services.jsonl")
-	cmd, log := startSeat(t, "run", "--record", rec, f)
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "main_mode"`) })
+</state></seatml>`, "main_mode", "--record", rec)
 
 	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "2")(); !strings.Contains(out, "sum 42") {
 		t.Errorf("rospy's AddTwoInts client printed:\n%s\nseat logged:\n%s", out, log.String())
@@ -214,20 +195,15 @@ func TestROSServicesOnTheRealBinary(t *testing.T) {
 	}
 	// The recording replays with no ROS at all: the requests come back
 	// from it, and so do rospy's answer to seat.call and the failed call.
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	data, _ := os.ReadFile(rec)
+	data := stopAndReplay(t, cmd, rec)
 	for _, want := range []string{`"kind":"answer","behavior":"RosService","source":"rospy_add","text":"{\"sum\":42}"}`,
 		`"kind":"answer","behavior":"RosService","source":"/gone","text":"`} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(data, want) {
 			t.Errorf("the recording has no %s:\n%s", want, data)
 		}
 	}
-	if !strings.Contains(string(data), `"key":"error"`) {
+	if !strings.Contains(data, `"key":"error"`) {
 		t.Errorf("the failed call is not recorded as one:\n%s", data)
-	}
-	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
-		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 }
 
@@ -242,8 +218,7 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
 	m.Peer(t, "serve_fibonacci", "/rospy_fibonacci")
-	f := filepath.Join(t.TempDir(), "fibonacci.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="Fibonacci" rate="20">
+	_, log := runROS(t, `<seatml><general name="Fibonacci" rate="20">
   <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials.Fibonacci"/>
   <adaptor name="fib" type="ros_action_client" action_type="actionlib_tutorials/Fibonacci" action_id="/rospy_fibonacci"/>
   <adaptor name="/ask" type="ros_sub"/>
@@ -278,16 +253,7 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
     seq[#seq + 1] = seq[#seq] + seq[#seq - 1]
     seat.publish("fibonacci", {sequence = seq})
   </script></onexec>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, log := startSeat(t, "run", f)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seat logged:\n%s", log.String())
-		}
-	})
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+</state></seatml>`, "待機")
 
 	out := m.Peer(t, "call_fibonacci", "/fibonacci", "5")()
 	for _, want := range []string{"feedback [0, 1, 1, 2, 3, 5]\n", "state 3 result [0, 1, 1, 2, 3, 5]\n"} { // 3: SUCCEEDED (feedback sent before the client's feedback subscriber is connected is lost, as with rospy's servers: the first is not required)
@@ -308,8 +274,8 @@ func TestROSActionsOnTheRealBinary(t *testing.T) {
 func TestROSActionRecordingReplays(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
-	f := filepath.Join(t.TempDir(), "fibonacci.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="即答">
+	rec := filepath.Join(t.TempDir(), "fibonacci.jsonl")
+	cmd, _ := runROS(t, `<seatml><general name="即答">
   <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
 </general>
 <state name="待機">
@@ -319,28 +285,12 @@ func TestROSActionRecordingReplays(t *testing.T) {
     seat.publish("fibonacci", {sequence = {0}})
     seat.result("fibonacci", {sequence = seq}, rtc_in_data.order > 5 and "aborted" or "succeeded")
   </script></rule>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := filepath.Join(t.TempDir(), "fibonacci.jsonl")
-	cmd, log := startSeat(t, "run", "--record", rec, f)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seat logged:\n%s", log.String())
-		}
-	})
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+</state></seatml>`, "待機", "--record", rec)
 	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "4")(); !strings.Contains(out, "state 3 result [0, 1, 1, 2, 3]\n") {
 		t.Errorf("the rospy client printed:\n%s", out)
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	data, _ := os.ReadFile(rec)
-	if !strings.Contains(string(data), `"kind":"out","behavior":"即答","source":"fibonacci","text":"{\"sequence\":[0,1,1,2,3]}"`) {
+	if data := stopAndReplay(t, cmd, rec); !strings.Contains(data, `"kind":"out","behavior":"即答","source":"fibonacci","text":"{\"sequence\":[0,1,1,2,3]}"`) {
 		t.Errorf("the result is not in the recording:\n%s", data)
-	}
-	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
-		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 }
 
@@ -351,8 +301,7 @@ func TestROSActionCancelOnTheRealBinary(t *testing.T) {
 	m := rostest.Start(t)
 	t.Setenv("ROS_MASTER_URI", m.URI)
 	m.Peer(t, "serve_fibonacci", "/rospy_fibonacci")
-	f := filepath.Join(t.TempDir(), "cancel.seatml")
-	if err := os.WriteFile(f, []byte(`<seatml><general name="移動">
+	_, log := runROS(t, `<seatml><general name="移動">
   <adaptor name="fib" type="ros_action_client" action_type="actionlib_tutorials/Fibonacci" action_id="/rospy_fibonacci"/>
   <adaptor name="/ask" type="ros_sub"/>
   <adaptor name="/answer" type="ros_pub"/>
@@ -369,16 +318,7 @@ func TestROSActionCancelOnTheRealBinary(t *testing.T) {
   </script></rule>
   <rule source="fib"><key>ros_action_result</key><script>answer = rtc_in_data.status</script></rule>
   <onexec><script>if answer then seat.send("/answer", answer) end -- until rostopic echo has it</script></onexec>
-</state></seatml>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, log := startSeat(t, "run", f)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seat logged:\n%s", log.String())
-		}
-	})
-	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+</state></seatml>`, "待機")
 	stop := m.Publish(t, "ask", "std_msgs/String", "data: 行け")
 	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "動いています") })
 	stop()
@@ -469,4 +409,39 @@ func TestROSReloadKeepsAdaptors(t *testing.T) {
 	if strings.Contains(log.String(), "registration failed") || strings.Contains(log.String(), "not reachable") {
 		t.Errorf("the reload registered twice")
 	}
+}
+
+// runROS runs a behavior, written to a file, with seat run (args before
+// the file) against the test's ROS master (ROS_MASTER_URI), and returns
+// once it is in state; seat's log is shown when the test fails.
+func runROS(t *testing.T, behavior, state string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "behavior.seatml")
+	if err := os.WriteFile(f, []byte(behavior), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, log := startSeat(t, append(append([]string{"run"}, args...), f)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "`+state+`"`) })
+	return cmd, log
+}
+
+// stopAndReplay stops seat, which completes its recording, and checks
+// that seat replay matches it without ROS; it returns the recording.
+func stopAndReplay(t *testing.T, cmd *exec.Cmd, rec string) string {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "messages match") {
+		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
+	}
+	return string(data)
 }
