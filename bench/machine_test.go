@@ -38,6 +38,37 @@ func seatPingPong(b *testing.B) {
 	}
 }
 
+// nestedPingPong is the ping-pong in one region of a parallel state,
+// inside a state that counts its own silence, beside a region with a
+// countdown of its own: the nested event path (a rule of a region's
+// leaf, its transition within the region, the countdowns it restarts).
+const nestedPingPong = `<seatml><general name="nested"/>
+<state name="外"><ontimeout timeout="60"><log>silence</log></ontimeout>
+  <parallel name="並行">
+    <state name="甲">
+      <state name="a"><rule><key>ping</key><statetransition>b</statetransition></rule></state>
+      <state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule></state>
+    </state>
+    <state name="乙"><ontimeout timeout="30"><log>乙</log></ontimeout></state>
+  </parallel>
+</state>
+</seatml>`
+
+// BenchmarkNestedPingPong is BenchmarkPingPong's seat in a nested
+// behavior (nestedPingPong).
+func BenchmarkNestedPingPong(b *testing.B) {
+	m := machine(b, nestedPingPong)
+	ev := adaptors.Event{Source: "chat", Text: "ping"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Dispatch(ev)
+	}
+	if s := m.CurrentState(); s != "a" && s != "b" {
+		b.Fatalf("state %q", s)
+	}
+}
+
 func statelessPingPong(b *testing.B) {
 	sm := stateless.NewStateMachine("a")
 	sm.Configure("a").Permit("ping", "b")

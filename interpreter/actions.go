@@ -57,7 +57,7 @@ func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
 				return request{}
 			}
 			m.req = request{}
-			return request{ok: true, fn: a.Fn, target: a.Target}
+			return request{ok: true, fn: a.Fn, target: a.Target, from: m.src}
 		case seatml.ActLog:
 			if ce := m.log.Check(a.Level, a.Text); ce != nil {
 				ce.Write(zap.String("state", m.State()), zap.Stringer("at", a.Pos))
@@ -82,9 +82,10 @@ func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
 func (m *Machine) takeRequest(keep bool) request {
 	r := m.req
 	m.req = request{}
-	if !keep {
+	if !keep || !r.ok {
 		return request{}
 	}
+	r.from = m.src // seat.transition's: from the state whose list it is
 	return r
 }
 

@@ -767,9 +767,7 @@ func (m *Machine) luaTimeout(L *lua.LState) int {
 		m.log.Error(fmt.Sprintf("seat.timeout(%g) is out of range (allowed %s, or <= 0 to disarm); using %g", secs, schema.TimeoutRange, clamped), zap.String("state", m.State()))
 		secs = clamped
 	}
-	d := time.Duration(max(secs, 0) * float64(time.Second))
-	m.visitTimeout = &d
-	m.resetTimeout()
+	m.setTimeout(time.Duration(max(secs, 0) * float64(time.Second)))
 	return 0
 }
 

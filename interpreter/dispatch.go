@@ -72,12 +72,15 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 	moves := m.moves
 	ran := false
 	if ev.Source == "gui" {
-		w := m.widgetOf(ev.ID)
+		w, owner := m.widgetOf(ev.ID)
 		if w == nil {
 			m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
 			return
 		}
 		cc.lookup = ev.Text
+		if m.prog.Nested {
+			m.src = owner
+		}
 		ran = m.handleWidget(cc, w)
 	} else {
 		// The lookup text (§5 step 1): an event's key (every device-layer
@@ -122,12 +125,15 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 	}
 	var list []seatml.Action
 	ok := false
-	for _, sc := range m.scopes() { // the innermost handler
+	for i, sc := range m.scopes() { // the innermost handler
 		handlers := sc.OnConnect
 		if ev.Kind == adaptors.Disconnected {
 			handlers = sc.OnDisconnect
 		}
 		if list, ok = handlers[ev.Source]; ok {
+			if m.prog.Nested {
+				m.src = m.ownerBuf[i] // its transitions leave from it, its countdowns restart
+			}
 			break
 		}
 	}
@@ -142,6 +148,7 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 	cc.ev = &m.evBuf
 	m.resetTimeout()
 	m.settle(m.runList(list, cc))
+	m.src = nil
 }
 
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
@@ -159,8 +166,8 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 		if !m.sc.Active(leaf.Node) {
 			continue // an earlier region's transition left it
 		}
-		m.src = leaf
 		for s := leaf; s != nil; s = s.Parent {
+			m.src = s
 			if m.matchScope(cc, &s.Scope, id, known, l) {
 				fired = true
 				break
@@ -294,9 +301,9 @@ func (m *Machine) runDataRules(cc *callCtx) bool {
 	if m.prog.Nested {
 		list = m.scopes()
 	}
-	for _, sc := range list {
-		if sc == m.prog.General && m.prog.Nested {
-			m.src = generalSource // its transitions leave from the behavior (handleEvent resets it)
+	for i, sc := range list {
+		if m.prog.Nested {
+			m.src = m.ownerBuf[i] // its transitions leave from it (handleEvent resets it)
 		}
 		for _, r := range sc.DataRules {
 			if r.Source != "" && r.Source != src || r.Source == "" && src == seatml.InternalSource {
@@ -331,16 +338,17 @@ func (m *Machine) updateWidget(ev adaptors.Event) {
 	}
 }
 
-// widgetOf finds a widget of the current state by id or button label.
-func (m *Machine) widgetOf(id string) *seatml.Widget {
+// widgetOf finds a widget of the current state by id or button label,
+// and the state that has it.
+func (m *Machine) widgetOf(id string) (*seatml.Widget, *seatml.State) {
 	for s := m.cur; s != nil; s = s.Parent { // a nested state's, inner first
 		for _, w := range s.Widgets {
 			if w.ID != "" && w.ID == id {
-				return w
+				return w, s
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // handleWidget handles a "gui" event for widget w (§11).

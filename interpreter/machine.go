@@ -172,19 +172,22 @@ type Machine struct {
 
 	sc      *statechart.Instance // enters and exits the states
 	pending request              // the transition the onentry list being run asks for
-	// In a nested behavior: the state whose rule is running, which a
-	// statetransition leaves from (generalSource for general's; nil: the
-	// current state), the transitions made so far, scratch.
+	// In a nested behavior: the state whose list is running (its rule,
+	// handler, onentry, ontimeout or onexec; generalSource for general's;
+	// nil: none), which a transition the list asks for leaves from and
+	// whose countdowns a fired rule restarts; the transitions made so
+	// far; scratch.
 	src      *seatml.State
 	leafBuf2 []*seatml.State
 	starting bool // the initial configuration is being entered
-	// timeouts: in a nested behavior, when each active state with an
-	// ontimeout times out (the innermost's is also the deadline above).
-	timeouts map[*seatml.State]time.Time
-	trans    map[[2]*seatml.State]*statechart.Transition
-	leafBuf  []*seatml.State
-	scopeBuf []*seatml.Scope
-	execBuf  []*statechart.State
+	// stateTimers: in a nested behavior, the countdown of each active
+	// state with an ontimeout, in the order ties fire (timers.go).
+	stateTimers []stateTimer
+	trans       map[[2]*seatml.State]*statechart.Transition
+	leafBuf     []*seatml.State
+	scopeBuf    []*seatml.Scope
+	ownerBuf    []*seatml.State // the state of each of scopeBuf's scopes
+	execBuf     []*statechart.State
 
 	scx *scxmlRun // an SCXML document's session (sc is its instance)
 	// active marks, by the chart's state index, the active states of a
@@ -205,6 +208,9 @@ type request struct {
 	ok     bool
 	fn     seatml.TransFunc
 	target *seatml.State
+	// from is the state whose list asked (a nested behavior's: see src),
+	// which the transition leaves from.
+	from *seatml.State
 }
 
 // callCtx is what scripts see of the current event or list. The machine

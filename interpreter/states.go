@@ -4,8 +4,6 @@ package interpreter
 // states; these hooks run their lists and keep the bookkeeping.
 
 import (
-	"time"
-
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -98,11 +96,7 @@ func (m *Machine) entered(n *statechart.State) {
 	}
 	m.active[n.Index()].Store(true)
 	if s.Timeout != nil {
-		if m.timeouts == nil {
-			m.timeouts = map[*seatml.State]time.Time{}
-		}
-		m.timeouts[s] = m.clock.Now().Add(s.Timeout.After) // its own countdown
-		m.mirrorTimeout()
+		m.startStateTimer(s) // its own countdown
 	}
 	if n.Atomic() { // the leaf: what observers see, its timers
 		m.becameCurrent()
@@ -113,7 +107,12 @@ func (m *Machine) entered(n *statechart.State) {
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
-	m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
+	if len(s.OnEntry) > 0 {
+		prev := m.src
+		m.src = s // its transition leaves from it, not from the event's state
+		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
+		m.src = prev
+	}
 	if n.Kind == statechart.Final && n.Parent == m.prog.Chart.Root && m.exitCode == nil {
 		// A top-level final state ends the behavior, as a finished run.
 		m.log.Info("finished", zap.String("final", s.Name))
@@ -128,9 +127,8 @@ func (m *Machine) exited(n *statechart.State) {
 	if m.active != nil {
 		m.active[n.Index()].Store(false)
 	}
-	if _, ok := m.timeouts[s]; ok {
-		delete(m.timeouts, s)
-		m.mirrorTimeout()
+	if s.Timeout != nil && m.prog.Nested {
+		m.stopStateTimer(s)
 	}
 	if m.tracing() {
 		m.trace("exit:" + s.Name)
@@ -145,14 +143,13 @@ func (m *Machine) exited(n *statechart.State) {
 
 // transitionTo is the transition a statetransition takes to target in a
 // nested behavior (a flat one takes target.into): the transition from
-// the active state the event was handled in (the region's, in a parallel
-// state), exiting and entering only the states between the two, as
-// SCXML's transition from that state would.
-func (m *Machine) transitionTo(target *seatml.State) *statechart.Transition {
-	from := m.src
-	if from == nil {
-		from = m.cur
-	}
+// the active leaf of the state whose list asked for it (from: the
+// region's, in a parallel state; general's leaves from the behavior
+// itself), exiting and entering only the states between the two, as
+// SCXML's transition from that leaf would. One region's transitions so
+// leave the other regions alone, whatever list asks for them.
+func (m *Machine) transitionTo(from, target *seatml.State) *statechart.Transition {
+	from = m.activeLeaf(from)
 	key := [2]*seatml.State{from, target}
 	t := m.trans[key]
 	if t == nil {
@@ -169,14 +166,36 @@ func (m *Machine) transitionTo(target *seatml.State) *statechart.Transition {
 	return t
 }
 
+// activeLeaf returns the active leaf of state s: s itself if it is one,
+// else the first active leaf inside it (general's stays general's; the
+// current state for none, or for a state no longer active).
+func (m *Machine) activeLeaf(s *seatml.State) *seatml.State {
+	switch {
+	case s == generalSource:
+		return s
+	case s == nil || !m.sc.Active(s.Node):
+		return m.cur
+	case s.Node.Atomic():
+		return s
+	}
+	for _, n := range m.sc.Configuration() {
+		if n.Atomic() && n.Descends(s.Node) {
+			return n.Ext.(*seatml.State)
+		}
+	}
+	return m.cur
+}
+
 // scopes returns the scopes whose lists apply now, inner first: the
 // active state, the states around it, general; in a parallel state, each
-// region's in document order.
+// region's in document order. In a nested behavior, ownerBuf then holds
+// the state of each (generalSource for general's).
 func (m *Machine) scopes() []*seatml.Scope {
 	m.scopeBuf = m.scopeBuf[:0]
 	if !m.prog.Nested {
 		m.scopeBuf = append(m.scopeBuf, &m.cur.Scope)
 	} else {
+		m.ownerBuf = m.ownerBuf[:0]
 		m.leafBuf2 = m.appendLeaves(m.leafBuf2[:0])
 		for _, leaf := range m.leafBuf2 {
 		chain:
@@ -187,8 +206,10 @@ func (m *Machine) scopes() []*seatml.Scope {
 					}
 				}
 				m.scopeBuf = append(m.scopeBuf, &s.Scope)
+				m.ownerBuf = append(m.ownerBuf, s)
 			}
 		}
+		m.ownerBuf = append(m.ownerBuf, generalSource)
 	}
 	m.scopeBuf = append(m.scopeBuf, m.prog.General) // kept: no allocation next time
 	return m.scopeBuf
@@ -262,7 +283,7 @@ func (m *Machine) settle(req request) {
 		if t == nil {
 			t = req.target.Into // flat: leave the state, enter the target
 			if m.prog.Nested {
-				t = m.transitionTo(req.target)
+				t = m.transitionTo(req.from, req.target)
 			}
 		}
 		if from, to, ok := m.stepBare(t); ok { // flat SEATML: the hooks' work, without calling through them
@@ -274,7 +295,6 @@ func (m *Machine) settle(req request) {
 			m.sc.Take(t) // exited, then entered, run the lists
 		}
 		if m.prog.Nested {
-			m.src = nil // what follows is asked for by onentry lists
 			m.syncCur()
 		}
 		req = m.takePending()

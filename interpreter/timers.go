@@ -13,9 +13,15 @@ func (m *Machine) period() time.Duration {
 	return time.Duration(float64(time.Second) / m.prog.Rate)
 }
 
-// effectiveTimeout is the innermost active state's ontimeout (the leaf's,
-// else the nearest state around it with one), else general's.
-func (m *Machine) effectiveTimeout() *seatml.Timeout { return m.cur.InnerTimeout }
+// effectiveTimeout is the timeout the single deadline counts: a flat
+// behavior's state's ontimeout, else general's; in a nested behavior,
+// general's (its states count their own: stateTimers).
+func (m *Machine) effectiveTimeout() *seatml.Timeout {
+	if m.prog.Nested {
+		return m.prog.General.Timeout
+	}
+	return m.cur.InnerTimeout
+}
 
 func (m *Machine) timeoutAfter() (time.Duration, bool) {
 	if m.visitTimeout != nil {
@@ -32,7 +38,7 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 // (entered); general's counts when no active state has one.
 func (m *Machine) armTimeout() {
 	m.visitTimeout = nil
-	if len(m.timeouts) > 0 {
+	if len(m.stateTimers) > 0 {
 		m.disarm() // the states count their own
 		return
 	}
@@ -42,7 +48,7 @@ func (m *Machine) armTimeout() {
 // disarm clears the machine's single deadline.
 func (m *Machine) disarm() {
 	m.deadline = time.Time{}
-	if len(m.timeouts) > 0 {
+	if len(m.stateTimers) > 0 {
 		m.mirrorTimeout()
 		return
 	}
@@ -67,36 +73,133 @@ func (m *Machine) mirrorTimeout() {
 	}
 }
 
-// resetTimeout restarts the countdown, if any. In a nested behavior it
-// is the innermost active state's with an ontimeout (the others count
-// from their entry, nextStateTimeout), else general's.
+// resetTimeout restarts the countdowns a fired rule or handler restarts
+// (docs/seatml.md §8, §14). In a flat behavior: the state's, else
+// general's. In a nested behavior: those of the state whose list runs
+// (src) and of the states around it; general's, which counts while no
+// active state has an ontimeout (or seat.timeout set it), for any.
 func (m *Machine) resetTimeout() {
-	if len(m.timeouts) > 0 && m.visitTimeout == nil && m.resetStateTimeout() {
-		return
+	if len(m.stateTimers) > 0 {
+		m.restartStateTimers(m.src)
+		if m.visitTimeout == nil {
+			return // general's does not count
+		}
 	}
 	if d, ok := m.timeoutAfter(); ok {
 		m.deadline = m.clock.Now().Add(d)
-		if len(m.timeouts) > 0 {
+		if len(m.stateTimers) > 0 {
 			m.mirrorTimeout()
 		} else {
 			m.timerAt.Store(m.deadline.UnixNano())
 		}
-	} else if !m.deadline.IsZero() || len(m.timeouts) > 0 {
+	} else if !m.deadline.IsZero() || len(m.stateTimers) > 0 {
 		m.disarm() // (nothing is armed in a behavior without timeouts)
 	}
 }
 
-// resetStateTimeout restarts the countdown of the innermost active state
-// counting its own (nested behaviors only), if there is one.
-func (m *Machine) resetStateTimeout() bool {
-	for s := m.cur; s != nil; s = s.Parent {
-		if _, ok := m.timeouts[s]; ok {
-			m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
-			m.disarm()
-			return true
+// stateTimer is the countdown of an active state with an ontimeout, in
+// a nested behavior: due when it fires (zero: seat.timeout disarmed it
+// for this visit), after what it counts (the ontimeout's, or seat.timeout's
+// for this visit).
+type stateTimer struct {
+	s     *seatml.State
+	due   time.Time
+	after time.Duration
+}
+
+// firesBefore reports whether a's countdown fires before b's when both
+// are due at once: a state inside another before it, else in document
+// order (the end tags' order: regions first to last).
+func firesBefore(a, b *seatml.State) bool {
+	if a.Node.Descends(b.Node) {
+		return true
+	}
+	if b.Node.Descends(a.Node) {
+		return false
+	}
+	return a.Node.Index() < b.Node.Index()
+}
+
+// startStateTimer starts the countdown of state s, just entered.
+func (m *Machine) startStateTimer(s *seatml.State) {
+	t := stateTimer{s: s, after: s.Timeout.After}
+	t.due = m.clock.Now().Add(t.after)
+	i := 0
+	for i < len(m.stateTimers) && !firesBefore(s, m.stateTimers[i].s) {
+		i++
+	}
+	m.stateTimers = append(m.stateTimers, stateTimer{})
+	copy(m.stateTimers[i+1:], m.stateTimers[i:])
+	m.stateTimers[i] = t
+	m.mirrorTimeout()
+}
+
+// stopStateTimer stops the countdown of state s, if it has one (it is
+// being left).
+func (m *Machine) stopStateTimer(s *seatml.State) {
+	for i := range m.stateTimers {
+		if m.stateTimers[i].s == s {
+			m.stateTimers = append(m.stateTimers[:i], m.stateTimers[i+1:]...)
+			m.mirrorTimeout()
+			return
 		}
 	}
-	return false
+}
+
+// stateTimerOf returns the countdown of state s, or nil.
+func (m *Machine) stateTimerOf(s *seatml.State) *stateTimer {
+	for i := range m.stateTimers {
+		if m.stateTimers[i].s == s {
+			return &m.stateTimers[i]
+		}
+	}
+	return nil
+}
+
+// restartStateTimers restarts the countdowns of state s and of the
+// states around it (nil: the current state's; general: none).
+func (m *Machine) restartStateTimers(s *seatml.State) {
+	if s == generalSource {
+		return
+	}
+	if s == nil {
+		s = m.cur
+	}
+	now, changed := m.clock.Now(), false
+	for i := range m.stateTimers {
+		t := &m.stateTimers[i]
+		if t.after > 0 && (t.s == s || s.Node.Descends(t.s.Node)) {
+			t.due, changed = now.Add(t.after), true
+		}
+	}
+	if changed {
+		m.mirrorTimeout()
+	}
+}
+
+// setTimeout is seat.timeout: this visit's timeout, restarted (d <= 0:
+// none). In a nested behavior it is the innermost state's with an
+// ontimeout, from the state whose list runs outward; general's when
+// none of them has one.
+func (m *Machine) setTimeout(d time.Duration) {
+	if len(m.stateTimers) > 0 && m.src != generalSource {
+		from := m.src
+		if from == nil {
+			from = m.cur // no list runs: the current state's
+		}
+		for s := from; s != nil; s = s.Parent {
+			if t := m.stateTimerOf(s); t != nil {
+				t.after, t.due = d, time.Time{}
+				if d > 0 {
+					t.due = m.clock.Now().Add(d)
+				}
+				m.mirrorTimeout()
+				return
+			}
+		}
+	}
+	m.visitTimeout = &d
+	m.resetTimeout()
 }
 
 // publishTick mirrors the next tick for Timers. A store costs more than
@@ -246,7 +349,11 @@ func (m *Machine) runTimerOnce(at time.Time) {
 			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 		}
 		if t := m.effectiveTimeout(); t != nil {
+			if m.prog.Nested {
+				m.src = generalSource // general's: its transition leaves from the behavior
+			}
 			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
+			m.src = nil
 		}
 		if m.moves == moves {
 			m.resetTimeout()
@@ -280,42 +387,37 @@ func (m *Machine) runTimerOnce(at time.Time) {
 					break
 				}
 				if s := n.Ext.(*seatml.State); len(s.OnExec) > 0 {
+					m.src = s
 					m.settle(m.runList(s.OnExec, m.ctx(ctxPeriodic)))
 				}
 			}
 		}
 	}
-	if m.exitCode == nil {
+	if m.exitCode == nil && len(m.prog.General.OnExec) > 0 {
+		if m.prog.Nested {
+			m.src = generalSource
+		}
 		m.settle(m.runList(m.prog.General.OnExec, m.ctx(ctxPeriodic)))
 	}
+	m.src = nil
 }
 
 // nextStateTimeout returns the state whose own timeout is due first,
-// among the active states of a nested behavior with an ontimeout (but
-// the one seat.timeout overrides, whose timeout is the deadline), and
-// when.
+// among the active states of a nested behavior with an ontimeout, and
+// when; of those due at once, the first in firing order.
 func (m *Machine) nextStateTimeout() (*seatml.State, time.Time) {
 	var first *seatml.State
 	var at time.Time
-	if len(m.timeouts) == 0 {
-		return nil, at // a flat behavior, or no state with an ontimeout
-	}
-	var eff *seatml.Timeout
-	if m.visitTimeout != nil {
-		eff = m.effectiveTimeout()
-	}
-	for s, d := range m.timeouts {
-		if s.Timeout == eff {
-			continue // seat.timeout's: counted by the deadline
-		}
-		if first == nil || d.Before(at) || d.Equal(at) && s.Node.Descends(first.Node) {
-			first, at = s, d
+	for i := range m.stateTimers {
+		t := &m.stateTimers[i]
+		if !t.due.IsZero() && (first == nil || t.due.Before(at)) {
+			first, at = t.s, t.due
 		}
 	}
 	return first, at
 }
 
-// runStateTimeout runs an outer or other region's state's ontimeout; its
+// runStateTimeout runs a nested behavior's state's ontimeout; its
 // countdown starts again unless the state was left.
 func (m *Machine) runStateTimeout(s *seatml.State) {
 	if m.tracing() {
@@ -324,7 +426,12 @@ func (m *Machine) runStateTimeout(s *seatml.State) {
 	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
-	m.timeouts[s] = m.clock.Now().Add(s.Timeout.After)
+	if t := m.stateTimerOf(s); t != nil {
+		t.due = m.clock.Now().Add(t.after)
+	}
 	m.mirrorTimeout()
+	prev := m.src
+	m.src = s
 	m.settle(m.runList(s.Timeout.Actions, m.ctx(ctxPeriodic)))
+	m.src = prev
 }

@@ -251,3 +251,80 @@ func TestNestedCountdownOnTheRealBinary(t *testing.T) {
 	// trail the control API, so it is waited for too.
 	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "確認"`) })
 }
+
+// TestRegionsStayApartOnTheRealBinary: in a parallel state, one region
+// that moves by itself (an ondisconnect, then its ontimeout) leaves the
+// other region where a visitor's line moved it: 用件's onexit never runs
+// and the control API still lists 用件 as active. Before, each move went
+// from the first region's leaf and sent 対話 back to 待機.
+func TestRegionsStayApartOnTheRealBinary(t *testing.T) {
+	visitor, staff := freePortNumber(t), freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "受付.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="受付">
+  <adaptor name="客" type="socket" role="server" port="`+visitor+`"/>
+  <adaptor name="係員" type="socket" role="server" port="`+staff+`"/>
+  <rule source="客"><key>様子</key><message sendto="客">以上</message></rule>
+</general>
+<parallel name="稼働">
+  <state name="対話">
+    <state name="待機"><rule source="客"><key>こんにちは</key><statetransition>用件</statetransition></rule></state>
+    <state name="用件"><onentry><message sendto="客">用件 入</message></onentry><onexit><message sendto="客">用件 出</message></onexit></state>
+  </state>
+  <state name="見守り">
+    <state name="平常"><ondisconnect source="係員"><statetransition>警戒</statetransition></ondisconnect></state>
+    <state name="警戒"><onentry><message sendto="客">警戒 入</message></onentry>
+      <ontimeout timeout="0.3"><statetransition>平常</statetransition></ontimeout></state>
+  </state>
+</parallel>
+</seatml>
+`), 0o644)
+	_, log := startSeat(t, "run", "--control", "127.0.0.1:0", f)
+	c := dialSeat(t, visitor)
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(c)
+	var got []string
+	read := func(want string) {
+		t.Helper()
+		for len(got) == 0 || got[len(got)-1] != want {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("after %q: %v\n%s", got, err, log.String())
+			}
+			got = append(got, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	c.Write([]byte("こんにちは\n"))
+	read("用件 入")
+	dialSeat(t, staff).Close() // 係員 leaves: 見守り moves to 警戒, then back by its timeout
+	read("警戒 入")
+	var addr string
+	waitFor(t, func() bool {
+		m := controlURL.FindStringSubmatch(log.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	})
+	var active []string
+	defer func() {
+		if t.Failed() {
+			t.Logf("active states: %v\nthe visitor got %q\n%s", active, got, log.String())
+		}
+	}()
+	waitFor(t, func() bool { // 警戒's 0.3 s timeout takes 見守り back to 平常
+		resp, err := http.Get("http://" + addr + "/behaviors/%E5%8F%97%E4%BB%98") // 受付
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var info struct{ Active []string }
+		json.NewDecoder(resp.Body).Decode(&info)
+		active = info.Active
+		return strings.Join(active, " ") == "稼働 対話 用件 見守り 平常"
+	})
+	c.Write([]byte("様子\n")) // its answer comes after anything sent before
+	read("以上")
+	if strings.Join(got, "|") != "用件 入|警戒 入|以上" {
+		t.Errorf("the visitor got %q, want 用件 入, 警戒 入, 以上 only (用件's onexit and onentry must not run again)\n%s", got, log.String())
+	}
+}
