@@ -73,7 +73,7 @@ func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
 		case seatml.ActMotion:
 			m.runMotion(a)
 		case seatml.ActRaise:
-			m.raise(a.Text, "")
+			m.raise(a.Text, "", &a.Pos)
 		}
 	}
 	return m.takeRequest(true)
@@ -140,37 +140,97 @@ func (m *Machine) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action
 func (m *Machine) scriptFailed(err error, what string) {
 	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
 	if m.prog.HearsInternal {
-		m.raise("error.execution", err.Error()) // for rules of source "event"
+		m.raise("error.execution", err.Error(), nil) // for rules of source "event"
 	}
 }
 
 // raise puts an internal event on the queue: the rules of source "event"
 // handle it (its name is the lookup text, data its text) once the event,
-// timer or list being handled is done, before anything else.
-func (m *Machine) raise(name, data string) {
+// timer or list being handled is done, before anything else. at says
+// where it was raised, for the errors of drainInternal. The queue holds
+// at most Options.QueueLen: past it the event is dropped, and counted
+// for one error once the queue is drained.
+func (m *Machine) raise(name, data string, at fmt.Stringer) {
+	if m.sc.InternalLen() >= m.opts.QueueLen {
+		if m.raiseDropped == 0 {
+			m.raiseDroppedFirst = raised{text: name, at: at}
+		}
+		m.raiseDropped++
+		return
+	}
 	var d any
-	if data != "" {
-		d = data
+	if data != "" || at != nil {
+		d = raised{text: data, at: at}
 	}
 	m.sc.Raise(&statechart.Event{Name: name, Type: statechart.Internal, Data: d})
 }
 
+// raised is the data of an internal event the machine raised: its text,
+// and where it was raised.
+type raised struct {
+	text string
+	at   fmt.Stringer
+}
+
+// place is where an internal event was raised, "" when unknown (the
+// engine's own, such as done.state).
+func (r raised) place() string {
+	if r.at == nil {
+		return ""
+	}
+	return r.at.String()
+}
+
+// placeText is a place given as text (a Lua script's file:line).
+type placeText string
+
+func (p placeText) String() string { return string(p) }
+
 // drainInternal handles the internal events raised so far, and those they
-// raise in turn, at most maxChain of them.
+// raise in turn. A chain (each event raised while the one before it was
+// handled) is cut past maxChain events deep; events raised side by side
+// are bounded by the queue (raise). depths holds each waiting event's
+// depth in its chain, in the queue's order: 1 for those raised by the
+// event, timer or list just handled, d+1 for those raised while an event
+// of depth d is handled (by its rules or by the engine, as done.state).
 func (m *Machine) drainInternal() {
-	for n := 0; m.exitCode == nil; n++ {
+	m.depths = m.depths[:0]
+	for range m.sc.InternalLen() {
+		m.depths = append(m.depths, 1)
+	}
+	cut, first := 0, raised{}
+	for next := 0; m.exitCode == nil; next++ {
 		ev := m.sc.NextInternal()
 		if ev == nil {
-			return
+			break
 		}
-		if n >= maxChain {
-			m.log.Error("internal events cut: each raised another", zap.Int("limit", maxChain), zap.String("event", ev.Name))
-			for m.sc.NextInternal() != nil {
+		depth := m.depths[next]
+		info, _ := ev.Data.(raised)
+		if s, ok := ev.Data.(string); ok {
+			info.text = s
+		}
+		if depth > maxChain {
+			if cut == 0 {
+				first = raised{text: ev.Name, at: info.at}
 			}
-			return
+			cut++
+			continue
 		}
-		text, _ := ev.Data.(string)
-		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text})
+		before := m.sc.InternalLen()
+		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: info.text})
+		for range m.sc.InternalLen() - before {
+			m.depths = append(m.depths, depth+1)
+		}
+	}
+	if cut > 0 {
+		m.log.Error(fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain),
+			zap.String("event", first.text), zap.String("raised_at", first.place()), zap.Int("limit", maxChain), zap.Int("dropped", cut), zap.String("state", m.State()))
+	}
+	if m.raiseDropped > 0 {
+		d := m.raiseDroppedFirst
+		m.log.Error(fmt.Sprintf("internal event queue full: %d raised events dropped (at most %d wait at once)", m.raiseDropped, m.opts.QueueLen),
+			zap.String("event", d.text), zap.String("raised_at", d.place()), zap.Int("limit", m.opts.QueueLen), zap.Int("dropped", m.raiseDropped), zap.String("state", m.State()))
+		m.raiseDropped = 0
 	}
 }
 

@@ -357,7 +357,7 @@ func (m *Machine) installAPI() {
 			if name == "" || strings.ContainsAny(name, " \t\r\n") {
 				L.ArgError(1, fmt.Sprintf("event name %q: an event name is one word, without spaces", name))
 			}
-			m.raise(name, "")
+			m.raise(name, "", placeText(m.where(L)))
 			return 0
 		},
 		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },

@@ -188,6 +188,11 @@ type Machine struct {
 	scopeBuf    []*seatml.Scope
 	ownerBuf    []*seatml.State // the state of each of scopeBuf's scopes
 	execBuf     []*statechart.State
+	// depths: drainInternal's chain depths; raiseDropped: raises the full
+	// internal queue dropped since it was last drained, the first of them.
+	depths            []int
+	raiseDropped      int
+	raiseDroppedFirst raised
 
 	scx *scxmlRun // an SCXML document's session (sc is its instance)
 	// active marks, by the chart's state index, the active states of a

@@ -257,6 +257,9 @@ func (in *Instance) flatFrom(t *Transition) bool {
 // HasInternal reports whether the internal queue holds an event.
 func (in *Instance) HasInternal() bool { return len(in.internal) > 0 }
 
+// InternalLen returns how many events wait on the internal queue.
+func (in *Instance) InternalLen() int { return len(in.internal) }
+
 // NextInternal takes the next event from the internal queue, or returns
 // nil: for a front end with Options.KeepInternal.
 func (in *Instance) NextInternal() *Event {
