@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -45,6 +46,7 @@ const (
 	RecState      RecordKind = "state"      // a state was entered
 	RecTimer      RecordKind = "timer"      // a timeout, onexec tick or delayed send ran (Timer)
 	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON, or with Key "error" the call failed (Text: why); its request is the RecOut before
+	RecRaise      RecordKind = "raise"      // an internal event the behavior raised is handled (Key: its name, Text: its data); a replay raises it again itself
 )
 
 // Record is one thing a machine did.
@@ -88,10 +90,12 @@ func (m *Machine) observeEvent(ev *adaptors.Event) {
 	if ev.Source == "gui" {
 		r.Key = ev.ID
 	}
-	switch ev.Kind {
-	case adaptors.Connected:
+	switch {
+	case ev.Source == seatml.InternalSource:
+		r.Kind, r.Source = RecRaise, ""
+	case ev.Kind == adaptors.Connected:
 		r.Kind = RecConnect
-	case adaptors.Disconnected:
+	case ev.Kind == adaptors.Disconnected:
 		r.Kind = RecDisconnect
 	}
 	if ev.From != nil {

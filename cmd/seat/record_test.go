@@ -309,3 +309,58 @@ func TestReplaySessions(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s%s\ntranscript:\n%s", code, stdout, errOut, transcript)
 	}
 }
+
+// TestRecordReplayRaisedEvents records the reception robot while the
+// staff console runs the battery low and charges it again: the battery's
+// rules raise 中断 and 再開, internal events the dialogue's rules handle.
+// The recording replays, and seat test --from writes a transcript that
+// runs. Before, the recorder wrote the raised events as input from an
+// adaptor named "event": the replay said the behavior has no adaptor
+// "event", and the transcript had event> lines that could not run.
+func TestRecordReplayRaisedEvents(t *testing.T) {
+	dir := t.TempDir()
+	visitor, staff, rec := freePortNumber(t), freePortNumber(t), filepath.Join(dir, "受付.jsonl")
+	cmd, stderr := startSeat(t, "run", "--record", rec, "--set", "音声.port="+visitor, "--set", "係員.port="+staff, "../../examples/reception.seatml")
+	v, s := dialSeat(t, visitor), dialSeat(t, staff)
+	defer v.Close()
+	defer s.Close()
+	v.SetDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(v)
+	expect := func(want string) {
+		t.Helper()
+		if got, err := r.ReadString('\n'); err != nil || strings.TrimSuffix(got, "\n") != want {
+			t.Fatalf("the visitor got %q (%v), want %q\n%s", got, err, want, stderr.String())
+		}
+	}
+	v.Write([]byte("こんにちは\n"))
+	expect("いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	s.Write([]byte("電池 0.1\n")) // 中断 is raised
+	expect("電池が少なくなりました。充電の間、少々お待ちください。")
+	v.Write([]byte("トイレはどこ\n"))
+	expect("ただいま対応できません。少々お待ちください。")
+	s.Write([]byte("電池 0.9\n")) // 再開 is raised: the dialogue resumes in 用件
+	expect("お待たせしました。")
+	expect("いらっしゃいませ。本日はどのようなご用件でしょうか。") // 用件 entered again
+	v.Write([]byte("展示はどこ\n"))
+	expect("展示室は二階です。エレベーターは左手にございます。")
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, stderr.String())
+	}
+	data, _ := os.ReadFile(rec)
+	if !strings.Contains(string(data), `"kind":"raise","behavior":"受付","key":"中断"`) || strings.Contains(string(data), `"source":"event"`) {
+		t.Errorf("the recording should have 中断 as a raise line, and no input from \"event\":\n%s", data)
+	}
+	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "5 inputs, 6 messages match") {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, errOut)
+	}
+	transcript, errOut, code := runSeat("test", "--from", rec)
+	if code != 0 || strings.Contains(transcript, "event>") || !strings.Contains(transcript, "> 電池 0.1\n") {
+		t.Fatalf("test --from: exit %d\n%s%s", code, transcript, errOut)
+	}
+	tf := filepath.Join(dir, "受付.seattest")
+	os.WriteFile(tf, []byte(strings.Replace(transcript, "behavior: ../../examples/reception.seatml", "behavior: "+mustAbs(t, "../../examples/reception.seatml"), 1)), 0o644)
+	if stdout, errOut, code := runSeat("test", tf); code != 0 {
+		t.Errorf("the transcript of the recording: exit %d\n%s%s\n%s", code, stdout, errOut, transcript)
+	}
+}

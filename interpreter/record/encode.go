@@ -48,6 +48,8 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "peer", r.Peer, true)
 	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut || r.Kind == interpreter.RecAnswer {
 		dst = appendField(dst, "text", r.Text, false)
+	} else if r.Kind == interpreter.RecRaise {
+		dst = appendField(dst, "text", r.Text, true) // its data, if any
 	}
 	if r.Message {
 		dst = append(dst, `,"message":true`...)

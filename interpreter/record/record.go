@@ -290,6 +290,11 @@ func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 	case interpreter.RecIn, interpreter.RecOut, interpreter.RecAnswer:
 		text := r.Text
 		l.Text = &text
+	case interpreter.RecRaise:
+		if r.Text != "" {
+			text := r.Text
+			l.Text = &text
+		}
 	}
 	if r.At.IsValid() {
 		l.At = r.At.File + ":" + strconv.Itoa(r.At.Line)

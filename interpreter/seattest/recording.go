@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -57,7 +58,7 @@ func FromRecording(file string, lines []record.Line, behavior string) (*Transcri
 	g.flushAdvance()
 	g.flushState()
 	g.t.SkippedDevices = g.skipped
-	if !slices.ContainsFunc(g.t.Steps, func(s Step) bool { return s.Kind != State }) {
+	if !slices.ContainsFunc(g.t.Steps, func(s Step) bool { return s.Kind != State && s.Kind != Advance }) {
 		return nil, fmt.Errorf("%s: behavior %q did nothing in the recording that a replay can repeat (%d device events, which the simulated robot makes itself)", file, behavior, g.skipped)
 	}
 	return g.t, nil
@@ -103,8 +104,14 @@ func (g *generator) advanceTo(l record.Line, t time.Duration) {
 	if d <= 0 {
 		return
 	}
-	g.add(Advance, l, "+"+d.String(), Step{Dur: d})
 	g.cur += d
+	if n := len(g.t.Steps); n > 0 && g.t.Steps[n-1].Kind == Advance { // one step, not "+9ms" then "+85µs"
+		last := &g.t.Steps[n-1]
+		last.Dur += d
+		last.Line = "+" + last.Dur.String()
+		return
+	}
+	g.add(Advance, l, "+"+d.String(), Step{Dur: d})
 }
 
 func (g *generator) flushState() {
@@ -167,9 +174,19 @@ func (g *generator) line(l record.Line) {
 			i--
 		}
 		g.t.Steps = slices.Insert(g.t.Steps, i, st)
+	case "raise":
+		// An internal event: the replayed behavior raises it itself.
 	case "in", "connect", "disconnect":
+		if l.Source == seatml.InternalSource {
+			return // an internal event, as recordings before the raise kind wrote it
+		}
 		if l.Source == "memory" || l.Source == "motion" {
+			// The simulated robot makes it again, at its control cycle:
+			// the clock moves to when it came, so that the cycle runs.
 			g.skipped++
+			g.flushAdvance()
+			g.flushState()
+			g.advanceTo(l, g.at(l))
 			return
 		}
 		g.flushAdvance()

@@ -280,3 +280,30 @@ chat< 答え 3
 `)
 	mustPass(t, res, v)
 }
+
+// TestRaisedEventsAreNotInput: an internal event in a recording (a raise
+// line, or an input from "event" as recordings before the raise kind
+// wrote it) is not a step of the transcript: the replayed behavior
+// raises it itself.
+func TestRaisedEventsAreNotInput(t *testing.T) {
+	rec := `{"t":0,"kind":"recording","wall":"2026-11-27T00:00:00Z","seat":"0.1.0"}
+{"t":0,"kind":"start","behavior":"受付","file":"受付.seatml"}
+{"t":0.001,"kind":"state","behavior":"受付","state":"待機"}
+{"t":0.5,"kind":"in","behavior":"受付","source":"係員","peer":"a:1","text":"中断して"}
+{"t":0.5001,"kind":"raise","behavior":"受付","key":"中断"}
+{"t":0.5002,"kind":"in","behavior":"受付","source":"event","text":"","key":"再開"}
+{"t":0.5003,"kind":"out","behavior":"受付","source":"係員","text":"再開しました"}
+`
+	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := FromRecording("r.jsonl", lines, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "behavior: 受付.seatml\n= 待機\n+499ms\n係員@a:1> 中断して\n係員< 再開しました\n"
+	if got := Format(tr); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -486,7 +486,7 @@ func (r *runner) Observe(rec interpreter.Record) {
 		r.mu.Lock()
 		r.fired = fmt.Sprintf("%s:%d", rec.At.File, rec.At.Line)
 		r.mu.Unlock()
-	case interpreter.RecIn, interpreter.RecConnect, interpreter.RecDisconnect, interpreter.RecTimer:
+	case interpreter.RecIn, interpreter.RecConnect, interpreter.RecDisconnect, interpreter.RecTimer, interpreter.RecRaise:
 		r.mu.Lock()
 		r.fired = "" // what follows is this event's or timer's doing
 		r.mu.Unlock()

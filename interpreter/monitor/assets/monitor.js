@@ -119,6 +119,7 @@ function addLine(s, l) {
   switch (l.kind) {
     case "in": details.append((l.source || "") + (l.peer ? " " + l.peer : "") + (l.key ? " [" + l.key + "]" : "") + ": " + (l.text ?? "")); break;
     case "out": details.append((l.source || "") + (l.peer ? " → " + l.peer : "") + ": " + (l.text ?? "")); break;
+    case "raise": details.append("event " + (l.key || "") + (l.text ? ": " + l.text : "")); break;
     case "answer": details.append((l.source || "") + (l.key === "error" ? " failed: " : ": ") + (l.text ?? "")); break;
     case "fire": details.append("rule at ", sourceLink(l.at)); break;
     case "state": details.append(l.state); break;
