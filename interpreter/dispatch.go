@@ -106,8 +106,8 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 		if m.runDataRules(cc) {
 			ran = true
 		}
-		m.src = nil
 	}
+	m.src = nil
 	if !ran {
 		m.unmatched++
 		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.State()))
