@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -89,7 +90,6 @@ type System struct {
 	timers   []*timer
 	sessions map[string]*Session
 	docs     map[string]*Document
-	nextSess int
 	invoked  int // invoked sessions running
 	nextSend int
 }
@@ -157,9 +157,14 @@ func (s *Session) Begin() {
 	s.in.Start()
 }
 
+// lastSession numbers sessions across the process: every System (each
+// peer's session of a document runs its own) gives out ids from it, so
+// that no two sessions share an id, and #_scxml_ID never names another
+// session than the one with that id.
+var lastSession atomic.Uint64
+
 func (sys *System) newSession(doc *Document, parent *Session, invokeID string, params map[string]any, dm *luadm.DataModel) *Session {
-	sys.nextSess++
-	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
+	s := &Session{ID: strconv.FormatUint(lastSession.Add(1), 10), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
 		children: map[string]*Session{}, params: params, macro: time.Now(), dm: dm}
 	if parent != nil {
 		s.depth = parent.depth + 1
@@ -352,7 +357,7 @@ func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error
 	case strings.HasPrefix(to, "#_scxml_"):
 		target := sys.sessions[strings.TrimPrefix(to, "#_scxml_")]
 		if target == nil {
-			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session", to)}
+			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session (a <send> reaches this session and the sessions it invoked; another peer's session of the document is not reachable)", to)}
 		}
 		sys.enqueue(target, from, ev)
 	default:
