@@ -2,12 +2,19 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seatml/seat/interpreter/srcfile"
 )
 
 // TestSCXMLPeerSessionIDsAreUnique: each peer's session of an SCXML
@@ -54,5 +61,207 @@ func TestSCXMLPeerSessionIDsAreUnique(t *testing.T) {
 	}
 	if got := ask(b, rb, "送る "+idB); got != "自分に届いた "+idB {
 		t.Errorf("b's <send> to its own #_scxml_%s: %q", idB, got)
+	}
+}
+
+// guard kills the process cmd runs when its resident memory passes
+// limitMiB (a defect that reads without bound must not take the machine
+// the tests run on with it), and tells the test so. It stops when the
+// process ends.
+func guard(t *testing.T, cmd *exec.Cmd, limitMiB int) (killed func() int) {
+	t.Helper()
+	var over atomic.Int64
+	go func() {
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		for {
+			b, err := os.ReadFile(status)
+			if err != nil {
+				return // ended
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+					kib, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+					if kib > limitMiB<<10 {
+						over.Store(int64(kib >> 10))
+						cmd.Process.Kill()
+						return
+					}
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return func() int { return int(over.Load()) }
+}
+
+// TestSCXMLFilesAreHeldToTheDocumentsDirectory: what a document reads
+// through <data src>, <script src>, <invoke src> and srcexpr is held to
+// its directory, to regular files and to srcfile.MaxSize bytes, checked
+// at run time when the path is made at run time (real binary, a TCP
+// peer choosing the path). A path outside is refused with the same
+// message whether or not the file exists; a FIFO does not block the
+// document, /dev/zero does not take the memory. Before, the peer that
+// sent /etc/passwd received its contents, an <invoke srcexpr> of a file
+// outside said whether it existed, a FIFO blocked the event loop for
+// good and /dev/zero took the memory until the process was killed.
+func TestSCXMLFilesAreHeldToTheDocumentsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortNumber(t)
+	f := filepath.Join(dir, "読み手.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="読み手" initial="待つ">
+  <seat:adaptor name="客" type="socket" role="server" port="`+port+`"/>
+  <datamodel><data id="path" expr="''"/></datamodel>
+  <script><![CDATA[
+    function child(path)
+      return [[<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua"><datamodel><data id="d" src="]] .. path .. [["/></datamodel><final id="f"><donedata><param name="text" expr="d"/></donedata></final></scxml>]]
+    end
+  ]]></script>
+  <state id="待つ">
+    <transition event="客.line" cond="_event.data.text:match('^data ')" target="データ"><script>path = _event.data.text:sub(6)</script></transition>
+    <transition event="客.line" cond="_event.data.text:match('^invoke ')" target="文書"><script>path = _event.data.text:sub(8)</script></transition>
+  </state>
+  <state id="データ">
+    <invoke id="子"><content expr="child(path)"/></invoke>
+    <transition event="done.invoke.子" target="待つ"><script>seat.send('客', '読めた ' .. tostring(_event.data.text))</script></transition>
+    <transition event="error.execution" target="待つ"><script>seat.send('客', '誤り ' .. _event.data)</script></transition>
+  </state>
+  <state id="文書">
+    <invoke id="子" srcexpr="path"/>
+    <transition event="done.invoke.子" target="待つ"><script>seat.send('客', '読めた')</script></transition>
+    <transition event="error.execution" target="待つ"><script>seat.send('客', '誤り ' .. _event.data)</script></transition>
+  </state>
+</scxml>
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "中身.txt"), []byte("こんにちは"), 0o644)
+	os.WriteFile(filepath.Join(dir, "子.scxml"), []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua"><final id="終"/></scxml>`), 0o644)
+	big, _ := os.Create(filepath.Join(dir, "大きい.txt"))
+	big.Truncate(srcfile.MaxSize + 1)
+	big.Close()
+	fifo := filepath.Join(dir, "管")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runBinary(t, "", "check", f); code != 0 {
+		t.Fatalf("seat check: exit %d: %s", code, out)
+	}
+	cmd, log := startSeat(t, "run", "--log-format", "json", f)
+	// Cleanups run last first: before seat is stopped, a reader blocked on
+	// the FIFO (the defect) is let go, so that seat can stop.
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	tooBig := guard(t, cmd, 512)
+	c := dialSeat(t, port)
+	r := bufio.NewReader(c)
+	ask := func(say string) string {
+		t.Helper()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		send(t, c, say)
+		l, err := r.ReadString('\n')
+		if err != nil {
+			if mib := tooBig(); mib > 0 {
+				t.Fatalf("after %q: seat grew past %d MiB and was killed\n%s", say, mib, log.String())
+			}
+			t.Fatalf("after %q: no answer: %v\n%s", say, err, log.String())
+		}
+		return strings.TrimSuffix(l, "\n")
+	}
+	if got := ask("data 中身.txt"); got != "読めた こんにちは" {
+		t.Errorf("a file beside the document: %q", got)
+	}
+	if got := ask("invoke 子.scxml"); got != "読めた" {
+		t.Errorf("a document beside the document: %q", got)
+	}
+	for say, want := range map[string]string{
+		"data 管":         "it is not a regular file (a FIFO)",
+		"invoke 管":       "it is not a regular file (a FIFO)",
+		"data 大きい.txt":   "it is larger than 4 MiB",
+		"invoke 大きい.txt": "it is larger than 4 MiB",
+	} {
+		if got := ask(say); !strings.HasPrefix(got, "誤り ") || !strings.Contains(got, want) {
+			t.Errorf("%q: %q; want error.execution saying %q", say, got, want)
+		}
+	}
+	const outside = "the path leads outside the document's directory: seat reads only files under it"
+	for _, tc := range []struct{ exists, missing string }{
+		{"data /etc/passwd", "data /etc/no-such-外"},
+		{"data ../../../../../../../etc/passwd", "data ../../../../../../../etc/no-such-外"},
+		{"invoke ../../../../../../../etc/passwd", "invoke ../../../../../../../etc/no-such-外"},
+		{"invoke /etc/hostname", "invoke /etc/no-such-外"},
+		{"invoke /dev/zero", "invoke /dev/no-such-外"},
+		{"data /dev/zero", "data /dev/no-such-外"},
+	} {
+		got, other := ask(tc.exists), ask(tc.missing)
+		if !strings.HasPrefix(got, "誤り ") || !strings.Contains(got, outside) || strings.Contains(got, "root:") {
+			t.Errorf("%q: %q; want error.execution saying %q", tc.exists, got, outside)
+		}
+		p, q := strings.SplitN(tc.exists, " ", 2)[1], strings.SplitN(tc.missing, " ", 2)[1]
+		if strings.ReplaceAll(got, p, "PATH") != strings.ReplaceAll(other, q, "PATH") {
+			t.Errorf("the answers tell a file outside that exists from one that does not:\n%q: %q\n%q: %q", tc.exists, got, tc.missing, other)
+		}
+	}
+	if got := ask("data 中身.txt"); got != "読めた こんにちは" {
+		t.Errorf("afterwards: %q", got)
+	}
+}
+
+// TestCheckSCXMLFilesAreHeld: seat check refuses <data src>, <script
+// src> and <invoke src> that lead outside the document's directory, or
+// name a FIFO, a device or a file over the limit, each at its place, and
+// ends at once. Before, <data src="/dev/zero"> took the memory (seat
+// check was killed), a FIFO blocked it for good, and /etc/passwd was
+// read.
+func TestCheckSCXMLFilesAreHeld(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "検査.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua">
+  <datamodel><data id="零" src="/dev/zero"/><data id="a" src="管"/><data id="b" src="大きい.txt"/><data id="c" src="file:../../../../../../etc/passwd"/></datamodel>
+  <state id="状態">
+    <onentry><script src="/etc/hostname"/></onentry>
+    <invoke src="../../../../../../etc/passwd"/>
+  </state>
+</scxml>
+`), 0o644)
+	big, _ := os.Create(filepath.Join(dir, "大きい.txt"))
+	big.Truncate(srcfile.MaxSize + 1)
+	big.Close()
+	fifo := filepath.Join(dir, "管")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "check", f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	out := &syncBuffer{}
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tooBig := guard(t, cmd, 512)
+	t.Cleanup(func() { // the defect: a reader blocked on the FIFO
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	err := waitExit(t, cmd, 20*time.Second, out)
+	if mib := tooBig(); mib > 0 {
+		t.Fatalf("seat check grew past %d MiB and was killed\n%s", mib, out.String())
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("seat check: %v, want exit status 1", err)
+	}
+	for _, want := range []string{
+		`:2:24: data id "零" is not a Lua variable name`,
+		`:2:32: cannot read "/dev/zero": the path leads outside the document's directory: seat reads only files under it`,
+		`:2:62: cannot read "管": it is not a regular file (a FIFO): seat reads only regular files`,
+		`:2:84: cannot read "大きい.txt": it is larger than 4 MiB`,
+		`:2:112: cannot read "file:../../../../../../etc/passwd": the path leads outside the document's directory`,
+		`:4:27: cannot read "/etc/hostname": the path leads outside the document's directory`,
+		`:5:18: <invoke> src "../../../../../../etc/passwd": the path leads outside the document's directory`,
+	} {
+		if !strings.Contains(out.String(), f+want) {
+			t.Errorf("want %s%s in:\n%s", f, want, out.String())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -172,6 +174,9 @@ func validTarget(to string) bool { return len(to) > 2 && to[:2] == "#_" }
 
 func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 	inv := &statechart.Invoke{ID: n.AttrValue("id"), Autoforward: n.AttrValue("autoforward") == "true"}
+	if a, ok := n.Attr("src"); ok && a.Value != "" && !filepath.IsLocal(srcName(a.Value)) {
+		c.errorf(a.ValuePos, "<invoke> src %q: %v", a.Value, srcfile.ErrOutside)
+	}
 	typ := c.attrOrExpr(n, "type")
 	src := c.attrOrExpr(n, "src")
 	idloc := c.idLocation(n)
@@ -223,9 +228,9 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		if path, ok, err := src(s); err != nil {
 			return err
 		} else if ok {
-			d, diags := s.sys.load(dir, path)
-			if d == nil {
-				return fmt.Errorf("<invoke> src %q: %v", path, diags.Err())
+			d, err := s.sys.load(dir, path)
+			if err != nil {
+				return fmt.Errorf("<invoke> src %q: %v", path, err)
 			}
 			doc = d
 		}

@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -408,16 +409,25 @@ func (sys *System) cancelInvoke(parent *Session, id string) {
 	}
 }
 
-func (sys *System) load(dir, src string) (*Document, schema.List) {
+// load reads and compiles the document an <invoke src> or srcexpr
+// names, relative to dir (the invoking document's): held to dir, a
+// regular file and srcfile.MaxSize bytes, checked when the path is known,
+// at run time for a srcexpr.
+func (sys *System) load(dir, src string) (*Document, error) {
 	path := srcPath(dir, src)
 	if d, ok := sys.docs[path]; ok {
 		return d, nil
 	}
-	d, diags := Load(path)
-	if d != nil {
-		sys.docs[path] = d
+	data, err := srcfile.Read(dir, srcName(src))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %w", err)
 	}
-	return d, diags
+	d, diags := Parse(path, data)
+	if d == nil {
+		return nil, diags.Err()
+	}
+	sys.docs[path] = d
+	return d, nil
 }
 
 // Step handles one queued event; it reports false when every queue is
