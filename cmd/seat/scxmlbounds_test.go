@@ -265,3 +265,50 @@ func TestCheckSCXMLFilesAreHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestSCXMLDelayedSendStormIsBounded: a document in which each event
+// sends two more with delay="1ms" stops growing at scxml.MaxDelayed
+// waiting events: the <send>s past it raise error.communication, one
+// log line names the <send>'s place, and the document still answers its
+// peer (real binary, TCP). Before, seat grew by some 100 MB/s until the
+// system killed it, logging nothing (here the test's guard kills it at
+// 512 MiB).
+func TestSCXMLDelayedSendStormIsBounded(t *testing.T) {
+	port := freePortNumber(t)
+	f := filepath.Join(t.TempDir(), "増殖.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="増殖" initial="増える">
+  <seat:adaptor name="客" type="socket" role="server" port="`+port+`"/>
+  <state id="増える">
+    <onentry><send event="e" delay="1ms"/></onentry>
+    <transition event="e"><send event="e" delay="1ms"/><send event="e" delay="1ms"/></transition>
+    <transition event="客.line"><script>seat.reply('聞こえる')</script></transition>
+  </state>
+</scxml>
+`), 0o644)
+	cmd, log := startSeat(t, "run", "--log-format", "json", f)
+	tooBig := guard(t, cmd, 512)
+	const full = `<send> with a delay: 10000 delayed events already wait in this session`
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(log.String(), full) {
+		if mib := tooBig(); mib > 0 {
+			t.Fatalf("seat grew past %d MiB and was killed, without a line saying %q\n%s", mib, full, log.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line saying %q within 20 s\n%s", full, log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := dialSeat(t, port)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	send(t, c, "もしもし")
+	if l, err := bufio.NewReader(c).ReadString('\n'); err != nil || l != "聞こえる\n" {
+		t.Fatalf("the peer: %q, %v\n%s", l, err, log.String())
+	}
+	if mib := tooBig(); mib > 0 {
+		t.Fatalf("seat grew past %d MiB", mib)
+	}
+	lines := strings.Count(log.String(), full)
+	if lines != 1 || !strings.Contains(log.String(), f+`:5:56: `+full) {
+		t.Errorf("%d lines saying %q; want one, naming the <send> at %s:5:56\n%s", lines, full, f, log.String())
+	}
+}

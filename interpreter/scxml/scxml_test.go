@@ -357,3 +357,42 @@ func TestEventIsReadOnlyAndPerEvent(t *testing.T) {
 		t.Errorf("ended in %q, errors %q", s.Final, errs)
 	}
 }
+
+// TestDelayedSendsAreBounded: a document in which each event sends two
+// delayed events doubles what waits every millisecond; past MaxDelayed
+// waiting, a <send delay> raises error.communication, and one error line
+// (not one per refused <send>) names the <send>'s place. Before, what
+// waited grew without bound (here 2^15 after 15 ms; in seat run some
+// 100 MB/s until the process was killed), and nothing was logged.
+func TestDelayedSendsAreBounded(t *testing.T) {
+	doc := loadText(t, "doc.scxml", head+` initial="増える">
+  <datamodel><data id="refused" expr="0"/></datamodel>
+  <state id="増える">
+    <onentry><send event="e" delay="1ms"/></onentry>
+    <transition event="e"><send event="e" delay="1ms"/><send event="e" delay="1ms"/></transition>
+    <transition event="error.communication"><assign location="refused" expr="refused + 1"/></transition>
+  </state>
+</scxml>`)
+	sys := NewSystem()
+	var errs []string
+	sys.Log = func(s *Session, label, text string) {
+		if label == "error" {
+			errs = append(errs, text)
+		}
+	}
+	s := sys.Start(doc)
+	most := 0
+	for at := time.Millisecond; at <= 15*time.Millisecond; at += time.Millisecond {
+		if err := sys.Run(s, at); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(sys.timers))
+	}
+	refused := s.dm.L.GetGlobal("refused")
+	if most > MaxDelayed || refused.String() == "0" {
+		t.Errorf("at most %d delayed events waited (want at most %d); %s <send>s refused", most, MaxDelayed, refused)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "error.communication: ") || !strings.Contains(errs[0], "doc.scxml:5:56: <send> with a delay: 10000 delayed events already wait") {
+		t.Errorf("logged %d error lines, the first %q; want one error.communication naming the <send> at doc.scxml:5", len(errs), errs[:min(len(errs), 1)])
+	}
+}

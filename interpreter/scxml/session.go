@@ -93,6 +93,9 @@ type System struct {
 	docs     map[string]*Document
 	invoked  int // invoked sessions running
 	nextSend int
+	// fullLogged: a <send> refused for MaxDelayed was logged; the next is
+	// logged once half the waiting events have fired.
+	fullLogged bool
 }
 
 type delivery struct {
@@ -122,6 +125,18 @@ const (
 	MaxInvokeDepth = 64   // invocations within invocations
 	MaxInvoked     = 1000 // invoked sessions running at once
 )
+
+// MaxDelayed bounds the delayed events waiting in a System (the document
+// seat runs, or one peer's session of it, with the documents it invoked):
+// a <send delay> past it raises error.communication (ErrTooManyDelayed)
+// instead of growing the process until the system kills it, as a
+// document in which each event sends two delayed ones would. Each
+// waiting event takes some 300 bytes.
+const MaxDelayed = 10000
+
+// ErrTooManyDelayed is the error a <send delay> meets when MaxDelayed
+// delayed events already wait.
+var ErrTooManyDelayed = fmt.Errorf("<send> with a delay: %d delayed events already wait in this session, the most it may have (does each event send more than one delayed event?)", MaxDelayed)
 
 // ErrNoProgress is returned by Run when sessions keep sending each other
 // events without a delay, so that the virtual clock never advances.
@@ -192,8 +207,17 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 			s.ev, s.evLV = ev, nil // _event is made when a script first reads it
 		},
 		OnError: func(ev *statechart.Event, err error) {
-			sys.log(s, "error", ev.Name+": "+err.Error())
 			s.StopCause = err.Error() // kept if this error ends the session
+			if errors.Is(err, ErrTooManyDelayed) {
+				// One line for a storm of them, not one per refused <send>.
+				if sys.fullLogged {
+					return
+				}
+				sys.fullLogged = true
+				sys.log(s, "error", ev.Name+": "+err.Error()+"; the <send>s refused for this reason are not logged until half the waiting events have fired")
+				return
+			}
+			sys.log(s, "error", ev.Name+": "+err.Error())
 		},
 		OnDone: func(final *statechart.State, data any) { sys.ended(s, final, data) },
 		Limit: func() error {
@@ -322,6 +346,12 @@ func (sys *System) enqueue(to, from *Session, ev *statechart.Event) {
 // send delivers ev to the target now or after wait; pos is the <send>.
 func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration, pos schema.Pos) error {
 	if wait > 0 {
+		if len(sys.timers) >= MaxDelayed {
+			return &statechart.Error{Event: "error.communication", Err: ErrTooManyDelayed}
+		}
+		if sys.fullLogged && len(sys.timers) < MaxDelayed/2 {
+			sys.fullLogged = false
+		}
 		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, pos: pos}
 		// After every timer due at the same time: they fire in the order sent.
 		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
