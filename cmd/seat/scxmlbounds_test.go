@@ -312,3 +312,85 @@ func TestSCXMLDelayedSendStormIsBounded(t *testing.T) {
 		t.Errorf("%d lines saying %q; want one, naming the <send> at %s:5:56\n%s", lines, full, f, log.String())
 	}
 }
+
+// TestSCXMLRaiseLoopSaysWhere: a macrostep that raises events without
+// end is stopped (exit 1) with a cause placed at the last transition it
+// took, naming the state and the event; its states entered are logged
+// for its first microsteps, then summed up in one line (real binary).
+// Before, it wrote 100,000 "state" lines, then "the machine did not
+// settle: too many microsteps in one macrostep", naming nothing.
+func TestSCXMLRaiseLoopSaysWhere(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "輪.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="待つ">
+  <state id="待つ"><transition target="回る"/></state>
+  <state id="回る">
+    <onentry><raise event="また"/></onentry>
+    <transition event="また" target="回る"/>
+  </state>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "", "run", "--log-format", "json", f)
+	states, summary := 0, ""
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(l, `"msg":"state"`):
+			states++
+		case strings.Contains(l, `"msg":"states entered, not logged one by one"`):
+			summary = l
+		}
+	}
+	want := f + `:5:5: the machine did not settle: too many microsteps in one macrostep (100000): the last took a transition of \"回る\" on the event \"また\", into state \"回る\"`
+	if code != 1 || !strings.Contains(out, `"msg":"stopped without reaching a final state"`) || !strings.Contains(out, want) {
+		t.Errorf("exit %d; want 1 and a cause %s", code, want)
+	}
+	if states > 200 || !strings.Contains(summary, `"last":"回る"`) || !strings.Contains(summary, `"count":999`) {
+		t.Errorf("%d state lines (want at most 200), summary %q", states, summary)
+	}
+	if t.Failed() {
+		if len(out) > 20000 {
+			out = out[:10000] + "\n…\n" + out[len(out)-10000:]
+		}
+		t.Logf("output:\n%s", out)
+	}
+}
+
+// TestSCXMLInvokedStormSaysWhere: an invoked document that sends its
+// parent events without a delay, in a loop, keeps the parent's queue
+// from ever emptying; the run is stopped (exit 1) with a cause that says
+// so: the events, from the invoked document to its parent, and the
+// <send>'s place (real binary). Before, it was blamed on "a <send> to
+// itself".
+func TestSCXMLInvokedStormSaysWhere(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "親.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="聞く">
+  <state id="聞く">
+    <invoke id="子">
+      <content>
+        <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="話す">
+          <state id="話す">
+            <onentry><send target="#_parent" event="もしもし"/><send event="もう一度"/></onentry>
+            <transition event="もう一度" target="話す"/>
+          </state>
+        </scxml>
+      </content>
+    </invoke>
+  </state>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "", "run", "--log-level", "warn", f)
+	for _, want := range []string{
+		"100000 events handled without the queue ever empty: of the last ",
+		` were \"もしもし\" from the document invoked as \"子\" (in state \"話す\") to its parent, sent by the <send> at ` + f + `:7:22`,
+		` were \"もう一度\" from the document invoked as \"子\" (in state \"話す\") to itself, sent by the <send> at ` + f + `:7:60`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %s in the output", want)
+		}
+	}
+	if code != 1 || strings.Contains(out, "a <send> to itself with no delay") {
+		t.Errorf("exit %d (want 1), or blamed on a <send> to itself", code)
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}

@@ -131,7 +131,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 			if to == "" {
 				return fail(fmt.Errorf("<send type=%q> needs a target: the name of a seat adaptor", kind))
 			}
-			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait, n.Pos); err != nil {
+			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait, n); err != nil {
 				return fail(err)
 			}
 			return nil
@@ -146,7 +146,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if to != "" && !validTarget(to) {
 			return fail(fmt.Errorf("<send> target %q is not an SCXML session or invocation (#_parent, #_scxml_ID, #_ID)", to))
 		}
-		if err := s.sys.send(s, sendid, to, ev, wait, n.Pos); err != nil {
+		if err := s.sys.send(s, sendid, to, ev, wait, n); err != nil {
 			return fail(err)
 		}
 		return nil
@@ -253,7 +253,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		s := sess(in)
 		if child := s.children[id]; child != nil {
 			cp := *ev
-			s.sys.enqueue(child, s, &cp)
+			s.sys.enqueue(child, s, &cp, nil)
 		}
 	}
 	return inv
