@@ -65,6 +65,8 @@ type RunawayError struct {
 	State *State
 }
 
+// Unwrap returns Err: errors.Is(err, ErrRunaway) holds for the step
+// bound.
 func (e *RunawayError) Unwrap() error { return e.Err }
 
 // Error says what stopped the macrostep and where it was, by ids: a front
