@@ -326,10 +326,8 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 		},
 		OnDone: func(final *statechart.State, data any) { sys.ended(s, final, data) },
 		Limit: func() error {
-			if sys.MacrostepTimeout > 0 {
-				if time.Since(s.macro) > sys.MacrostepTimeout {
-					return s.tooLong(sys.MacrostepTimeout)
-				}
+			if sys.MacrostepTimeout > 0 && time.Since(s.macro) > sys.MacrostepTimeout {
+				return s.tooLong(sys.MacrostepTimeout)
 			}
 			return nil
 		},

@@ -77,7 +77,10 @@ func (e *RunawayError) Error() string {
 	if errors.Is(e.Err, ErrRunaway) {
 		fmt.Fprintf(&b, " (%d)", maxMicrosteps)
 	} else {
-		fmt.Fprintf(&b, "; %d microstep%s", e.Steps, map[bool]string{true: "s"}[e.Steps != 1])
+		fmt.Fprintf(&b, "; %d microstep", e.Steps)
+		if e.Steps != 1 {
+			b.WriteString("s")
+		}
 	}
 	switch {
 	case e.Transition == nil:
