@@ -26,18 +26,36 @@ type scxmlRun struct {
 	s     *scxml.Session
 	start time.Time // when the session began, on the machine's clock: the system's zero
 	// more: events are queued (a slice of them was handled); burst counts
-	// the events handled since the queue was last empty.
-	more  bool
-	burst int
+	// the events handled since the queue was last empty; watching: the
+	// system counts them (System.Watch), the burst nearing its bound.
+	more     bool
+	burst    int
+	watching bool
+	// unlogged counts the states entered that were not logged one by one
+	// (a runaway's), last the last of them: one line sums them up.
+	unlogged int
+	last     string
 }
 
 // A document's queue is handled a slice at a time, with the machine's
 // input and timers in between, so that a document that keeps sending
 // itself events without a delay still hears its adaptors and Ctrl-C;
 // after scxmlBurst events without the queue ever empty it is stopped.
+// The last scxmlWatch events of such a burst are counted, to say what
+// kept the queue full.
 const (
 	scxmlSlice = 64
 	scxmlBurst = 100000
+	scxmlWatch = 10000
+)
+
+// A state entered is logged ("state") unless the macrostep has taken
+// more than stateLinesSteps microsteps, or the queue has not been empty
+// for more than stateLinesBurst events: a runaway's states are counted,
+// and one line sums them up, instead of 100,000 lines.
+const (
+	stateLinesSteps = 100
+	stateLinesBurst = 1000
 )
 
 // docWhere names the document in a log line about a message.
@@ -53,7 +71,7 @@ func (m *Machine) installSCXML() {
 	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
 	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*m.opts.ScriptTimeout)
 	sys.Clock = func() time.Duration { return m.clock.Now().Sub(run.start) }
-	sys.OnEnter = func(_ *statechart.Instance, n *statechart.State) { m.scxmlEntered(n) }
+	sys.OnEnter = func(in *statechart.Instance, n *statechart.State) { m.scxmlEntered(in, n) }
 	sys.OnExit = func(_ *statechart.Instance, n *statechart.State) { m.scxmlExited(n) }
 	sys.Adaptor = func(_ *scxml.Session, target, line string) error {
 		if !m.declaredAdaptor(target) {
@@ -132,12 +150,20 @@ func (m *Machine) scxmlBegin() {
 
 // scxmlDrain handles a slice of the document's queue.
 func (m *Machine) scxmlDrain() error {
-	n, more := m.scx.sys.Drain(scxmlSlice)
-	m.scx.more = more
-	if m.scx.burst += n; !more {
-		m.scx.burst = 0
-	} else if m.scx.burst >= scxmlBurst {
-		return fmt.Errorf("%d events handled without the queue ever empty: a <send> to itself with no delay, in a loop?", scxmlBurst)
+	run := m.scx
+	n, more := run.sys.Drain(scxmlSlice)
+	run.more = more
+	if run.burst += n; !more {
+		run.burst = 0
+		if run.watching {
+			run.sys.Watch(false)
+			run.watching = false
+		}
+	} else if run.burst >= scxmlBurst {
+		return fmt.Errorf("%d events handled without the queue ever empty: %s", scxmlBurst, run.sys.Storm())
+	} else if !run.watching && run.burst >= scxmlBurst-scxmlWatch {
+		run.sys.Watch(true)
+		run.watching = true
 	}
 	return nil
 }
@@ -246,6 +272,11 @@ func (m *Machine) scxmlTimer(at time.Time) {
 // "finished", status 0; stopped by a bound: status 1) or err stopped it.
 func (m *Machine) scxmlSettled(err error) {
 	s := m.scx.s
+	if run := m.scx; run.unlogged > 0 && (!run.more || s.Ended() || err != nil) {
+		m.log.Info("states entered, not logged one by one", zap.Int("count", run.unlogged), zap.String("last", run.last),
+			zap.String("why", "a macrostep of many microsteps, or a queue that did not empty"))
+		run.unlogged, run.last = 0, ""
+	}
 	if err != nil && !s.Ended() {
 		m.log.Error("stopped without reaching a final state", zap.Error(err))
 		s.Instance().Cancel()
@@ -286,14 +317,17 @@ func (m *Machine) exit(code int, cause string) {
 // state: …"; "" otherwise. Call it once Run has returned.
 func (m *Machine) EndCause() string { return m.endCause }
 
-func (m *Machine) scxmlEntered(n *statechart.State) {
+func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 	s := m.prog.SCXMLStates[n]
 	m.active[n.Index()].Store(true)
 	if n.Atomic() {
 		m.cur = s
 		m.notifyState()
 	}
-	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
+	if in.Microsteps() > stateLinesSteps || m.scx.burst > stateLinesBurst {
+		m.scx.unlogged++
+		m.scx.last = s.Name
+	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
 		ce.Write(zap.String("to", s.Name))
 	}
 	if m.tracing() {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -32,12 +32,13 @@ type Document struct {
 	data map[string]bool
 }
 
-// Load reads and compiles an SCXML file.
+// Load reads and compiles an SCXML file: a regular file of at most
+// srcfile.MaxSize bytes.
 func Load(file string) (*Document, schema.List) {
-	data, err := os.ReadFile(file)
+	data, err := srcfile.Read(filepath.Dir(file), filepath.Base(file))
 	if err != nil {
 		var l schema.List
-		l.Errorf(schema.Pos{File: file}, "%v", err)
+		l.Errorf(schema.Pos{File: file}, "cannot read the document: %v", err)
 		return nil, l
 	}
 	return Parse(file, data)
@@ -380,18 +381,24 @@ func (c *compiler) names(a schema.Attr) []*luadm.Code {
 	}
 }
 
-// srcPath is the file a src attribute names: a file: URL or a path,
+// srcName is the path a src attribute names: a file: URL or a path,
 // relative to the document's directory.
+func srcName(src string) string { return strings.TrimPrefix(src, "file:") }
+
+// srcPath is the file a src attribute names, for messages and positions.
 func srcPath(dir, src string) string {
-	path := strings.TrimPrefix(src, "file:")
+	path := srcName(src)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
 	return path
 }
 
+// readSrc reads the file of a <script src> or <data src>: held to the
+// document's directory, a regular file, and srcfile.MaxSize bytes. When
+// the document is one a script built at run time, so is the check.
 func (c *compiler) readSrc(src string) (string, error) {
-	b, err := os.ReadFile(srcPath(c.dir, src))
+	b, err := srcfile.Read(c.dir, srcName(src))
 	if err != nil {
 		return "", fmt.Errorf("cannot read %q: %v", src, err)
 	}

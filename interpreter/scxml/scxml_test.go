@@ -83,8 +83,48 @@ func TestSlowEventlessLoopStops(t *testing.T) {
   </state>
   <final id="先"/>
 </scxml>`, func(sys *System) { sys.ScriptTimeout, sys.MacrostepTimeout = 20*time.Millisecond, 300*time.Millisecond })
-	if !s.Ended() || s.Final != "" || len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "the macrostep ran longer than 300ms") {
-		t.Errorf("ended %v in %q, errors %q", s.Ended(), s.Final, errs)
+	if !s.Ended() || s.Final != "" || len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "the macrostep ran longer than 300ms: eventless transitions, raised events or the error events they caused kept it going (the longest Lua call, at ") ||
+		!strings.Contains(errs[len(errs)-1], `microsteps, none took a transition, in state "待つ"`) || !strings.Contains(s.StopCause, "doc.scxml: ") {
+		t.Errorf("ended %v in %q, errors %q, stopped by %q", s.Ended(), s.Final, errs, s.StopCause)
+	}
+}
+
+// TestRaiseLoopSaysWhere: a macrostep that raises events without end is
+// stopped with an error placed at the last transition it took, naming
+// that transition's state, the event and the state it led to. Before,
+// "the machine did not settle: too many microsteps in one macrostep"
+// named nothing.
+func TestRaiseLoopSaysWhere(t *testing.T) {
+	s, errs := runText(t, head+` initial="回る">
+  <state id="回る">
+    <onentry><raise event="また"/></onentry>
+    <transition event="また" target="回る"/>
+  </state>
+</scxml>`, nil)
+	want := `doc.scxml:4:5: the machine did not settle: too many microsteps in one macrostep (100000): the last took a transition of "回る" on the event "また", into state "回る"`
+	if !s.Ended() || len(errs) != 1 || !strings.HasPrefix(errs[0], "error.execution: ") || !strings.HasSuffix(errs[0], want) || !strings.HasSuffix(s.StopCause, want) {
+		t.Errorf("ended %v, errors %q, stopped by %q; want %q", s.Ended(), errs, s.StopCause, want)
+	}
+}
+
+// TestSlowScriptInAMacrostepIsNamed: when one script takes most of a
+// macrostep that runs over its time, the error says which (its place
+// and text) and for how long, instead of blaming eventless transitions
+// or raised events (before: "its eventless transitions or raised events
+// kept it going", for a macrostep of two microsteps).
+func TestSlowScriptInAMacrostepIsNamed(t *testing.T) {
+	s, errs := runText(t, head+` initial="待つ">
+  <state id="待つ">
+    <onentry><raise event="遅い"/></onentry>
+    <transition event="遅い" target="次"><script>local t = os.clock() while os.clock() - t &lt; 0.4 do end</script></transition>
+  </state>
+  <state id="次"><transition target="終"/></state>
+  <final id="終"/>
+</scxml>`, func(sys *System) { sys.ScriptTimeout, sys.MacrostepTimeout = 5*time.Second, 200*time.Millisecond })
+	want := `doc.scxml:4:5: the macrostep ran longer than 200ms: the Lua at `
+	if !s.Ended() || s.Final != "" || len(errs) != 1 || !strings.Contains(errs[0], want) || !strings.Contains(errs[0], `doc.scxml:4:47 ("local t = os.clock()`) || !strings.Contains(errs[0], `was running for `) ||
+		!strings.Contains(errs[0], `; 1 microstep: the last took a transition of "待つ" on the event "遅い", into state "次"`) {
+		t.Errorf("ended %v in %q, errors %q; want %q…", s.Ended(), s.Final, errs, want)
 	}
 }
 
@@ -355,5 +395,44 @@ func TestEventIsReadOnlyAndPerEvent(t *testing.T) {
 </scxml>`, nil)
 	if s.Final != "合格" || len(errs) != 1 || !strings.Contains(errs[0], "_event is a system variable and cannot be assigned") {
 		t.Errorf("ended in %q, errors %q", s.Final, errs)
+	}
+}
+
+// TestDelayedSendsAreBounded: a document in which each event sends two
+// delayed events doubles what waits every millisecond; past MaxDelayed
+// waiting, a <send delay> raises error.communication, and one error line
+// (not one per refused <send>) names the <send>'s place. Before, what
+// waited grew without bound (here 2^15 after 15 ms; in seat run some
+// 100 MB/s until the process was killed), and nothing was logged.
+func TestDelayedSendsAreBounded(t *testing.T) {
+	doc := loadText(t, "doc.scxml", head+` initial="増える">
+  <datamodel><data id="refused" expr="0"/></datamodel>
+  <state id="増える">
+    <onentry><send event="e" delay="1ms"/></onentry>
+    <transition event="e"><send event="e" delay="1ms"/><send event="e" delay="1ms"/></transition>
+    <transition event="error.communication"><assign location="refused" expr="refused + 1"/></transition>
+  </state>
+</scxml>`)
+	sys := NewSystem()
+	var errs []string
+	sys.Log = func(s *Session, label, text string) {
+		if label == "error" {
+			errs = append(errs, text)
+		}
+	}
+	s := sys.Start(doc)
+	most := 0
+	for at := time.Millisecond; at <= 15*time.Millisecond; at += time.Millisecond {
+		if err := sys.Run(s, at); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(sys.timers))
+	}
+	refused := s.dm.L.GetGlobal("refused")
+	if most > MaxDelayed || refused.String() == "0" {
+		t.Errorf("at most %d delayed events waited (want at most %d); %s <send>s refused", most, MaxDelayed, refused)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "error.communication: ") || !strings.Contains(errs[0], "doc.scxml:5:56: <send> with a delay: 10000 delayed events already wait") {
+		t.Errorf("logged %d error lines, the first %q; want one error.communication naming the <send> at doc.scxml:5", len(errs), errs[:min(len(errs), 1)])
 	}
 }

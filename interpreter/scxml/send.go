@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -129,7 +131,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 			if to == "" {
 				return fail(fmt.Errorf("<send type=%q> needs a target: the name of a seat adaptor", kind))
 			}
-			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait, n.Pos); err != nil {
+			if err := s.sys.send(s, sendid, seatTarget+to, ev, wait, n); err != nil {
 				return fail(err)
 			}
 			return nil
@@ -144,7 +146,7 @@ func (c *compiler) send(n *schema.Node) statechart.Action {
 		if to != "" && !validTarget(to) {
 			return fail(fmt.Errorf("<send> target %q is not an SCXML session or invocation (#_parent, #_scxml_ID, #_ID)", to))
 		}
-		if err := s.sys.send(s, sendid, to, ev, wait, n.Pos); err != nil {
+		if err := s.sys.send(s, sendid, to, ev, wait, n); err != nil {
 			return fail(err)
 		}
 		return nil
@@ -172,6 +174,9 @@ func validTarget(to string) bool { return len(to) > 2 && to[:2] == "#_" }
 
 func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 	inv := &statechart.Invoke{ID: n.AttrValue("id"), Autoforward: n.AttrValue("autoforward") == "true"}
+	if a, ok := n.Attr("src"); ok && a.Value != "" && !filepath.IsLocal(srcName(a.Value)) {
+		c.errorf(a.ValuePos, "<invoke> src %q: %v", a.Value, srcfile.ErrOutside)
+	}
 	typ := c.attrOrExpr(n, "type")
 	src := c.attrOrExpr(n, "src")
 	idloc := c.idLocation(n)
@@ -223,9 +228,9 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		if path, ok, err := src(s); err != nil {
 			return err
 		} else if ok {
-			d, diags := s.sys.load(dir, path)
-			if d == nil {
-				return fmt.Errorf("<invoke> src %q: %v", path, diags.Err())
+			d, err := s.sys.load(dir, path)
+			if err != nil {
+				return fmt.Errorf("<invoke> src %q: %v", path, err)
 			}
 			doc = d
 		}
@@ -248,7 +253,7 @@ func (c *compiler) invoke(n *schema.Node) *statechart.Invoke {
 		s := sess(in)
 		if child := s.children[id]; child != nil {
 			cp := *ev
-			s.sys.enqueue(child, s, &cp)
+			s.sys.enqueue(child, s, &cp, nil)
 		}
 	}
 	return inv

@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -23,15 +25,21 @@ type Session struct {
 	Doc      *Document
 	sys      *System
 	in       *statechart.Instance
-	dm       *luadm.DataModel
+	dm       dataModel
 	parent   *Session
 	invokeID string // the id its parent invoked it under
 	children map[string]*Session
 	params   map[string]any // values the invoking parent gave its data
 	depth    int            // how many invocations deep it runs
 	ended    bool
-	// macro is when the current macrostep began.
-	macro time.Time
+	// macro is when the current macrostep began; lap when the Lua call
+	// last ended (since macro), and slowest the most that one call took
+	// (the time since the one before, or the macrostep's start), which
+	// slowCode ran: a macrostep that runs too long names it.
+	macro    time.Time
+	lap      time.Duration
+	slowest  time.Duration
+	slowCode *luadm.Code
 	// cancelled: its parent cancelled the invocation, and what it sends
 	// is dropped.
 	cancelled bool
@@ -46,6 +54,86 @@ type Session struct {
 	// StopCause is the error that stopped it, when it ended without
 	// reaching a final state (a runaway macrostep).
 	StopCause string
+}
+
+// dataModel is the session's datamodel, which times each call for a
+// macrostep that runs too long (Session.lapped): one clock read a call.
+type dataModel struct {
+	*luadm.DataModel
+	s *Session
+}
+
+func (d dataModel) Eval(c *luadm.Code) (lua.LValue, error) {
+	v, err := d.DataModel.Eval(c)
+	d.s.lapped(c)
+	return v, err
+}
+
+func (d dataModel) Cond(c *luadm.Code) (bool, error) {
+	ok, err := d.DataModel.Cond(c)
+	d.s.lapped(c)
+	return ok, err
+}
+
+func (d dataModel) Exec(c *luadm.Code) error {
+	err := d.DataModel.Exec(c)
+	d.s.lapped(c)
+	return err
+}
+
+func (d dataModel) Assign(c *luadm.Code, v lua.LValue) error {
+	err := d.DataModel.Assign(c, v)
+	d.s.lapped(c)
+	return err
+}
+
+// lapped notes that c has just run: the time since the last call ended
+// (or since the macrostep began) is charged to it. Between two calls the
+// engine's own work is microseconds, so a call that took seconds is the
+// one charged with them.
+func (s *Session) lapped(c *luadm.Code) {
+	now := time.Since(s.macro)
+	if d := now - s.lap; d > s.slowest {
+		s.slowest, s.slowCode = d, c
+	}
+	s.lap = now
+}
+
+// beginMacro notes that a macrostep begins.
+func (s *Session) beginMacro() {
+	s.macro, s.lap, s.slowest, s.slowCode = time.Now(), 0, 0, nil
+}
+
+// tooLong is the error that stops a macrostep that ran longer than
+// timeout, saying why: one Lua call that took most of it (a script the
+// script time limit did not stop soon enough, such as a long library
+// call), or many microsteps that each took a part.
+func (s *Session) tooLong(timeout time.Duration) error {
+	if c := s.slowCode; c != nil && s.slowest >= timeout/2 {
+		why := ""
+		if limit := s.sys.ScriptTimeout; limit > 0 && s.slowest > 2*limit {
+			why = fmt.Sprintf(": the script time limit of %v did not stop it sooner", limit)
+		}
+		return fmt.Errorf("the macrostep ran longer than %v: the Lua at %s (%q) was running for %v of it%s",
+			timeout, c.Pos, schema.Excerpt(strings.TrimSpace(c.Src), 40), s.slowest.Round(time.Millisecond), why)
+	}
+	msg := fmt.Sprintf("the macrostep ran longer than %v: eventless transitions, raised events or the error events they caused kept it going", timeout)
+	if c := s.slowCode; c != nil {
+		msg += fmt.Sprintf(" (the longest Lua call, at %s, took %v)", c.Pos, s.slowest.Round(time.Millisecond))
+	}
+	return errors.New(msg)
+}
+
+// runawayText is what stopped a runaway macrostep, placed at the last
+// transition it took (its Ext is the element) or at the document.
+func (s *Session) runawayText(re *statechart.RunawayError) string {
+	pos := schema.Pos{File: s.Doc.File}
+	if re.Transition != nil {
+		if n, ok := re.Transition.Ext.(*schema.Node); ok {
+			pos = n.Pos
+		}
+	}
+	return fmt.Sprintf("%s: %v", pos, re)
 }
 
 // Instance returns the session's statechart instance.
@@ -89,14 +177,27 @@ type System struct {
 	timers   []*timer
 	sessions map[string]*Session
 	docs     map[string]*Document
-	nextSess int
 	invoked  int // invoked sessions running
 	nextSend int
+	// fullLogged: a <send> refused for MaxDelayed was logged; the next is
+	// logged once half the waiting events have fired.
+	fullLogged bool
+	// tally counts the events Step handles while Watch is on.
+	tally   map[stormKey]int
+	tallied int
+}
+
+// stormKey is what Watch counts an event by.
+type stormKey struct {
+	from, to *Session
+	name     string
+	send     *schema.Node
 }
 
 type delivery struct {
 	to, from *Session
 	ev       *statechart.Event
+	send     *schema.Node // the <send>, if one sent it
 }
 
 type timer struct {
@@ -105,7 +206,7 @@ type timer struct {
 	sendid string
 	to     string
 	ev     *statechart.Event
-	pos    schema.Pos // the <send>, which an error when it fires names
+	send   *schema.Node // the <send>, which an error when it fires names
 }
 
 // NewSystem returns an empty system.
@@ -121,6 +222,18 @@ const (
 	MaxInvokeDepth = 64   // invocations within invocations
 	MaxInvoked     = 1000 // invoked sessions running at once
 )
+
+// MaxDelayed bounds the delayed events waiting in a System (the document
+// seat runs, or one peer's session of it, with the documents it invoked):
+// a <send delay> past it raises error.communication (ErrTooManyDelayed)
+// instead of growing the process until the system kills it, as a
+// document in which each event sends two delayed ones would. Each
+// waiting event takes some 300 bytes.
+const MaxDelayed = 10000
+
+// ErrTooManyDelayed is the error a <send delay> meets when MaxDelayed
+// delayed events already wait.
+var ErrTooManyDelayed = fmt.Errorf("<send> with a delay: %d delayed events already wait in this session, the most it may have (does each event send more than one delayed event?)", MaxDelayed)
 
 // ErrNoProgress is returned by Run when sessions keep sending each other
 // events without a delay, so that the virtual clock never advances.
@@ -153,14 +266,20 @@ func (sys *System) Prepare(doc *Document, L *lua.LState, dog *luadm.Watchdog) *S
 
 // Begin enters the initial configuration of a session Prepare made.
 func (s *Session) Begin() {
-	s.macro = time.Now()
+	s.beginMacro()
 	s.in.Start()
 }
 
+// lastSession numbers sessions across the process: every System (each
+// peer's session of a document runs its own) gives out ids from it, so
+// that no two sessions share an id, and #_scxml_ID never names another
+// session than the one with that id.
+var lastSession atomic.Uint64
+
 func (sys *System) newSession(doc *Document, parent *Session, invokeID string, params map[string]any, dm *luadm.DataModel) *Session {
-	sys.nextSess++
-	s := &Session{ID: strconv.Itoa(sys.nextSess), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
-		children: map[string]*Session{}, params: params, macro: time.Now(), dm: dm}
+	s := &Session{ID: strconv.FormatUint(lastSession.Add(1), 10), Doc: doc, sys: sys, parent: parent, invokeID: invokeID,
+		children: map[string]*Session{}, params: params, macro: time.Now()}
+	s.dm = dataModel{dm, s}
 	if parent != nil {
 		s.depth = parent.depth + 1
 		sys.invoked++
@@ -186,13 +305,29 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 			s.ev, s.evLV = ev, nil // _event is made when a script first reads it
 		},
 		OnError: func(ev *statechart.Event, err error) {
-			sys.log(s, "error", ev.Name+": "+err.Error())
+			var re *statechart.RunawayError
+			if errors.As(err, &re) {
+				text := s.runawayText(re)
+				s.StopCause = text
+				sys.log(s, "error", ev.Name+": "+text)
+				return
+			}
 			s.StopCause = err.Error() // kept if this error ends the session
+			if errors.Is(err, ErrTooManyDelayed) {
+				// One line for a storm of them, not one per refused <send>.
+				if sys.fullLogged {
+					return
+				}
+				sys.fullLogged = true
+				sys.log(s, "error", ev.Name+": "+err.Error()+"; the <send>s refused for this reason are not logged until half the waiting events have fired")
+				return
+			}
+			sys.log(s, "error", ev.Name+": "+err.Error())
 		},
 		OnDone: func(final *statechart.State, data any) { sys.ended(s, final, data) },
 		Limit: func() error {
 			if sys.MacrostepTimeout > 0 && time.Since(s.macro) > sys.MacrostepTimeout {
-				return fmt.Errorf("the macrostep ran longer than %v: its eventless transitions or raised events kept it going", sys.MacrostepTimeout)
+				return s.tooLong(sys.MacrostepTimeout)
 			}
 			return nil
 		},
@@ -295,7 +430,7 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 	sys.timers = kept
 	if p := s.parent; p != nil && final != nil && p.children[s.invokeID] == s {
 		delete(p.children, s.invokeID)
-		sys.enqueue(p, s, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data})
+		sys.enqueue(p, s, &statechart.Event{Name: "done.invoke." + s.invokeID, Type: statechart.External, InvokeID: s.invokeID, Data: data}, nil)
 	}
 }
 
@@ -306,17 +441,23 @@ func (sys *System) log(s *Session, label, text string) {
 }
 
 // enqueue puts ev on the external queue of to; from is the session that
-// sent it.
-func (sys *System) enqueue(to, from *Session, ev *statechart.Event) {
+// sent it, and send the <send> (nil for an event of the system's own).
+func (sys *System) enqueue(to, from *Session, ev *statechart.Event, send *schema.Node) {
 	if !to.ended {
-		sys.queue = append(sys.queue, delivery{to, from, ev})
+		sys.queue = append(sys.queue, delivery{to, from, ev, send})
 	}
 }
 
-// send delivers ev to the target now or after wait; pos is the <send>.
-func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration, pos schema.Pos) error {
+// send delivers ev to the target now or after wait; n is the <send>.
+func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, wait time.Duration, n *schema.Node) error {
 	if wait > 0 {
-		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, pos: pos}
+		if len(sys.timers) >= MaxDelayed {
+			return &statechart.Error{Event: "error.communication", Err: ErrTooManyDelayed}
+		}
+		if sys.fullLogged && len(sys.timers) < MaxDelayed/2 {
+			sys.fullLogged = false
+		}
+		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, send: n}
 		// After every timer due at the same time: they fire in the order sent.
 		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
 		sys.timers = append(sys.timers, nil)
@@ -324,7 +465,7 @@ func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, 
 		sys.timers[i] = t
 		return nil
 	}
-	return sys.deliver(from, to, ev)
+	return sys.deliver(from, to, ev, n)
 }
 
 // time is the system's clock: the caller's, or virtual.
@@ -335,7 +476,7 @@ func (sys *System) time() time.Duration {
 	return sys.now
 }
 
-func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error {
+func (sys *System) deliver(from *Session, to string, ev *statechart.Event, send *schema.Node) error {
 	if from.cancelled {
 		return nil
 	}
@@ -343,24 +484,24 @@ func (sys *System) deliver(from *Session, to string, ev *statechart.Event) error
 	case strings.HasPrefix(to, seatTarget):
 		return sys.toAdaptor(from, strings.TrimPrefix(to, seatTarget), ev)
 	case to == "":
-		sys.enqueue(from, from, ev)
+		sys.enqueue(from, from, ev, send)
 	case to == "#_parent":
 		if from.parent == nil {
 			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to #_parent from a session that was not invoked")}
 		}
-		sys.enqueue(from.parent, from, ev)
+		sys.enqueue(from.parent, from, ev, send)
 	case strings.HasPrefix(to, "#_scxml_"):
 		target := sys.sessions[strings.TrimPrefix(to, "#_scxml_")]
 		if target == nil {
-			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session", to)}
+			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such session (a <send> reaches this session and the sessions it invoked; another peer's session of the document is not reachable)", to)}
 		}
-		sys.enqueue(target, from, ev)
+		sys.enqueue(target, from, ev, send)
 	default:
 		child := from.children[strings.TrimPrefix(to, "#_")]
 		if child == nil {
 			return &statechart.Error{Event: "error.communication", Err: fmt.Errorf("<send> to %s: no such invocation", to)}
 		}
-		sys.enqueue(child, from, ev)
+		sys.enqueue(child, from, ev, send)
 	}
 	return nil
 }
@@ -403,16 +544,25 @@ func (sys *System) cancelInvoke(parent *Session, id string) {
 	}
 }
 
-func (sys *System) load(dir, src string) (*Document, schema.List) {
+// load reads and compiles the document an <invoke src> or srcexpr
+// names, relative to dir (the invoking document's): held to dir, a
+// regular file and srcfile.MaxSize bytes, checked when the path is known,
+// at run time for a srcexpr.
+func (sys *System) load(dir, src string) (*Document, error) {
 	path := srcPath(dir, src)
 	if d, ok := sys.docs[path]; ok {
 		return d, nil
 	}
-	d, diags := Load(path)
-	if d != nil {
-		sys.docs[path] = d
+	data, err := srcfile.Read(dir, srcName(src))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %w", err)
 	}
-	return d, diags
+	d, diags := Parse(path, data)
+	if d == nil {
+		return nil, diags.Err()
+	}
+	sys.docs[path] = d
+	return d, nil
 }
 
 // Step handles one queued event; it reports false when every queue is
@@ -427,7 +577,11 @@ func (sys *System) Step() bool {
 		if d.to.ended || d.from.cancelled {
 			continue
 		}
-		d.to.macro = time.Now()
+		if sys.tally != nil {
+			sys.tally[stormKey{d.from, d.to, d.ev.Name, d.send}]++
+			sys.tallied++
+		}
+		d.to.beginMacro()
 		d.to.in.Handle(d.ev)
 		return true
 	}
@@ -500,16 +654,96 @@ func (sys *System) fire() {
 	if t.from.ended {
 		return
 	}
-	if err := sys.deliver(t.from, t.to, t.ev); err != nil {
-		e := &statechart.Error{SendID: t.ev.SendID, Err: at(t.pos, err)}
+	if err := sys.deliver(t.from, t.to, t.ev, t.send); err != nil {
+		e := &statechart.Error{SendID: t.ev.SendID, Err: at(t.send.Pos, err)}
 		var se *statechart.Error
 		if errors.As(err, &se) {
 			e.Event = se.Event
 		}
-		t.from.macro = time.Now()
+		t.from.beginMacro()
 		t.from.in.RaiseError(e)
 		t.from.in.Settle()
 	}
+}
+
+// Watch starts (on) or stops counting the events Step handles, by
+// sender, receiver, name and <send>, for Storm. A runtime turns it on
+// when its queue has been busy for long: it costs a map update an event.
+func (sys *System) Watch(on bool) {
+	sys.tally, sys.tallied = nil, 0
+	if on {
+		sys.tally = map[stormKey]int{}
+	}
+}
+
+// Storm says what the events handled since Watch began were, the most
+// frequent first (three at most): their name, who sent them to whom,
+// from which <send> and state, and what that suggests. A runtime that
+// stops a session whose queue never empties says it.
+func (sys *System) Storm() string {
+	if sys.tallied == 0 {
+		return "a <send> loop with no delay?"
+	}
+	keys := make([]stormKey, 0, len(sys.tally))
+	for k := range sys.tally {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if a, b := sys.tally[keys[i]], sys.tally[keys[j]]; a != b {
+			return a > b
+		}
+		return keys[i].name < keys[j].name
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "of the last %d events,", sys.tallied)
+	for i, k := range keys[:min(len(keys), 3)] {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %d were %q from %s", sys.tally[k], k.name, k.from.describe())
+		switch {
+		case k.from == k.to:
+			b.WriteString(" to itself")
+		case k.to == k.from.parent:
+			b.WriteString(" to its parent")
+		case k.from == k.to.parent:
+			fmt.Fprintf(&b, " to the document it invoked as %q", k.to.invokeID)
+		default:
+			fmt.Fprintf(&b, " to session %s", k.to.ID)
+		}
+		if k.send != nil {
+			fmt.Fprintf(&b, ", sent by the <send> at %s", k.send.Pos)
+		}
+	}
+	top := keys[0]
+	switch {
+	case top.send == nil:
+		b.WriteString(": events that came faster than they were handled")
+	case top.from.parent != nil && top.to == top.from.parent:
+		b.WriteString(": an invoked document's <send> to #_parent with no delay, in a loop?")
+	case top.from.parent != nil:
+		b.WriteString(": an invoked document's <send> with no delay, in a loop?")
+	case top.from == top.to:
+		b.WriteString(": a <send> to itself with no delay, in a loop?")
+	default:
+		b.WriteString(": a <send> with no delay, in a loop?")
+	}
+	return b.String()
+}
+
+// describe names a session for a message: the document seat runs, or the
+// one invoked under an id, and the state it is in.
+func (s *Session) describe() string {
+	name := "the document"
+	if s.parent != nil {
+		name = fmt.Sprintf("the document invoked as %q", s.invokeID)
+	}
+	for _, st := range s.in.Configuration() {
+		if st.Atomic() {
+			return fmt.Sprintf("%s (in state %q)", name, st.ID)
+		}
+	}
+	return name
 }
 
 // Ended reports whether the session has ended.
@@ -541,7 +775,7 @@ func (sys *System) compileContent(file string, v lua.LValue) (*Document, error) 
 // Post puts an event from outside the system (an adaptor's line, say) on
 // the external queue of s; Drain handles it.
 func (sys *System) Post(s *Session, ev *statechart.Event) {
-	sys.enqueue(s, s, ev)
+	sys.enqueue(s, s, ev, nil)
 }
 
 // Drain handles up to limit queued events and what they cause, without

@@ -22,6 +22,7 @@ import (
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
@@ -30,7 +31,9 @@ import (
 type LoadOptions struct {
 	// AllowShell permits <shell> actions (--allow-shell).
 	AllowShell bool
-	// ReadFile reads behavior, include and execfile files; os.ReadFile if nil.
+	// ReadFile reads behavior and include files; os.ReadFile if nil.
+	// (execfile files are read with srcfile.Read, held to the behavior's
+	// directory.)
 	ReadFile func(path string) ([]byte, error)
 	// ScriptsDir overrides where motion scripts are found (--scripts).
 	ScriptsDir string
@@ -1138,12 +1141,15 @@ func (c *compiler) execfile(a schema.Attr) *Chunk {
 		c.errorf(a.ValuePos, "execfile %q is a Python file (eSEAT's); seat runs Lua: port the helper to Lua and name the .lua file here (docs/porting.md)", a.Value)
 		return nil
 	}
-	path := filepath.Join(filepath.Dir(c.file), a.Value)
-	data, err := c.ld.opts.ReadFile(path)
+	// Held to the behavior's directory, a regular file and a size, as
+	// an SCXML document's src files are.
+	dir := filepath.Dir(c.file)
+	data, err := srcfile.Read(dir, a.Value)
 	if err != nil {
-		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, schema.FileCause(err))
+		c.errorf(a.ValuePos, "execfile %q: %v", a.Value, err)
 		return nil
 	}
+	path := filepath.Join(dir, a.Value)
 	return c.ld.queueLua(path, string(data), 1, 1, false)
 }
 

@@ -2,7 +2,9 @@ package statechart
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Options are what an Instance tells its runtime and observers.
@@ -22,9 +24,10 @@ type Options struct {
 	OnError func(ev *Event, err error)
 	// Limit, if set, is asked after each microstep and each internal
 	// event of a macrostep whether to go on: an error stops the macrostep
-	// as a runaway one is stopped (raised as error.execution, the instance
-	// ended). A runtime bounds a macrostep's time with it, which
-	// maxMicrosteps cannot do when each step waits on a slow script.
+	// as a runaway one is stopped (raised as error.execution wrapped in a
+	// *RunawayError, the instance ended). A runtime bounds a macrostep's
+	// time with it, which maxMicrosteps cannot do when each step waits on
+	// a slow script.
 	Limit func() error
 	// KeepInternal leaves raised events on the internal queue for the
 	// front end, which takes them with NextInternal and handles them with
@@ -41,9 +44,61 @@ type Options struct {
 // eventless transitions or raised events never settle is stopped.
 const maxMicrosteps = 100000
 
-// ErrRunaway is raised (as error.execution) when a macrostep does not
-// settle within maxMicrosteps microsteps.
+// ErrRunaway is raised (as error.execution, in a *RunawayError) when a
+// macrostep does not settle within maxMicrosteps microsteps.
 var ErrRunaway = errors.New("the machine did not settle: too many microsteps in one macrostep")
+
+// RunawayError is the error a macrostep that did not settle is stopped
+// with: Err is ErrRunaway after maxMicrosteps microsteps, or what
+// Options.Limit returned. It says where the macrostep was, for the front
+// end to place in its file: the last transition taken, the event it took
+// (nil for an eventless one) and the state it was in.
+type RunawayError struct {
+	Err   error
+	Steps int // the microsteps the macrostep took
+	// Transition is the last transition taken, nil if none was; Event
+	// the event it took, nil when it was eventless.
+	Transition *Transition
+	Event      *Event
+	// State is the active atomic state the macrostep was in when it was
+	// stopped (the first, in document order, in a parallel state).
+	State *State
+}
+
+// Unwrap returns Err: errors.Is(err, ErrRunaway) holds for the step
+// bound.
+func (e *RunawayError) Unwrap() error { return e.Err }
+
+// Error says what stopped the macrostep and where it was, by ids: a front
+// end that knows the transitions' places says more (Transition.Ext).
+func (e *RunawayError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	if errors.Is(e.Err, ErrRunaway) {
+		fmt.Fprintf(&b, " (%d)", maxMicrosteps)
+	} else {
+		fmt.Fprintf(&b, "; %d microstep", e.Steps)
+		if e.Steps != 1 {
+			b.WriteString("s")
+		}
+	}
+	switch {
+	case e.Transition == nil:
+		b.WriteString(", none took a transition")
+		if e.State != nil {
+			fmt.Fprintf(&b, ", in state %q", e.State.ID)
+		}
+		return b.String()
+	case e.Event != nil:
+		fmt.Fprintf(&b, ": the last took a transition of %q on the event %q", e.Transition.Source.ID, e.Event.Name)
+	default:
+		fmt.Fprintf(&b, ": the last took an eventless transition of %q", e.Transition.Source.ID)
+	}
+	if e.State != nil {
+		fmt.Fprintf(&b, ", into state %q", e.State.ID)
+	}
+	return b.String()
+}
 
 // Instance runs a Chart. It is not safe for concurrent use: the runtime
 // serializes Start, Handle and Cancel.
@@ -64,10 +119,16 @@ type Instance struct {
 	toStart int    // how many are set
 
 	internal []*Event
-	running  bool
-	started  bool
-	final    *State
-	nextID   int
+	// steps counts the microsteps of the macrostep under way; lastT and
+	// lastEv are its last transition and the event it took (nil:
+	// eventless), which a runaway's error names.
+	steps   int
+	lastT   *Transition
+	lastEv  *Event
+	running bool
+	started bool
+	final   *State
+	nextID  int
 
 	// scratch, reused across microsteps
 	one       [1]*Transition // Take's
@@ -122,6 +183,11 @@ func (in *Instance) Active(s *State) bool { return in.active[s.index] }
 // the instance's: copy it to keep it.
 func (in *Instance) Configuration() []*State { return in.config }
 
+// Microsteps is how many microsteps the macrostep under way has taken:
+// a front end that logs each state entered can tell a runaway's from a
+// macrostep's few.
+func (in *Instance) Microsteps() int { return in.steps }
+
 // Raise puts an event on the internal queue.
 func (in *Instance) Raise(ev *Event) {
 	if ev.Type == External {
@@ -154,6 +220,7 @@ func (in *Instance) Start() {
 		return
 	}
 	in.started, in.running = true, true
+	in.steps, in.lastT, in.lastEv = 0, nil, nil
 	for _, b := range in.chart.Setup {
 		in.exec(b)
 	}
@@ -177,6 +244,7 @@ func (in *Instance) Handle(ev *Event) {
 	if !in.running {
 		return
 	}
+	in.steps, in.lastT, in.lastEv = 0, nil, ev
 	if in.opts.OnEvent != nil {
 		in.opts.OnEvent(ev)
 	}
@@ -216,6 +284,7 @@ func (in *Instance) Take(t *Transition) {
 	if !in.running {
 		return
 	}
+	in.steps, in.lastT, in.lastEv = 0, t, nil
 	if in.flatFrom(t) {
 		in.flatStep(t)
 	} else {
@@ -277,6 +346,7 @@ func (in *Instance) NextInternal() *Event {
 // enable, as the end of a macrostep would.
 func (in *Instance) Settle() {
 	if in.running && len(in.internal) > 0 {
+		in.steps, in.lastT, in.lastEv = 0, nil, nil
 		in.settle()
 	}
 }
@@ -297,7 +367,6 @@ func (in *Instance) settle() {
 	if in.running && !in.chart.eventless && (len(in.internal) == 0 || in.opts.KeepInternal) && in.toStart == 0 {
 		return // nothing can be enabled: no eventless transition, no event
 	}
-	steps := 0
 	for in.running {
 		for in.running {
 			ts := in.selectTransitions(nil)
@@ -312,20 +381,23 @@ func (in *Instance) settle() {
 					in.opts.OnEvent(ev)
 				}
 				ts = in.selectTransitions(ev)
+				if len(ts) > 0 {
+					in.lastEv = ev
+				}
+			} else {
+				in.lastEv = nil
 			}
 			if len(ts) > 0 {
 				in.microstep(ts)
 			}
 			err := error(nil)
-			if steps++; steps > maxMicrosteps {
+			if in.steps++; in.steps > maxMicrosteps {
 				err = ErrRunaway
 			} else if in.opts.Limit != nil {
 				err = in.opts.Limit()
 			}
 			if err != nil {
-				in.internal = in.internal[:0]
-				in.RaiseError(err)
-				in.running = false
+				in.stopRunaway(err)
 			}
 		}
 		if !in.running {
@@ -351,6 +423,24 @@ func (in *Instance) settle() {
 	if !in.running {
 		in.exitInterpreter()
 	}
+}
+
+// stopRunaway stops a macrostep that did not settle, raising err in a
+// *RunawayError that says where it was.
+func (in *Instance) stopRunaway(err error) {
+	in.internal = in.internal[:0]
+	re := &RunawayError{Err: err, Steps: in.steps, Transition: in.lastT}
+	if in.lastT != nil {
+		re.Event = in.lastEv
+	}
+	for _, s := range in.config {
+		if s.Atomic() {
+			re.State = s
+			break
+		}
+	}
+	in.RaiseError(re)
+	in.running = false
 }
 
 func (in *Instance) invoke(s *State, inv *Invoke) {
@@ -631,6 +721,7 @@ func allDescend(l []*State, a *State) bool {
 }
 
 func (in *Instance) microstep(ts []*Transition) {
+	in.lastT = ts[0]
 	if len(ts) == 1 && in.flatFrom(ts[0]) {
 		in.flatStep(ts[0])
 		return

@@ -251,6 +251,45 @@ func TestRunawayStops(t *testing.T) {
 	}
 }
 
+// TestRunawaySaysWhere: the error that stops a macrostep that does not
+// settle says where it was: the last transition, the event it took and
+// the state; and Microsteps counts the macrostep's microsteps while it
+// runs, so that a front end can summarize what it logs of a runaway.
+// Before, the error was "too many microsteps" alone.
+func TestRunawaySaysWhere(t *testing.T) {
+	b := newBuilder()
+	root := b.state(nil, "", Basic)
+	a := b.state(root, "回る", Basic)
+	b.state(root, "外", Basic)
+	a.OnEntry = []Block{{func(in *Instance) error { in.Raise(&Event{Name: "また"}); return nil }}}
+	loop := b.on(a, "また", "回る")
+	b.on(a, "出る", "外")
+	c, err := Build(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *RunawayError
+	most := 0
+	in := New(c, Options{
+		OnEnter: func(in *Instance, s *State) { most = max(most, in.Microsteps()) },
+		OnError: func(ev *Event, err error) { errors.As(err, &got) },
+	})
+	in.Start()
+	if in.Running() || got == nil {
+		t.Fatalf("running %v, error %v", in.Running(), got)
+	}
+	if !errors.Is(got, ErrRunaway) || got.Transition != loop || got.Event == nil || got.Event.Name != "また" || got.State != a || got.Steps <= maxMicrosteps {
+		t.Errorf("error %+v; want ErrRunaway at the transition on また, in 回る", got)
+	}
+	want := `the machine did not settle: too many microsteps in one macrostep (100000): the last took a transition of "回る" on the event "また", into state "回る"`
+	if got.Error() != want {
+		t.Errorf("error %q\nwant  %q", got.Error(), want)
+	}
+	if most < maxMicrosteps {
+		t.Errorf("Microsteps reached %d while the runaway ran; want %d", most, maxMicrosteps)
+	}
+}
+
 func TestMatches(t *testing.T) {
 	for _, c := range []struct {
 		d, name string
@@ -376,7 +415,8 @@ func TestLimitStopsAMacrostep(t *testing.T) {
 		OnError: func(ev *Event, err error) { raised = append(raised, ev.Name+": "+err.Error()) },
 	})
 	in.Start()
-	if in.Running() || steps != 10 || len(raised) != 1 || raised[0] != "error.execution: "+tooLong.Error() {
+	want := "error.execution: " + tooLong.Error() + `; 10 microsteps: the last took an eventless transition of "帰り", into state "行き"`
+	if in.Running() || steps != 10 || len(raised) != 1 || raised[0] != want {
 		t.Errorf("running %v after %d steps, raised %q", in.Running(), steps, raised)
 	}
 }

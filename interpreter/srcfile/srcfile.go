@@ -1,0 +1,125 @@
+// Package srcfile reads the files that a behavior or a document names
+// for seat to read: SEATML's execfile, SCXML's <script src>, <data src>
+// and <invoke src>/srcexpr, whether the name was written in the file or
+// made at run time (a srcexpr, a document built by a script). Read holds
+// every such read to the same three rules:
+//
+//   - the file is under the directory of the file that names it: a name
+//     that is absolute or leads up out of it with "..", and a symbolic
+//     link that leads out of it, are refused, before anything outside is
+//     looked at, so the refusal does not tell whether a file outside
+//     exists;
+//   - it is a regular file: a device (/dev/zero would never end), a FIFO
+//     (it would block the reader until a writer came) or a directory is
+//     refused, and a FIFO is opened without waiting for a writer;
+//   - it is at most MaxSize bytes.
+package srcfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// MaxSize is the most bytes Read reads of one file: a Lua file, a data
+// file or an SCXML document is far smaller.
+const MaxSize = 4 << 20
+
+// ErrOutside is returned for a name that leads outside the directory.
+var ErrOutside = errors.New("the path leads outside the document's directory: seat reads only files under it")
+
+// Read reads the file that name (relative, with / or the system's
+// separator) names under dir, as the package's rules say. Its errors say
+// what is wrong without naming the file (the caller names it): one
+// wrapping ErrOutside, fs.ErrNotExist or another cause, "it is not a
+// regular file (a FIFO)", or "it is larger than 4 MiB".
+func Read(dir, name string) ([]byte, error) {
+	if name == "" {
+		return nil, errors.New("the path is empty")
+	}
+	if !filepath.IsLocal(name) {
+		return nil, ErrOutside
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, cause(err)
+	}
+	defer root.Close()
+	name = filepath.Clean(name)
+	// Stat first, so that a device is never opened (opening one can do
+	// something); then open without waiting for a FIFO's writer, and look
+	// again at what was opened, in case the file changed in between.
+	st, err := root.Stat(name)
+	if err != nil {
+		return nil, cause(err)
+	}
+	if err := regular(st); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, cause(err)
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, cause(err)
+	}
+	if err := regular(opened); err != nil {
+		return nil, err
+	}
+	if !os.SameFile(st, opened) {
+		return nil, errors.New("the file changed while it was opened")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, cause(err)
+	}
+	if len(data) > MaxSize {
+		return nil, tooLarge
+	}
+	return data, nil
+}
+
+var tooLarge = fmt.Errorf("it is larger than %d MiB, the most seat reads of a file a document names", MaxSize>>20)
+
+// regular refuses what is not a regular file, or is too large.
+func regular(st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		if st.Size() > MaxSize {
+			return tooLarge
+		}
+		return nil
+	}
+	what := "a special file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Errorf("it is not a regular file (%s): seat reads only regular files", what)
+}
+
+// cause is an error's cause without its path (the caller names the
+// file), and ErrOutside for a symbolic link that leads out of the root.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	// os.Root's error for a path that escapes it is not exported.
+	if err.Error() == "path escapes from parent" {
+		return ErrOutside
+	}
+	return err
+}
