@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/srcfile"
 )
 
 // Devices is the device layer a machine drives: the engine and the motion
@@ -571,7 +571,7 @@ func (m *Machine) namedScript(name string) (*motion.Script, error) {
 	if s != nil {
 		return s, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := srcfile.ReadRegular(path) // a regular file, bounded: a FIFO named walk.yaml must not block the behavior
 	if err != nil {
 		return nil, fmt.Errorf("script %q: %w", name, err)
 	}

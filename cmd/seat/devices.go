@@ -18,6 +18,7 @@ import (
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/srcfile"
 	"github.com/seatml/seat/schema"
 )
 
@@ -60,7 +61,7 @@ func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (seatml.Loa
 	if d.devices == "" {
 		return opts, true
 	}
-	data, err := os.ReadFile(d.devices)
+	data, err := srcfile.ReadRegular(d.devices)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: cannot read device file: %v\n", d.devices, schema.FileCause(err))
 		return opts, false
@@ -189,7 +190,7 @@ func readScript(path string) ([]byte, error) {
 	if name, ok := builtinName(path); ok {
 		return iofs.ReadFile(scripts.FS, name)
 	}
-	return os.ReadFile(path)
+	return srcfile.ReadRegular(path)
 }
 
 // scriptDirs is where a script given by name is looked for, in order:

@@ -394,3 +394,82 @@ func TestSCXMLInvokedStormSaysWhere(t *testing.T) {
 		t.Logf("output:\n%s", out)
 	}
 }
+
+// TestCheckRefusesSpecialFiles: the files an author names (the behavior
+// itself, an included file, a device file, a motion script a rule plays)
+// are read only if they are regular files: a FIFO given by mistake is
+// refused at once instead of blocking seat check or the behavior, and
+// /dev/zero is refused instead of read until memory runs out.
+func TestCheckRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"管.seatml", "規則.xml", "歩く.yaml"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withInclude := filepath.Join(dir, "受付.seatml")
+	os.WriteFile(withInclude, []byte(`<seatml><general name="受付"/><state name="待機"><rule file="規則.xml"/></state></seatml>`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", filepath.Join(dir, "管.seatml")}, "it is not a regular file (a FIFO)"},
+		{[]string{"check", "/dev/zero"}, "it is not a regular file (a device)"},
+		{[]string{"check", withInclude}, "規則.xml"},
+		{[]string{"check", "--devices", "/dev/zero", "../../examples/touch-wave.seatml"}, "it is not a regular file (a device)"},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+		out := &syncBuffer{}
+		cmd.Stderr = out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tooBig := guard(t, cmd, 512)
+		err := waitExit(t, cmd, 20*time.Second, out)
+		if mib := tooBig(); mib > 0 {
+			t.Fatalf("seat %s grew past %d MiB and was killed", strings.Join(c.args, " "), mib)
+		}
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("seat %s: %v, want an error saying %q:\n%s", strings.Join(c.args, " "), err, c.want, out.String())
+		}
+	}
+}
+
+// TestMotionScriptFIFODoesNotBlock: a motion script a rule plays by name
+// that is a FIFO (in the scripts directory) is refused with an error the
+// script can catch, and the behavior answers its next line; before, the
+// read waited for a writer and the behavior stalled.
+func TestMotionScriptFIFODoesNotBlock(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "動作"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "動作", "歩く.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "歩行.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="歩行"><adaptor name="係員" type="stdio"/></general>
+<state name="待機">
+  <rule><key>歩いて</key><script>local ok, err = pcall(seat.motion, {scripts = "歩く"}); seat.reply(tostring(err))</script></rule>
+  <rule><key>様子</key><message sendto="係員">待機中</message></rule>
+</state></seatml>
+`), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "--scripts", filepath.Join(dir, "動作"), f)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	cmd.Stdin = strings.NewReader("歩いて\n様子\n")
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // the defect: a read blocked on the FIFO
+		if w, err := os.OpenFile(filepath.Join(dir, "動作", "歩く.yaml"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	if err := waitExit(t, cmd, 20*time.Second, errb); err != nil {
+		t.Fatalf("seat run: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if got := out.String(); !strings.Contains(got, "it is not a regular file (a FIFO)") || !strings.HasSuffix(got, "待機中\n") {
+		t.Errorf("the staff got %q, want the FIFO refused, then 待機中", got)
+	}
+}

@@ -31,7 +31,8 @@ import (
 type LoadOptions struct {
 	// AllowShell permits <shell> actions (--allow-shell).
 	AllowShell bool
-	// ReadFile reads behavior and include files; os.ReadFile if nil.
+	// ReadFile reads behavior, include, device and motion files;
+	// srcfile.ReadRegular (a regular file of at most 64 MiB) if nil.
 	// (execfile files are read with srcfile.Read, held to the behavior's
 	// directory.)
 	ReadFile func(path string) ([]byte, error)
@@ -106,7 +107,7 @@ var (
 // every diagnostic, sorted.
 func Load(path string, opts LoadOptions) (*Program, schema.List) {
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = srcfile.ReadRegular
 	}
 	if IsSCXML(path) {
 		return loadSCXML(filepath.Clean(path), opts)
@@ -131,7 +132,7 @@ func Load(path string, opts LoadOptions) (*Program, schema.List) {
 func LoadBytes(path string, data []byte, opts LoadOptions) (*Program, schema.List) {
 	read := opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = srcfile.ReadRegular
 	}
 	clean := filepath.Clean(path)
 	opts.ReadFile = func(p string) ([]byte, error) {

@@ -85,14 +85,77 @@ func Read(dir, name string) ([]byte, error) {
 	return data, nil
 }
 
+// MaxAuthored is the most bytes ReadRegular reads: a behavior file, an
+// included one or a device file, which its author names (a generated
+// behavior of 10,000 rules is some 2 MiB).
+const MaxAuthored = 64 << 20
+
+// ReadRegular reads a file its author named (the behavior file, what it
+// includes, a device or motion file) wherever it is, held to the other
+// two rules: a regular file (a FIFO or a device given by mistake is
+// refused, not waited on or read forever), of at most MaxAuthored bytes.
+// Its errors name the path, as os.ReadFile's do.
+func ReadRegular(path string) ([]byte, error) {
+	data, err := readRegular(path, MaxAuthored)
+	if err != nil {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			err = &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+	}
+	return data, err
+}
+
+func readRegular(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularUpTo(st, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regularUpTo(opened, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, sizeError(limit)
+	}
+	return data, nil
+}
+
+func sizeError(limit int64) error {
+	return fmt.Errorf("it is larger than %d MiB, the most seat reads of such a file", limit>>20)
+}
+
 var tooLarge = fmt.Errorf("it is larger than %d MiB, the most seat reads of a file a document names", MaxSize>>20)
 
 // regular refuses what is not a regular file, or is too large.
 func regular(st fs.FileInfo) error {
+	if st.Mode().IsRegular() && st.Size() > MaxSize {
+		return tooLarge
+	}
+	return regularUpTo(st, MaxSize)
+}
+
+// regularUpTo refuses what is not a regular file, or is over limit bytes.
+func regularUpTo(st fs.FileInfo, limit int64) error {
 	m := st.Mode()
 	if m.IsRegular() {
-		if st.Size() > MaxSize {
-			return tooLarge
+		if st.Size() > limit {
+			return sizeError(limit)
 		}
 		return nil
 	}
