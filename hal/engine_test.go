@@ -3,6 +3,7 @@ package hal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -368,6 +369,66 @@ func TestS4BoardWithoutFramesStopsDriving(t *testing.T) {
 	}
 	if level5 != 1 {
 		t.Errorf("%d level-5 entries, want 1: %v", level5, e.Errors("HeadBoard"))
+	}
+}
+
+// TestNothingReadsOutsideItsRange drives every joint to both of its limits
+// and injects every sensor at both ends of its range: no actuator or
+// sensor value leaves [Min, Max] on any cycle. A limit between two sensor
+// steps (HeadYaw's 2.0857 lies between 1359 and 1360 x 2pi/4096) reads the
+// step inside it, as the actuators quantize.
+func TestNothingReadsOutsideItsRange(t *testing.T) {
+	tree := NAOTree()
+	e := newEngine(t, tree)
+	check := func(when string) {
+		t.Helper()
+		var out []string
+		for _, s := range tree.Subs {
+			if v := value(t, e, s.Name); v < s.Min || v > s.Max {
+				out = append(out, fmt.Sprintf("%s reads %v, outside %v..%v", s.Name, v, s.Min, s.Max))
+			}
+		}
+		if len(out) > 0 {
+			t.Fatalf("%s:\n%s", when, strings.Join(out, "\n"))
+		}
+	}
+	for _, j := range tree.Joints {
+		e.SetSub(j.Hardness, []Command{{1, 0}}, ClearAll)
+	}
+	for _, far := range []float64{3, -3} { // beyond every joint's range: clamped to it
+		for _, j := range tree.Joints {
+			e.SetSub(j.Position, []Command{{far, 0}}, ClearAll)
+		}
+		until := e.Now() + 1500*ms // 5 rad/s: every joint reaches its limit
+		for e.Now() < until {
+			steps(t, e, e.Now()+10*ms)
+			check(fmt.Sprintf("driving to %v, at %v", far, e.Now()))
+		}
+		for _, j := range tree.Joints {
+			limit := j.Position.Max
+			if far < 0 {
+				limit = j.Position.Min
+			}
+			if v := value(t, e, j.Sensor.Name); math.Abs(v-limit) > j.Sensor.Gain {
+				t.Errorf("%s reads %v, want within one step of its limit %v", j.Sensor.Name, v, limit)
+			}
+		}
+	}
+	for _, end := range []string{"Max", "Min"} {
+		for _, s := range tree.Subs {
+			if s.IsActuator() {
+				continue
+			}
+			v := s.Max
+			if end == "Min" {
+				v = s.Min
+			}
+			if err := e.Inject(s.Name, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		steps(t, e, e.Now()+10*ms)
+		check("sensors injected at their " + end)
 	}
 }
 

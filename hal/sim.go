@@ -60,8 +60,13 @@ func (s *Sim) Open(_ context.Context, t *Tree) error {
 	return nil
 }
 
+// raw is what sub's device reports for the value v: quantized as the engine
+// quantizes actuators, one step inward where the nearest step would leave
+// [Min, Max] (a joint at HeadYaw's 2.0857 reads 1359 steps of 2pi/4096,
+// 2.08468, not 1360, 2.08621).
 func raw(sub *SubDevice, v float64) int32 {
-	return int32(math.Round((v - sub.Offset) / sub.Gain))
+	r, _ := quantize(sub, v)
+	return r
 }
 
 // Read reports every sensor: dropped devices answer nothing, stuck sensors

@@ -18,6 +18,7 @@ import (
 	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter/graph"
 	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/statechart"
 )
 
 // graphFiles are the behaviors seat graph is tested on: every example,
@@ -110,9 +111,18 @@ func TestGraphGolden(t *testing.T) {
 			}
 			text := svgText(t, render(t, dot, []byte(stdout)))
 			for _, s := range prog.States {
-				// A state that holds states is a cluster, labelled with its name.
-				if !slices.Contains(text, "title: "+s.Name) && (s.Atomic() || !slices.Contains(text, "text: "+s.Name)) {
-					t.Errorf("state %s is not a node or a cluster of the picture", s.Name)
+				// Each state is a node titled with its name exactly, or,
+				// holding states, a cluster titled cluster_NAME and
+				// labelled with its name (the monitor finds them so).
+				cluster := len(s.Children) > 0 || s.Kind == statechart.Parallel
+				history := s.Kind == statechart.ShallowHistory || s.Kind == statechart.DeepHistory // drawn H or H*
+				switch {
+				case cluster && (!slices.Contains(text, "title: cluster_"+s.Name) || !slices.Contains(text, "text: "+s.Name)):
+					t.Errorf("state %q is not a cluster of the picture titled cluster_ and its name, labelled with its name", s.Name)
+				case !cluster && !slices.Contains(text, "title: "+s.Name):
+					t.Errorf("state %q is not a node of the picture titled with its name", s.Name)
+				case !cluster && !history && !slices.Contains(text, "text: "+s.Name):
+					t.Errorf("state %q is not labelled with its name", s.Name)
 				}
 			}
 			edges := 0

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -116,4 +118,58 @@ func TestMonitorInBrowser(t *testing.T) {
 
 func newRequest(method, url string, body io.Reader) (*http.Request, error) {
 	return http.NewRequest(method, url, body)
+}
+
+// TestMonitorHighlightsAnyStateName runs seat with --control as its own
+// process with testdata/graph/names.seatml, whose states' names hold
+// backslashes (before a letter, before a quote, at the end), quotes, <, >,
+// &, text that looks like an entity, and Japanese, and opens the monitor in
+// headless Chromium: as a visitor moves the behavior through each state,
+// the graph highlights that state's node alone, titled and labelled with
+// its name, and the cluster of the state holding it (issue 32 #15: a name
+// with a backslash was never highlighted).
+func TestMonitorHighlightsAnyStateName(t *testing.T) {
+	b := webtest.Start(t)
+	port := freePortNumber(t)
+	_, log := startSeat(t, "run", "--control", "127.0.0.1:0", "--set", "客.port="+port, "../../testdata/graph/names.seatml")
+	var ctl []string
+	waitFor(t, func() bool { ctl = controlURL.FindStringSubmatch(log.String()); return ctl != nil })
+	b.Navigate("http://" + ctl[1] + "/monitor/")
+	sec := `document.querySelector('section.behavior')`
+	current := sec + `.querySelectorAll('.graph g.node.current')`
+	// js is v written in JavaScript, stringified as the page's values are.
+	js := func(v any) string {
+		j, _ := json.Marshal(v)
+		return "JSON.stringify(" + string(j) + ")"
+	}
+	highlighted := func(state, cluster string) {
+		t.Helper()
+		b.WaitFor(fmt.Sprintf("%q highlighted", state), `JSON.stringify(Array.from(`+current+`).flatMap(n => [n.querySelector('title').textContent, n.querySelector('text').textContent])) == `+js([]string{state, state}))
+		clusters := []string{}
+		if cluster != "" {
+			clusters = []string{"cluster_" + cluster, cluster}
+		}
+		b.WaitFor(fmt.Sprintf("%q's cluster", state), `JSON.stringify(Array.from(`+sec+`.querySelectorAll('.graph g.cluster.active')).flatMap(c => [c.querySelector('title').textContent, c.querySelector('text').textContent])) == `+js(clusters))
+		if got := b.Eval(sec + `.querySelector('.status .state b').textContent`); got != state {
+			t.Errorf("the state shown is %q, want %q", got, state)
+		}
+	}
+	highlighted("待機", "")
+	conn := dialSeat(t, port)
+	for _, step := range []struct{ key, state, cluster string }{
+		{"a", `バック\スラッシュ "引用" <タグ> & 記号`, ""},
+		{"戻る", "待機", ""},
+		{"b", `末尾\`, ""},
+		{"戻る", "待機", ""},
+		{"c", `C:\"パス"`, ""},
+		{"戻る", "待機", ""},
+		{"d", `\N \G \n \\`, ""},
+		{"戻る", "待機", ""},
+		{"e", `&amp; &#92;`, ""},
+		{"戻る", "待機", ""},
+		{"f", `子\`, `親\"<&>\`},
+	} {
+		fmt.Fprintln(conn, step.key)
+		highlighted(step.state, step.cluster)
+	}
 }

@@ -89,6 +89,44 @@ func TestMotionPlayCSV(t *testing.T) {
 	}
 }
 
+// TestMotionPlayAtTheLimitOnTheRealBinary: a script that takes HeadYaw to
+// both ends of its range, played by the real binary on the simulator: no
+// row has the actuator or the sensor outside -2.0857..2.0857 (the sensor
+// read 2.086214, one 12-bit step beyond, at 439cd59), and the sensor ends
+// on the step inside the limit.
+func TestMotionPlayAtTheLimitOnTheRealBinary(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "首振り.yaml")
+	os.WriteFile(f, []byte(`- {duration: 300, targets: [{id: HEAD_YAW, position: 2.0857, gain: 100}]}
+- {duration: 300, targets: [{id: HEAD_YAW, position: -2.0857, gain: 100}]}
+- {duration: 300, targets: [{id: HEAD_YAW, position: 2.0857, gain: 100}]}
+`), 0o644)
+	stdout, stderr, code := runBinaryIO(t, "", "motion", "play", "--sim-speed", "inf", f)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(rows) < 90 || strings.Join(rows[0], ",") != "time_ms,HeadYaw,HeadYaw_sensor" {
+		t.Fatalf("%v: %d rows, header %v", err, len(rows), rows[0])
+	}
+	var atMax, atMin bool
+	for _, r := range rows[1:] {
+		for i, name := range []string{"actuator", "sensor"} {
+			v, err := strconv.ParseFloat(r[1+i], 64)
+			if err != nil || v > 2.0857 || v < -2.0857 {
+				t.Errorf("at %s ms the %s reads %s, outside -2.0857..2.0857", r[0], name, r[1+i])
+			}
+			atMax = atMax || v > 2.08
+			atMin = atMin || v < -2.08
+		}
+	}
+	if !atMax || !atMin {
+		t.Errorf("the joint never reached its limits (max %v, min %v)", atMax, atMin)
+	}
+	if last := rows[len(rows)-1][2]; last != strconv.FormatFloat(1359*2*math.Pi/4096, 'f', 6, 64) {
+		t.Errorf("sensor ends at %s, want 1359 steps of 2pi/4096 (2.084680)", last)
+	}
+}
+
 func TestDevicesFlag(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.xml")

@@ -153,11 +153,14 @@ func style(e seatml.Edge) string {
 	return ""
 }
 
-// DOT writes the graph in Graphviz's language; states are named by their
-// own names, so a page can find a state's node by its title.
+// DOT writes the graph in Graphviz's language. Each state's node is named
+// by the state's name, and a state that holds states is the cluster
+// cluster_NAME, so that the <title> of its group in an SVG drawing is the
+// name exactly, whatever characters it holds (see id): the monitor finds a
+// state's node and cluster by their titles.
 func (g *Graph) DOT(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "digraph %s {\n", quote(g.Name))
+	fmt.Fprintf(b, "digraph %s {\n", id(g.Name))
 	b.WriteString("\trankdir=LR;\n")
 	b.WriteString("\tgraph [fontname=\"Helvetica,Arial,sans-serif\"];\n")
 	b.WriteString("\tnode [shape=box, style=\"rounded\", fontname=\"Helvetica,Arial,sans-serif\"];\n")
@@ -178,10 +181,10 @@ func (g *Graph) DOT(w io.Writer) error {
 		fmt.Fprintf(b, "\t%s [label=\"back (pop)\", style=\"rounded,dashed\"];\n", popID)
 	}
 	if g.Initial != "" {
-		fmt.Fprintf(b, "\t%s -> %s%s;\n", startID, quote(g.anchor(g.Initial)), g.clusterEnd("lhead", g.Initial))
+		fmt.Fprintf(b, "\t%s -> %s%s;\n", startID, id(g.anchor(g.Initial)), g.clusterEnd("lhead", g.Initial))
 	}
 	for _, e := range g.Edges {
-		from, to := quote(g.anchor(e.From)), quote(g.anchor(e.To))
+		from, to := id(g.anchor(e.From)), id(g.anchor(e.To))
 		if e.From == "" {
 			from = anyID
 		}
@@ -230,15 +233,9 @@ func (g *Graph) cluster(s string) bool {
 	return len(g.Children[s]) > 0 || g.Kind[s] == statechart.Parallel
 }
 
-// clusterID is the DOT name of a state's cluster.
-func (g *Graph) clusterID(s string) string {
-	for i, x := range g.States {
-		if x == s {
-			return fmt.Sprintf("cluster_%d", i)
-		}
-	}
-	return "cluster"
-}
+// clusterID is the DOT name of a state's cluster, written with id:
+// Graphviz draws a subgraph whose name starts with "cluster" as a box.
+func clusterID(s string) string { return id("cluster_" + s) }
 
 // anchor is the node an edge to or from a state is drawn at: the state's
 // own, or for a cluster the node it enters first (its first region's,
@@ -274,13 +271,18 @@ func (g *Graph) clusterEnd(attr, s string) string {
 	if s == "" || !g.cluster(s) {
 		return ""
 	}
-	return fmt.Sprintf(" [%s=%s]", attr, quote(g.clusterID(s)))
+	return fmt.Sprintf(" [%s=%s]", attr, clusterID(s))
 }
 
 // dotState writes a state: a node, or a cluster holding its children.
 func (g *Graph) dotState(b *strings.Builder, s, indent string) {
 	if !g.cluster(s) {
 		attrs := []string{}
+		if g.Kind[s] != statechart.ShallowHistory && g.Kind[s] != statechart.DeepHistory && strings.ContainsAny(s, "\\\n\r") {
+			// Graphviz's default label, the node's name, would read its
+			// backslashes as escapes (\N, \n, \G ...).
+			attrs = append(attrs, "label="+quote(s))
+		}
 		if s == g.Initial {
 			attrs = append(attrs, "penwidth=2")
 		}
@@ -293,9 +295,9 @@ func (g *Graph) dotState(b *strings.Builder, s, indent string) {
 			attrs = append(attrs, "shape=circle", "label="+quote("H*"), "tooltip="+quote(s))
 		}
 		if len(attrs) == 0 {
-			fmt.Fprintf(b, "%s%s;\n", indent, quote(s))
+			fmt.Fprintf(b, "%s%s;\n", indent, id(s))
 		} else {
-			fmt.Fprintf(b, "%s%s [%s];\n", indent, quote(s), strings.Join(attrs, ", "))
+			fmt.Fprintf(b, "%s%s [%s];\n", indent, id(s), strings.Join(attrs, ", "))
 		}
 		return
 	}
@@ -303,7 +305,7 @@ func (g *Graph) dotState(b *strings.Builder, s, indent string) {
 	if g.Kind[s] == statechart.Parallel {
 		style = "rounded,dashed" // its regions run at once
 	}
-	fmt.Fprintf(b, "%ssubgraph %s {\n", indent, quote(g.clusterID(s)))
+	fmt.Fprintf(b, "%ssubgraph %s {\n", indent, clusterID(s))
 	fmt.Fprintf(b, "%s\tlabel=%s; style=%q; tooltip=%s;\n", indent, quote(s), style, quote(s))
 	for _, c := range g.Children[s] {
 		g.dotState(b, c, indent+"\t")
@@ -311,12 +313,34 @@ func (g *Graph) dotState(b *strings.Builder, s, indent string) {
 	fmt.Fprintf(b, "%s}\n", indent)
 }
 
-// quote writes a DOT string: backslashes and quotes escaped, line breaks
-// as \n.
-func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
-	return `"` + r.Replace(s) + `"`
+// quote writes a DOT string for an attribute that Graphviz reads as text
+// with escapes (a label, a tooltip): backslashes and quotes escaped, line
+// breaks as \n, and & as &amp; (Graphviz reads entities in labels, and
+// writes a tooltip's "&amp;" into SVG as it is).
+func quote(s string) string { return `"` + quoteEscaper.Replace(s) + `"` }
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "", "&", "&amp;")
+
+// id writes a DOT ID that Graphviz names a node, cluster or graph by: its
+// name, and the <title> of its SVG group, are s exactly. In a quoted ID
+// Graphviz reads only \" as an escape and keeps every other backslash, so
+// backslashes are written as they are; & is written &amp;, since Graphviz
+// writes a name into SVG without escaping what looks like an entity ("&amp;"
+// would read as "&"). A backslash before a quote or a line break, or at
+// the end, cannot be written in a quoted ID: a name with one (or with any
+// line break, to be safe) is written as an HTML-like ID, <...>, which
+// Graphviz takes as it is, with &, < and > as entities.
+func id(s string) string {
+	if !strings.Contains(s, `\"`) && !strings.HasSuffix(s, `\`) && !strings.ContainsAny(s, "\n\r") {
+		return `"` + idEscaper.Replace(s) + `"`
+	}
+	return "<" + htmlIDEscaper.Replace(s) + ">"
 }
+
+var (
+	idEscaper     = strings.NewReplacer("&", "&amp;", `"`, `\"`)
+	htmlIDEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+)
 
 // Mermaid writes the graph as Mermaid's stateDiagram-v2. States get ids
 // s0, s1, … and their names as descriptions, so any name (Japanese, with
@@ -399,11 +423,12 @@ func (g *Graph) mermaidComposite(b *strings.Builder, s string, ids map[string]st
 }
 
 // mermaidText escapes what Mermaid would read as syntax in a label, or as
-// Markdown (a backslash before "?" would vanish, "*" would italicize): its
-// entity codes stand for the characters ("#59;" is ";").
+// Markdown (a backslash before "?" would vanish, "*" would italicize), or
+// an entity ("&amp;" would read as "&"): its entity codes stand for the
+// characters ("#59;" is ";").
 func mermaidText(s string) string { return mermaidEscaper.Replace(s) }
 
-var mermaidEscaper = strings.NewReplacer("#", "#35;", ";", "#59;", ":", "#58;", "\n", " ", "<", "#lt;", ">", "#gt;", `"`, "#quot;",
+var mermaidEscaper = strings.NewReplacer("#", "#35;", ";", "#59;", "&", "#38;", ":", "#58;", "\n", " ", "<", "#lt;", ">", "#gt;", `"`, "#quot;",
 	"{", "#123;", "}", "#125;", `\`, "#92;", "*", "#42;", "_", "#95;", "`", "#96;")
 
 func mermaidQuote(s string) string { return `"` + mermaidText(s) + `"` }

@@ -521,8 +521,10 @@ func TestStopMidMotionIsSafe(t *testing.T) {
 	tree := r.dev.Engine.Tree()
 	check := func(when string) {
 		for _, j := range tree.Joints {
-			if v := r.dev.Engine.Value(j.Position); v < j.Position.Min || v > j.Position.Max {
-				t.Fatalf("%s: %s at %v, outside %v..%v", when, j.Name, v, j.Position.Min, j.Position.Max)
+			for _, s := range []*hal.SubDevice{j.Position, j.Sensor} {
+				if v := r.dev.Engine.Value(s); v < s.Min || v > s.Max {
+					t.Fatalf("%s: %s at %v, outside %v..%v", when, s.Name, v, s.Min, s.Max)
+				}
 			}
 		}
 	}

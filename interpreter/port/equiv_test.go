@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beevik/etree"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -20,10 +21,11 @@ import (
 )
 
 // TestEquivalence runs every Python body of testdata/port/equivalence
-// under python3 and, ported by seat port, under seat, and compares what
-// the two print. A body marked "# hand: REASON" must be left for hand
-// work with that reason instead: a translation is equivalent or marked,
-// never silently different.
+// under python3 and, ported by seat port as the script of an eSEAT file
+// (File: a body that also parses as Lua is still Python there), under
+// seat, and compares what the two print. A body marked "# hand: REASON"
+// must be left for hand work with that reason instead: a translation is
+// equivalent or marked, never silently different.
 func TestEquivalence(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -43,7 +45,7 @@ func TestEquivalence(t *testing.T) {
 				t.Fatal(err)
 			}
 			body := string(src)
-			lua, problems := TranslateScript(body)
+			lua, problems := portBody(t, body)
 			if first, _, _ := strings.Cut(body, "\n"); strings.HasPrefix(first, "# hand: ") {
 				want := strings.TrimPrefix(first, "# hand: ")
 				found := false
@@ -75,6 +77,27 @@ func TestEquivalence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// portBody ports body as the script of an eSEAT file, as seat port does,
+// and returns the script it wrote and what it left for hand work.
+func portBody(t *testing.T, body string) (string, []Note) {
+	t.Helper()
+	src := `<seatml><general name="equiv"/><state name="s"><rule><key>go</key><script><![CDATA[` + body + `]]></script></rule></state></seatml>`
+	r, err := File("equiv.seatml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := etree.NewDocument()
+	doc.ReadSettings.PreserveCData = true
+	if err := doc.ReadFromBytes(r.Output); err != nil {
+		t.Fatal(err)
+	}
+	script := doc.FindElement("//script")
+	if script == nil {
+		t.Fatalf("no script in the ported file:\n%s", r.Output)
+	}
+	return script.Text(), r.Notes
 }
 
 // runLua runs a ported body as a rule's script of a behavior and returns

@@ -2,6 +2,7 @@ package port
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -485,6 +486,7 @@ const (
 	kAny   kind = iota
 	kNum        // an int (or a float whose printing does not matter)
 	kFloat      // a Python float: str() writes 3.0, not 3
+	kMixed      // a number that is an int or a float by its value: max(1.0, 2) is the int 2
 	kStr
 	kText // the event text: rtc_in_data, which eSEAT's TimedLong made a number
 	kBool
@@ -492,7 +494,12 @@ const (
 	kNil
 )
 
-func (k kind) numeric() bool { return k == kNum || k == kFloat }
+func (k kind) numeric() bool { return k == kNum || k == kFloat || k == kMixed }
+
+// errMixed is the hand work for printing a number that may be an int or a
+// float: how Python prints it (2 or 2.0) depends on values the port cannot
+// see, and Lua's numbers do not tell them apart.
+var errMixed = hand("printing a min() or max() of ints and floats: Python returns the argument itself, so max(1.0, 2) prints 2 and max(1, 2.0) prints 2.0, and Lua's numbers do not tell ints from floats")
 
 // Lua precedences, for parentheses.
 const (
@@ -513,9 +520,12 @@ type lua struct {
 	code string
 	kind kind
 	prec int
+	// multi: a call of a function that may return other than one value
+	// (a function of the script's own, most of seat's).
+	multi bool
 }
 
-func atomic(code string, k kind) lua { return lua{code, k, precAtom} }
+func atomic(code string, k kind) lua { return lua{code: code, kind: k, prec: precAtom} }
 
 // wrap parenthesizes e when it binds less tightly than prec.
 func (e lua) wrap(prec int) string {
@@ -528,10 +538,110 @@ func (e lua) wrap(prec int) string {
 // luaKeywords are names Lua reserves that Python does not.
 var luaKeywords = map[string]bool{"end": true, "local": true, "then": true, "repeat": true, "until": true, "function": true, "nil": true, "elseif": true, "do": true, "goto": true, "true": true, "false": true}
 
+// maxExact is 2^53: Lua's numbers are doubles, which hold every integer
+// up to it and not every one past it; Python's integers have no limit.
+var maxExact = new(big.Int).Lsh(big.NewInt(1), 53)
+
+// errPast53 is the hand work for an integer past 2^53.
+func errPast53(what string) error {
+	return hand("an integer past 2^53 (%s): Lua's numbers are doubles, exact only up to 2^53, and print past 1e16 as 1e+16", what)
+}
+
+// constInt is the value of an integer expression made of literals (1 << 60
+// as 2 ** 60, 2 ** 53 + 1), computed as Python does; ok is false for
+// anything else (a name, a float, a true division).
+func constInt(n *node) (v *big.Int, ok bool) {
+	switch n.op {
+	case "num":
+		return intLiteral(n.text)
+	case "paren":
+		return constInt(n.kids[0])
+	case "unary":
+		x, ok := constInt(n.kids[0])
+		if !ok {
+			return nil, false
+		}
+		if n.text == "-" {
+			x = new(big.Int).Neg(x)
+		}
+		return x, true
+	case "bin":
+		a, ok := constInt(n.kids[0])
+		if !ok {
+			return nil, false
+		}
+		b, ok := constInt(n.kids[1])
+		if !ok {
+			return nil, false
+		}
+		r := new(big.Int)
+		switch n.text {
+		case "+":
+			return r.Add(a, b), true
+		case "-":
+			return r.Sub(a, b), true
+		case "*":
+			return r.Mul(a, b), true
+		case "//", "%":
+			if b.Sign() == 0 {
+				return nil, false
+			}
+			q, m := new(big.Int).DivMod(a, b, new(big.Int)) // Euclidean: m >= 0
+			if m.Sign() != 0 && b.Sign() < 0 {              // Python's floor division
+				q.Sub(q, big.NewInt(1))
+				m.Add(m, b)
+			}
+			if n.text == "%" {
+				return m, true
+			}
+			return q, true
+		case "**":
+			switch {
+			case b.Sign() < 0: // a float in Python
+				return nil, false
+			case b.Cmp(big.NewInt(64)) > 0 && a.CmpAbs(big.NewInt(1)) > 0:
+				return new(big.Int).Lsh(maxExact, 1), true // past 2^53 without computing it
+			}
+			return r.Exp(a, b, nil), true
+		}
+	}
+	return nil, false
+}
+
+// intLiteral reads a Python integer literal (decimal, 0x, 0o, 0b, Python
+// 2's 017, with _ separators); ok is false for a float or a suffixed one.
+func intLiteral(text string) (*big.Int, bool) {
+	t := strings.ReplaceAll(strings.ToLower(text), "_", "")
+	base := 10
+	switch {
+	case strings.HasPrefix(t, "0x"):
+		base, t = 16, t[2:]
+	case strings.HasPrefix(t, "0o"):
+		base, t = 8, t[2:]
+	case strings.HasPrefix(t, "0b"):
+		base, t = 2, t[2:]
+	case len(t) > 1 && t[0] == '0' && !strings.ContainsAny(t, ".e"):
+		base, t = 8, t[1:]
+	}
+	v, ok := new(big.Int).SetString(t, base)
+	return v, ok
+}
+
 // value translates an expression whose value is used.
 func value(n *node) (lua, error) {
 	switch n.op {
+	case "bin", "unary":
+		// Integers past 2^53 that the port can see: a Lua double would
+		// round them (2 ** 53 + 1) or print them otherwise (2 ** 60).
+		if v, ok := constInt(n); ok && v.CmpAbs(maxExact) > 0 {
+			return lua{}, errPast53(v.String())
+		}
+	}
+	switch n.op {
 	case "num":
+		if v, ok := intLiteral(n.text); ok && v.CmpAbs(maxExact) > 0 {
+			return lua{}, errPast53(n.text)
+		}
 		t := strings.ToLower(n.text)
 		switch {
 		case strings.HasSuffix(t, "l") || strings.HasSuffix(t, "j"):
@@ -587,6 +697,7 @@ func value(n *node) (lua, error) {
 		v, err := value(n.kids[0])
 		v.prec = precAtom
 		v.code = "(" + v.code + ")"
+		v.multi = false // in parentheses, one value
 		return v, err
 	case "list":
 		var parts []string
@@ -654,13 +765,13 @@ func value(n *node) (lua, error) {
 		if n.text == "+" {
 			return v, nil
 		}
-		return lua{"-" + v.wrap(precUnary), v.kind, precUnary}, nil
+		return lua{"-" + v.wrap(precUnary), v.kind, precUnary, false}, nil
 	case "not":
 		c, err := cond(n.kids[0])
 		if err != nil {
 			return lua{}, err
 		}
-		return lua{"not " + c.wrap(precUnary), kBool, precUnary}, nil
+		return lua{"not " + c.wrap(precUnary), kBool, precUnary, false}, nil
 	case "and", "or":
 		// As a value, Python's "x or y" is x itself when x is true: only
 		// booleans mean the same in Lua.
@@ -675,7 +786,7 @@ func value(n *node) (lua, error) {
 			}
 			parts = append(parts, v.wrap(map[string]int{"and": precAnd, "or": precOr}[n.op]+1))
 		}
-		return lua{strings.Join(parts, " "+n.op+" "), kBool, map[string]int{"and": precAnd, "or": precOr}[n.op]}, nil
+		return lua{strings.Join(parts, " "+n.op+" "), kBool, map[string]int{"and": precAnd, "or": precOr}[n.op], false}, nil
 	case "cmp":
 		return compare(n)
 	case "bin":
@@ -684,6 +795,7 @@ func value(n *node) (lua, error) {
 	return lua{}, hand("an expression seat port cannot read")
 }
 
+// values translates a list of arguments.
 func values(ns []*node) ([]string, error) {
 	out := make([]string, len(ns))
 	for i, k := range ns {
@@ -691,9 +803,22 @@ func values(ns []*node) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = v.code
+		out[i] = lastArg(v, i == len(ns)-1)
 	}
 	return out, nil
+}
+
+// lastArg writes an argument. A Python call is one value, None when the
+// function returns nothing; a Lua call last in an argument list is all
+// the values it returns, none at all when it returns nothing, so that
+// print(f()) would print an empty line, not None. In parentheses a Lua
+// call is exactly one value (nil for none). Calls the port knows return
+// one value (py.str, math.floor, seat.now, ...) need none.
+func lastArg(v lua, last bool) string {
+	if last && v.multi {
+		return "(" + v.code + ")"
+	}
+	return v.code
 }
 
 // cond translates an expression whose truth is tested (if, while, a cond,
@@ -710,10 +835,10 @@ func cond(n *node) (lua, error) {
 			}
 			parts = append(parts, c.wrap(prec+1))
 		}
-		return lua{strings.Join(parts, " "+n.op+" "), kBool, prec}, nil
+		return lua{strings.Join(parts, " "+n.op+" "), kBool, prec, false}, nil
 	case "paren":
 		c, err := cond(n.kids[0])
-		return lua{"(" + c.code + ")", kBool, precAtom}, err
+		return lua{"(" + c.code + ")", kBool, precAtom, false}, err
 	}
 	v, err := value(n)
 	if err != nil {
@@ -766,9 +891,9 @@ func compare(n *node) (lua, error) {
 		parts = append(parts, part)
 	}
 	if len(parts) == 1 {
-		return lua{parts[0], kBool, precCmp}, nil
+		return lua{parts[0], kBool, precCmp, false}, nil
 	}
-	return lua{strings.Join(parts, " and "), kBool, precAnd}, nil
+	return lua{strings.Join(parts, " and "), kBool, precAnd, false}, nil
 }
 
 // simple reports whether evaluating n twice is harmless (a name or a
@@ -803,11 +928,14 @@ func binary(n *node) (lua, error) {
 		if op == "^" {
 			left = prec + 1
 		}
-		return lua{a.wrap(left) + " " + op + " " + b.wrap(right), k, prec}
+		return lua{a.wrap(left) + " " + op + " " + b.wrap(right), k, prec, false}
 	}
 	numKind := func() kind {
-		if a.kind == kFloat || b.kind == kFloat {
+		switch {
+		case a.kind == kFloat || b.kind == kFloat:
 			return kFloat
+		case a.kind == kMixed || b.kind == kMixed:
+			return kMixed
 		}
 		return kNum
 	}
@@ -822,7 +950,7 @@ func binary(n *node) (lua, error) {
 		case a.kind == kStr || b.kind == kStr || a.kind == kText || b.kind == kText:
 			// Python adds strings only to strings: this is a join.
 			// (Joining is associative: a .. b .. c needs no parentheses.)
-			return lua{a.wrap(precConcat) + " .. " + b.wrap(precConcat), kStr, precConcat}, nil
+			return lua{a.wrap(precConcat) + " .. " + b.wrap(precConcat), kStr, precConcat, false}, nil
 		case a.kind == kList || b.kind == kList:
 			return pyCall("py.add", kList), nil
 		}
@@ -922,6 +1050,8 @@ func call(n *node) (lua, error) {
 				return v, nil
 			case kFloat:
 				return atomic("py.strf("+v.code+")", kStr), nil
+			case kMixed:
+				return lua{}, errMixed
 			}
 			return atomic("py.str("+v.code+")", kStr), nil
 		case "int", "long":
@@ -960,7 +1090,17 @@ func call(n *node) (lua, error) {
 				}
 				vs[i], codes[i] = v, v.code
 			}
-			return atomic("math."+fn.text+"("+strings.Join(codes, ", ")+")", vs[0].kind), nil
+			// Python returns the argument itself: max(1.0, 2) is the int
+			// 2, max(1, 2.0) the float 2.0. Of ints and floats, which it
+			// is depends on the values: the same number, printed
+			// differently, so printing it is left for hand work.
+			k := vs[0].kind
+			for _, v := range vs[1:] {
+				if v.kind != k {
+					k = kMixed
+				}
+			}
+			return atomic("math."+fn.text+"("+strings.Join(codes, ", ")+")", k), nil
 		case "print":
 			return printCall(args)
 		case "range", "type", "isinstance", "sorted", "sum", "map", "filter", "zip", "enumerate", "dict", "set", "list", "tuple", "input", "raw_input", "eval", "exec", "open", "ord", "chr", "repr", "hasattr", "getattr", "setattr":
@@ -969,6 +1109,32 @@ func call(n *node) (lua, error) {
 	}
 	if fn.op == "attr" {
 		obj := fn.kids[0]
+		if obj.op == "name" && obj.text == "py" {
+			// seat's py library, which the port writes: what each
+			// returns, so that a ported body reads back the same
+			// (py.truthy(x) is tested as it is, not as py.truthy(py.truthy(x))).
+			if k, ok := pyKinds[fn.text]; ok {
+				return one("py."+fn.text, k)
+			}
+		}
+		if obj.op == "name" && obj.text == "math" {
+			// Lua's math functions that Python's math module has not,
+			// which the port writes for max(), min() and random.
+			switch fn.text {
+			case "max", "min":
+				vs, err := values(args)
+				if err != nil {
+					return lua{}, err
+				}
+				return atomic("math."+fn.text+"("+strings.Join(vs, ", ")+")", kAny), nil
+			case "random":
+				k := kFloat
+				if len(args) > 0 {
+					k = kNum
+				}
+				return one("math.random", k)
+			}
+		}
 		if obj.op == "name" && (obj.text == "seat" || obj.text == "rospy") {
 			// eSEAT's seat.loginfo and rospy's log calls are seat.log.
 			if level, ok := map[string]string{"loginfo": "info", "logwarn": "warn", "logerr": "error", "logdebug": "debug"}[fn.text]; ok {
@@ -979,7 +1145,9 @@ func call(n *node) (lua, error) {
 				if len(vs) != 1 {
 					return lua{}, hand("%s.%s with %d arguments", obj.text, fn.text, len(args))
 				}
-				return atomic(fmt.Sprintf("seat.log(%q, %s)", level, vs[0]), kAny), nil
+				v := atomic(fmt.Sprintf("seat.log(%q, %s)", level, vs[0]), kAny)
+				v.multi = true // none
+				return v, nil
 			}
 			if obj.text == "rospy" && fn.text == "get_time" {
 				return atomic("seat.now()", kFloat), nil
@@ -1046,7 +1214,27 @@ func call(n *node) (lua, error) {
 	if err != nil {
 		return lua{}, err
 	}
-	return atomic(f.wrap(precAtom)+"("+strings.Join(vs, ", ")+")", kAny), nil
+	v := atomic(f.wrap(precAtom)+"("+strings.Join(vs, ", ")+")", kAny)
+	if fn.op == "attr" && fn.kids[0].op == "name" && fn.kids[0].text == "seat" {
+		if k, ok := seatOne[strings.TrimPrefix(f.code, "seat.")]; ok {
+			v.kind = k
+			return v, nil
+		}
+	}
+	v.multi = true
+	return v, nil
+}
+
+// seatOne are the seat functions that return one value, and what it is
+// (seat.now() is what seat port writes for rospy.get_time()).
+var seatOne = map[string]kind{"now": kFloat, "state": kStr, "get_entry": kAny, "getEntry": kAny, "get_text": kAny, "get": kAny}
+
+// pyKinds are the functions of seat's py library and what they return.
+var pyKinds = map[string]kind{
+	"truthy": kBool, "contains": kBool, "eq": kBool,
+	"str": kStr, "strf": kStr, "format": kStr, "strip": kStr, "lstrip": kStr, "rstrip": kStr,
+	"int": kNum, "len": kNum, "round": kNum, "float": kFloat,
+	"index": kAny, "slice": kAny, "add": kAny, "mul": kAny, "mod": kAny, "iter": kAny, "print": kNil,
 }
 
 // printCall is print(a, b): py.print writes each as Python's str() does;
@@ -1058,9 +1246,12 @@ func printCall(args []*node) (lua, error) {
 		if err != nil {
 			return lua{}, err
 		}
-		codes[i] = v.code
-		if v.kind == kFloat {
+		codes[i] = lastArg(v, i == len(args)-1)
+		switch v.kind {
+		case kFloat:
 			codes[i] = "py.strf(" + v.code + ")"
+		case kMixed:
+			return lua{}, errMixed
 		}
 	}
 	return atomic("py.print("+strings.Join(codes, ", ")+")", kNil), nil
@@ -1155,31 +1346,56 @@ func pyStringValue(lit string) (string, error) {
 }
 
 // luaQuote writes a string value as a Lua literal: printable text as it
-// is (UTF-8 included), everything else as decimal escapes, which are the
-// same in every Lua.
+// is (UTF-8 included), the escapes Lua and Python read alike (\n, \t, \r,
+// \a, \b, \f, \v, \", \\), and any other control character or byte that
+// is not UTF-8 as string.char(N), joined: a numeric escape would read
+// differently in the two (Lua's \27 is decimal, Python's octal), and seat
+// port reads a body it has written again when run on its own output.
 func luaQuote(s string) string {
+	var parts []string
 	var b strings.Builder
-	b.WriteByte('"')
+	var raw []string
+	flush := func() {
+		if len(raw) > 0 {
+			parts = append(parts, "string.char("+strings.Join(raw, ", ")+")")
+			raw = nil
+		}
+	}
+	text := func() {
+		if b.Len() > 0 {
+			parts = append(parts, `"`+b.String()+`"`)
+			b.Reset()
+		}
+	}
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		esc, named := luaEscapes[r]
 		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case named:
+			flush()
+			b.WriteString(esc)
 		case r == utf8.RuneError && size == 1, r < 0x20, r == 0x7f:
-			fmt.Fprintf(&b, "\\%d", s[i])
+			text()
+			raw = append(raw, strconv.Itoa(int(s[i])))
 		default:
+			flush()
 			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
-	b.WriteByte('"')
-	return b.String()
+	text()
+	flush()
+	switch len(parts) {
+	case 0:
+		return `""`
+	case 1:
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, " .. ") + ")"
 }
+
+// luaEscapes are the escapes Lua 5.1 and Python read alike.
+var luaEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\t': `\t`, '\r': `\r`, '\a': `\a`, '\b': `\b`, '\f': `\f`, '\v': `\v`}
 
 // splitArgs splits "a, b, c" at its top-level commas.
 func splitArgs(s string) ([]string, error) {

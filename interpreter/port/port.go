@@ -199,40 +199,62 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	if seatml.IsLua(body, false) && !eseatGlobalRE.MatchString(body) {
-		r.Lua++
-		return
-	}
-	lua, problems := TranslateScript(body)
-	if (len(problems) > 0 || !seatml.IsLuaSyntax(lua, false)) && seatml.IsLuaWithESEATNames(body) {
-		// Valid Lua that the Python reading cannot take whole: a Lua body
-		// with an eSEAT name in it. It stays as written, eSEAT's names
-		// renamed; seat check warns about what else looks like Python.
-		r.Lua++
-		if renamed := renameESEAT(body); renamed != body {
-			setBody(e, renamed)
-		}
-		return
-	}
+	out, problems, how := portScript(body)
 	for _, p := range problems {
 		r.Notes = append(r.Notes, Note{n.ContentPos.Line + p.Line - 1, p.Reason})
 	}
-	if len(problems) > 0 {
-		r.Partial++
-	} else {
+	r.count(how)
+	if out != body {
+		setBody(e, out)
+	}
+}
+
+// bodyKind is what seat port did with a body.
+type bodyKind int
+
+const (
+	bodyLua        bodyKind = iota // Lua already (or reads the same as Python): kept, eSEAT names renamed
+	bodyTranslated                 // Python, translated whole
+	bodyPartial                    // Python, with parts left for hand work
+)
+
+func (r *Result) count(k bodyKind) {
+	switch k {
+	case bodyLua:
+		r.Lua++
+	case bodyTranslated:
 		r.Translated++
+	default:
+		r.Partial++
+	}
+}
+
+// portScript ports one script body of an eSEAT file. eSEAT's scripts are
+// Python, so a body is read as Python even where it also parses as Lua
+// (print(1, 2), x = 0.1 + 0.2, n = n + rtc_in_data all do, and mean
+// something else there): translated, or what has no translation marked.
+// It stays as written only when it is Lua: it parses as Lua and has what
+// only Lua has (--, .., ~=, #, tables, then, end, local, nil, …), as a
+// body seat port wrote itself has, or when its Python translation is the
+// same code. The problems are at lines of the body.
+func portScript(body string) (string, []Problem, bodyKind) {
+	if seatml.IsLuaSyntax(body, false) && luaOnly(body) && !eseatGlobalRE.MatchString(body) {
+		return renameESEAT(body), nil, bodyLua
+	}
+	lua, problems := TranslateScript(body)
+	if len(problems) == 0 && sameCode(body, lua) {
+		return body, nil, bodyLua
 	}
 	if !seatml.IsLuaSyntax(lua, false) {
 		// The translation does not hold together (an unbalanced block):
 		// the whole body is left for hand work.
-		lua = commented(body, "the translation of this body is not valid Lua")
-		r.Notes = append(r.Notes, Note{n.ContentPos.Line, "the translation of this body is not valid Lua: left for hand work"})
-		if len(problems) == 0 {
-			r.Translated--
-			r.Partial++
-		}
+		const why = "the translation of this body is not valid Lua"
+		return commented(body, why), append(problems, Problem{Line: 1, Reason: why + ": left for hand work"}), bodyPartial
 	}
-	setBody(e, lua)
+	if len(problems) > 0 {
+		return lua, problems, bodyPartial
+	}
+	return lua, nil, bodyTranslated
 }
 
 func (r *Result) cond(e *etree.Element, n *schema.Node) {
@@ -240,23 +262,97 @@ func (r *Result) cond(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	if seatml.IsLua(body, true) {
-		r.Lua++
-		return
+	out, reason, how := portCond(body)
+	r.count(how)
+	if reason != "" {
+		r.Notes = append(r.Notes, Note{n.ContentPos.Line, reason + ": the cond is false until ported by hand"})
+	}
+	if out != body {
+		setBody(e, out)
+	}
+}
+
+// portCond ports one cond as portScript does a script: a Python
+// expression, unless it is Lua; reason says why it was left for hand
+// work (it is then false until ported).
+func portCond(body string) (out, reason string, how bodyKind) {
+	if seatml.IsLuaSyntax(body, true) && luaOnly(body) {
+		return body, "", bodyLua
 	}
 	lua, err := TranslateCond(body)
 	if err == nil && seatml.IsLuaSyntax(lua, true) {
-		r.Translated++
-		setBody(e, lua)
-		return
+		if sameCode(strings.TrimSpace(body), lua) {
+			return body, "", bodyLua
+		}
+		return lua, "", bodyTranslated
 	}
-	reason := "the condition is not valid Lua after translation"
+	reason = "the condition is not valid Lua after translation"
 	if err != nil {
 		reason = err.Error()
 	}
-	r.Partial++
-	r.Notes = append(r.Notes, Note{n.ContentPos.Line, reason + ": the cond is false until ported by hand"})
-	setBody(e, "false --[[ seat port: "+reason+"; was: "+strings.ReplaceAll(strings.TrimSpace(body), "]]", "] ]")+" ]]")
+	return "false --[[ seat port: " + reason + "; was: " + strings.ReplaceAll(strings.TrimSpace(body), "]]", "] ]") + " ]]", reason, bodyPartial
+}
+
+// luaOnlyWords are Lua's reserved words that Python has not.
+var luaOnlyWords = map[string]bool{"local": true, "function": true, "end": true, "then": true, "do": true,
+	"repeat": true, "until": true, "elseif": true, "nil": true, "true": true, "false": true, "goto": true}
+
+// luaOnly reports whether src, which parses as Lua, has what only Lua has
+// outside its strings: a -- comment, .., ~=, #, a table's braces, ^, a
+// method call's colon, or a word only Lua reserves. Python reads none of
+// them so (# starts its comments, which Lua cannot parse; {} is a
+// dictionary there, ^ a bitwise operator: rare in eSEAT's scripts, and
+// seat port writes its lists as {…}).
+func luaOnly(src string) bool {
+	code := seatml.BlankStrings(src)
+	for _, op := range []string{"--", "..", "~=", "#", "{", "^", ":"} {
+		if strings.Contains(code, op) {
+			return true
+		}
+	}
+	for i := 0; i < len(code); {
+		if !isWordByte(code[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(code) && isWordByte(code[j]) {
+			j++
+		}
+		if luaOnlyWords[code[i:j]] && (i == 0 || code[i-1] != '.') {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// sameCode reports whether a body and its translation are the same code
+// but for spacing and how strings are quoted ('a' and "a"): the body is
+// then kept as written.
+func sameCode(body, lua string) bool {
+	a, errA := tokenize(body)
+	b, errB := tokenize(lua)
+	if errA != nil || errB != nil || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].kind != b[i].kind {
+			return false
+		}
+		if a[i].kind != 's' {
+			if a[i].text != b[i].text {
+				return false
+			}
+			continue
+		}
+		x, errX := pyStringValue(a[i].text)
+		y, errY := pyStringValue(b[i].text) // seat port writes only escapes Python reads alike
+		if errX != nil || errY != nil || x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // commented turns a whole body into "-- seat port:" comments.

@@ -160,6 +160,28 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 	if (strings.HasPrefix(s, "elif ") || s == "else:" || s == "else :") && len(stack) > 0 && stack[len(stack)-1].kind == "hand" {
 		return "", "", errInHand // the rest of an if left for hand work
 	}
+	parts := splitStatements(s)
+	switch len(parts) {
+	case 0:
+		return "", "", hand("an empty statement")
+	case 1:
+		s = parts[0] // a trailing semicolon
+	}
+	if len(parts) > 1 {
+		// a; b: simple statements on one line, as Lua writes them too.
+		out := make([]string, len(parts))
+		for i, p := range parts {
+			l, opens, err := statement(p, stack, indent)
+			if err != nil {
+				return "", "", err
+			}
+			if opens != "" || strings.HasSuffix(p, ":") {
+				return "", "", hand("a block header among statements on one line")
+			}
+			out[i] = l
+		}
+		return strings.Join(out, "; "), "", nil
+	}
 	switch {
 	case s == "pass":
 		return "-- pass", "", nil
@@ -293,7 +315,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		if err != nil {
 			return "", "", err
 		}
-		return lhs + " = " + v.code, "", nil
+		return lhs + " = " + v.code + indexNote(target, m[1]), "", nil
 	}
 	if strings.HasPrefix(s, "return ") {
 		e, err := expr(strings.TrimPrefix(s, "return "))
@@ -319,7 +341,7 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		if err != nil {
 			return "", "", err
 		}
-		return l + " = " + e, "", nil
+		return l + " = " + e + indexNote(target, lhs), "", nil
 	}
 	e, err := expr(s)
 	if err != nil {
@@ -329,6 +351,35 @@ func statement(s string, stack []block, indent int) (lua, opens string, err erro
 		return "", "", hand("an expression statement that is not a call")
 	}
 	return e, "", nil
+}
+
+// splitStatements splits a line at its semicolons outside strings and
+// brackets; a trailing one ends the line.
+func splitStatements(s string) []string {
+	var out []string
+	for {
+		depth := 0
+		i := indexCode(s, func(c byte) bool {
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			}
+			return c == ';' && depth == 0
+		})
+		if i < 0 {
+			break
+		}
+		if p := strings.TrimSpace(s[:i]); p != "" {
+			out = append(out, p)
+		}
+		s = s[i+1:]
+	}
+	if p := strings.TrimSpace(s); p != "" {
+		out = append(out, p)
+	}
+	return out
 }
 
 // TranslateCond translates a Python condition into a Lua expression.
@@ -369,6 +420,17 @@ func assignTarget(n *node) (string, error) {
 		return "", hand("assigning at an index that is not a literal (Python counts from 0, Lua from 1)")
 	}
 	return "", hand("assigning to this")
+}
+
+// indexNote says which Python item an assignment at a number sets
+// (l[1] = v -- l[0] in Python): the index moved by one. The comment also
+// marks the line as Lua, so that seat port, run on its own output, does
+// not read l[1] as Python's and move it again.
+func indexNote(target *node, python string) string {
+	if target.op == "index" && target.kids[1].op == "num" {
+		return " -- " + python + " in Python"
+	}
+	return ""
 }
 
 // assignment splits "a = b" (not ==, <=, >=, !=).

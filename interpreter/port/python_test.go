@@ -51,7 +51,14 @@ func TestTranslateRules(t *testing.T) {
 		{`l = []`, `l = {}`},
 		{`first = l[0]`, `first = py.index(l, 0)`},
 		{`v = l[i]`, `v = py.index(l, i)`},
-		{`l[0] = v`, `l[1] = v`},
+		{`l[0] = v`, `l[1] = v -- l[0] in Python`}, // the comment also keeps seat port from moving it again
+		{`print(f())`, `py.print((f()))`},          // one value, nil when f returns none: print shows None
+		{`x = g(1, f(2))`, `x = g(1, (f(2)))`},
+		{`print(len(s))`, `py.print(py.len(s))`}, // py's functions return one value
+		{`print("a"); f(); x = 1;`, `py.print("a"); f(); x = 1`},
+		{`s = "\x1b[0m"`, `s = (string.char(27) .. "[0m")`}, // Lua's \27 is decimal, Python's octal
+		{`s = "\r\a"`, `s = "\r\a"`},
+		{`n = max(2, 1)`, `n = math.max(2, 1)`},
 		{`s = t[1:3]`, `s = py.slice(t, 1, 3)`},
 		{`l.append(x)`, `table.insert(l, x)`},
 		{`u = s.upper()`, `u = string.upper(s)`},
@@ -147,24 +154,47 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestValidLuaIsNeverDisabled: a body that is valid Lua but holds an
-// eSEAT name stays as written, the name renamed (issue 21: it became a
-// "-- seat port:" comment).
-func TestValidLuaIsNeverDisabled(t *testing.T) {
+// TestValidLuaInAnESEATFile: an eSEAT file's scripts are Python, so a
+// body that also parses as Lua is read as Python (issue 32 #13: print(1,
+// 2) was kept as Lua, which prints "1\t2"); statements on one line are
+// translated, not disabled (issue 21: print("bye"); seat.stateTransfer(…)
+// became a "-- seat port:" comment). A body with what only Lua has stays
+// as written, eSEAT's names renamed; a body whose translation is the same
+// code stays as written too.
+func TestValidLuaInAnESEATFile(t *testing.T) {
 	src := `<seatml><general name="p"><adaptor name="chat" type="socket" role="server" port="0"/></general>
 <state name="start"><rule><key>bye</key><script>print("bye"); seat.stateTransfer("start")</script></rule>
-<rule><key>t</key><script>self.setTimeout(3); x = "seat.stateTransfer"</script></rule></state></seatml>`
+<rule><key>t</key><script>self.setTimeout(3); x = "seat.stateTransfer"</script></rule>
+<rule><key>p</key><script>print(1, 2)</script></rule>
+<rule><key>n</key><script>n = n + rtc_in_data</script><cond>a and b</cond></rule>
+<rule><key>l</key><script>x = "a" .. y; seat.stateTransfer("s")</script><cond>x ~= nil</cond></rule>
+<rule><key>k</key><script>seat.send("chat",'ok')</script></rule></state></seatml>`
 	r, err := File("t.seatml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := string(r.Output)
-	for _, want := range []string{`<script>print("bye"); seat.transition("start")</script>`, `<script>seat.timeout(3); x = "seat.stateTransfer"</script>`} {
+	for _, want := range []string{
+		`<script>py.print("bye"); seat.transition("start")</script>`,
+		`<script>seat.timeout(3); x = "seat.stateTransfer"</script>`,
+		`<script>py.print(1, 2)</script>`,
+		`<script>n = n .. rtc_in_data</script><cond>py.truthy(a) and py.truthy(b)</cond>`, // the event text joins, as Python's +
+		`<script>x = "a" .. y; seat.transition("s")</script><cond>x ~= nil</cond>`,        // Lua: kept, renamed
+		`<script>seat.send("chat",'ok')</script>`,                                         // the same code either way: as written
+	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "seat port:") || len(r.Notes) != 0 {
-		t.Errorf("a valid Lua body was left for hand work: %v\n%s", r.Notes, out)
+		t.Errorf("left for hand work: %v\n%s", r.Notes, out)
+	}
+	if r.Lua != 3 || r.Translated != 5 || r.Partial != 0 {
+		t.Errorf("%d Lua, %d translated, %d partial; want 3, 5, 0", r.Lua, r.Translated, r.Partial)
+	}
+	// Run on its own output, seat port changes nothing.
+	again, err := File("t.seatml", r.Output)
+	if err != nil || string(again.Output) != out {
+		t.Errorf("ported again (%v):\n%s", err, again.Output)
 	}
 }

@@ -95,10 +95,12 @@ function fitLabels(svg) {
   });
 }
 
-// highlight marks the active states: the current state's node (its
-// <title> is the state's name), and in a nested behavior or an SCXML
-// document every active state of the configuration, nodes and the
-// clusters of states that hold states (named by their tooltip).
+// highlight marks the active states: the current state's node, and in a
+// nested behavior or an SCXML document every active state of the
+// configuration, nodes and the clusters of states that hold states. The
+// graph package names them so that a node's <title> is its state's name
+// exactly and a cluster's is cluster_ and the name, whatever characters
+// the name holds (a tooltip would not do: Graphviz reads escapes in it).
 function highlight(s) {
   const active = new Set(s.active && s.active.length ? s.active : [s.state]);
   for (const n of s.els.graph.querySelectorAll("g.node")) {
@@ -106,9 +108,8 @@ function highlight(s) {
     n.classList.toggle("current", !!title && active.has(title.textContent));
   }
   for (const c of s.els.graph.querySelectorAll("g.cluster")) {
-    const a = c.querySelector("a");
-    const name = a && (a.getAttribute("xlink:title") || a.getAttribute("title"));
-    c.classList.toggle("active", !!name && active.has(name));
+    const title = c.querySelector("title"), name = title && title.textContent;
+    c.classList.toggle("active", !!name && name.startsWith("cluster_") && active.has(name.slice("cluster_".length)));
   }
   s.els.state.replaceChildren("state ", el("b", {}, s.state || "—"));
   s.section.dataset.state = s.state;
