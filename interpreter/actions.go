@@ -15,6 +15,7 @@ import (
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
+	"github.com/seatml/seat/schema"
 )
 
 func (m *Machine) notifyGUI(ref, op, value string) {
@@ -152,33 +153,26 @@ func (m *Machine) scriptFailed(err error, what string) {
 // for one error once the queue is drained.
 func (m *Machine) raise(name, data string, at fmt.Stringer) {
 	if m.sc.InternalLen() >= m.opts.QueueLen {
-		if m.raiseDropped == 0 {
-			m.raiseDroppedFirst = raised{text: name, at: at}
-		}
-		m.raiseDropped++
+		m.unqueued.add(name, at)
 		return
 	}
-	var d any
-	if data != "" || at != nil {
+	var d any // as little as says it: a <raise>'s is its place, a pointer (no allocation)
+	switch pos, isPos := at.(*schema.Pos); {
+	case at == nil && data != "":
+		d = data
+	case isPos && data == "":
+		d = pos
+	case at != nil:
 		d = raised{text: data, at: at}
 	}
 	m.sc.Raise(&statechart.Event{Name: name, Type: statechart.Internal, Data: d})
 }
 
-// raised is the data of an internal event the machine raised: its text,
-// and where it was raised.
+// raised is the data of an internal event the machine raised with both
+// a text and a place.
 type raised struct {
 	text string
 	at   fmt.Stringer
-}
-
-// place is where an internal event was raised, "" when unknown (the
-// engine's own, such as done.state).
-func (r raised) place() string {
-	if r.at == nil {
-		return ""
-	}
-	return r.at.String()
 }
 
 // placeText is a place given as text (a Lua script's file:line).
@@ -186,51 +180,86 @@ type placeText string
 
 func (p placeText) String() string { return string(p) }
 
+// droppedEvents counts internal events dropped for one reason, and names
+// the first: its name and where it was raised.
+type droppedEvents struct {
+	n     int
+	first string
+	at    fmt.Stringer
+}
+
+func (d *droppedEvents) add(name string, at fmt.Stringer) {
+	if d.n == 0 {
+		d.first, d.at = name, at
+	}
+	d.n++
+}
+
+// log logs one error for the events dropped, if any, and forgets them.
+func (d *droppedEvents) log(m *Machine, msg string, limit int) {
+	if d.n == 0 {
+		return
+	}
+	fields := []zap.Field{zap.String("event", d.first), zap.Int("limit", limit), zap.Int("dropped", d.n), zap.String("state", m.State())}
+	if d.at != nil { // not for the engine's own events, such as done.state
+		fields = append(fields, zap.String("raised_at", d.at.String()))
+	}
+	m.log.Error(msg, fields...)
+	*d = droppedEvents{}
+}
+
 // drainInternal handles the internal events raised so far, and those they
 // raise in turn. A chain (each event raised while the one before it was
 // handled) is cut past maxChain events deep; events raised side by side
-// are bounded by the queue (raise). depths holds each waiting event's
-// depth in its chain, in the queue's order: 1 for those raised by the
-// event, timer or list just handled, d+1 for those raised while an event
-// of depth d is handled (by its rules or by the engine, as done.state).
+// are bounded by the queue (raise); and at most maxInternal are handled
+// in all, so that a fan-out (each event raising two) ends too. depths
+// holds each waiting event's depth in its chain, in the queue's order: 1
+// for those raised by the event, timer or list just handled, d+1 for
+// those raised while an event of depth d was handled (by its rules or by
+// the engine, as done.state).
 func (m *Machine) drainInternal() {
 	m.depths = m.depths[:0]
 	for range m.sc.InternalLen() {
 		m.depths = append(m.depths, 1)
 	}
-	cut, first := 0, raised{}
+	var deep, many droppedEvents
 	for next := 0; m.exitCode == nil; next++ {
 		ev := m.sc.NextInternal()
 		if ev == nil {
 			break
 		}
-		depth := m.depths[next]
-		info, _ := ev.Data.(raised)
-		if s, ok := ev.Data.(string); ok {
-			info.text = s
+		var text string
+		var at fmt.Stringer
+		switch d := ev.Data.(type) {
+		case raised:
+			text, at = d.text, d.at
+		case *schema.Pos:
+			at = d
+		case string: // error.execution's message
+			text = d
 		}
-		if depth > maxChain {
-			if cut == 0 {
-				first = raised{text: ev.Name, at: info.at}
-			}
-			cut++
+		depth := m.depths[next]
+		switch {
+		case depth > maxChain:
+			deep.add(ev.Name, at)
+			continue
+		case next >= maxInternal:
+			many.add(ev.Name, at)
 			continue
 		}
 		before := m.sc.InternalLen()
-		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: info.text})
+		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text})
 		for range m.sc.InternalLen() - before {
 			m.depths = append(m.depths, depth+1)
 		}
 	}
-	if cut > 0 {
-		m.log.Error(fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain),
-			zap.String("event", first.text), zap.String("raised_at", first.place()), zap.Int("limit", maxChain), zap.Int("dropped", cut), zap.String("state", m.State()))
+	if cap(m.depths) > 4*m.opts.QueueLen {
+		m.depths = nil // a fan-out's: not kept for the next
 	}
-	if m.raiseDropped > 0 {
-		d := m.raiseDroppedFirst
-		m.log.Error(fmt.Sprintf("internal event queue full: %d raised events dropped (at most %d wait at once)", m.raiseDropped, m.opts.QueueLen),
-			zap.String("event", d.text), zap.String("raised_at", d.place()), zap.Int("limit", m.opts.QueueLen), zap.Int("dropped", m.raiseDropped), zap.String("state", m.State()))
-		m.raiseDropped = 0
+	if deep.n+many.n+m.unqueued.n > 0 { // (no message is formatted for nothing)
+		deep.log(m, fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain), maxChain)
+		many.log(m, fmt.Sprintf("internal events cut: %d handled after one event, timer or list (each raising more than one?)", maxInternal), maxInternal)
+		m.unqueued.log(m, fmt.Sprintf("internal event queue full: raised events dropped (at most %d wait at once)", m.opts.QueueLen), m.opts.QueueLen)
 	}
 }
 

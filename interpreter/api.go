@@ -360,9 +360,14 @@ func (m *Machine) installAPI() {
 			m.raise(name, "", placeText(m.where(L)))
 			return 0
 		},
-		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
-		"timeout":     m.luaTimeout,
-		"reset_timer": func(L *lua.LState) int { m.resetTimeout(); return 0 },
+		"state":   func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
+		"timeout": m.luaTimeout,
+		"reset_timer": func(L *lua.LState) int {
+			if !m.inExit { // in an onexit the state's visit is over
+				m.resetTimeout()
+			}
+			return 0
+		},
 		"log":         m.luaLog,
 		"now":         func(L *lua.LState) int { L.Push(lua.LNumber(float64(m.clock.Now().UnixNano()) / 1e9)); return 1 },
 		"exit":        m.luaExit,

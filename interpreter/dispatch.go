@@ -28,8 +28,8 @@ func (m *Machine) guiModel() *adaptors.GUI {
 	return g
 }
 
-// handleEvent is SEATML §5.
-// handleEvent handles an event, then the internal events it raised.
+// handleEvent handles an event (SEATML §5), then the internal events it
+// raised.
 func (m *Machine) handleEvent(ev adaptors.Event) {
 	m.handleOne(&ev) // by pointer: the event is copied once, as before the split
 	if m.sc.HasInternal() {
@@ -39,6 +39,7 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 
 // handleOne handles one event (§5).
 func (m *Machine) handleOne(ev *adaptors.Event) {
+	m.turn++
 	if ev.Done != nil {
 		defer ev.Done(true)
 	}
@@ -102,8 +103,8 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 			cc.lookup = ev.Text
 		}
 	}
-	if m.moves == moves && m.exitCode == nil {
-		if m.runDataRules(cc) {
+	if m.exitCode == nil && (m.moves == moves || m.prog.Nested) { // in a nested behavior, the regions a move left alone
+		if m.runDataRules(cc, moves) {
 			ran = true
 		}
 	}
@@ -115,40 +116,71 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 }
 
 // handleConnection runs the onconnect or ondisconnect list for the
-// event's adaptor: the current state's if it has one, else general's. Like
-// a fired rule, it restarts the timeout. event.peer names the peer, and
-// seat.reply answers just that peer.
+// event's adaptor: the current state's if it has one, else general's; in
+// a nested behavior, each region's innermost (the active state's, else
+// the nearest state's around it), else general's. Like a fired rule, it
+// restarts the timeouts. event.peer names the peer, and seat.reply
+// answers just that peer.
 func (m *Machine) handleConnection(ev adaptors.Event) {
 	what := "onconnect"
 	if ev.Kind == adaptors.Disconnected {
 		what = "ondisconnect"
 	}
-	var list []seatml.Action
-	ok := false
-	for i, sc := range m.scopes() { // the innermost handler
-		handlers := sc.OnConnect
+	handler := func(sc *seatml.Scope) ([]seatml.Action, bool) {
 		if ev.Kind == adaptors.Disconnected {
-			handlers = sc.OnDisconnect
+			list, ok := sc.OnDisconnect[ev.Source]
+			return list, ok
 		}
-		if list, ok = handlers[ev.Source]; ok {
-			if m.prog.Nested {
-				m.src = m.ownerBuf[i] // its transitions leave from it, its countdowns restart
-			}
-			break
-		}
-	}
-	if !ok {
-		return
-	}
-	if m.tracing() {
-		m.trace(what + ":" + ev.Source)
+		list, ok := sc.OnConnect[ev.Source]
+		return list, ok
 	}
 	m.evBuf = ev
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
-	m.resetTimeout()
-	m.settle(m.runList(list, cc))
-	m.src = nil
+	run := func(list []seatml.Action, owner *seatml.State) {
+		if m.tracing() {
+			m.trace(what + ":" + ev.Source)
+		}
+		m.src = owner // its transitions leave from it, its countdowns restart
+		m.resetTimeout()
+		m.settle(m.runList(list, cc))
+		m.src = nil
+	}
+	if !m.prog.Nested {
+		if list, ok := handler(&m.cur.Scope); ok {
+			run(list, nil)
+		} else if list, ok := handler(m.prog.General); ok {
+			run(list, nil)
+		}
+		return
+	}
+	m.leafBuf = m.appendLeaves(m.leafBuf[:0])
+	m.movedBuf = m.movedBuf[:0] // the states whose handler ran: one shared by regions runs once
+	for _, leaf := range m.leafBuf {
+		if !m.sc.Active(leaf.Node) || m.touchedNow(leaf) || m.exitCode != nil {
+			continue // an earlier region's transition left it
+		}
+	chain:
+		for st := leaf; st != nil; st = st.Parent {
+			list, ok := handler(&st.Scope)
+			if !ok {
+				continue
+			}
+			for _, done := range m.movedBuf {
+				if done == st {
+					break chain
+				}
+			}
+			m.movedBuf = append(m.movedBuf, st)
+			run(list, st)
+			break
+		}
+	}
+	if len(m.movedBuf) == 0 && m.exitCode == nil {
+		if list, ok := handler(m.prog.General); ok {
+			run(list, generalSource)
+		}
+	}
 }
 
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
@@ -163,8 +195,8 @@ func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
 	fired := false
 	m.leafBuf = m.appendLeaves(m.leafBuf[:0])
 	for _, leaf := range m.leafBuf {
-		if !m.sc.Active(leaf.Node) {
-			continue // an earlier region's transition left it
+		if !m.sc.Active(leaf.Node) || m.touchedNow(leaf) {
+			continue // an earlier region's transition left it (and maybe entered it again)
 		}
 		for s := leaf; s != nil; s = s.Parent {
 			m.src = s
@@ -292,8 +324,12 @@ func (m *Machine) condTrue(r *seatml.Rule, cc *callCtx) bool {
 	return lua.LVAsBool(v)
 }
 
-// runDataRules is §5 step 5.
-func (m *Machine) runDataRules(cc *callCtx) bool {
+// runDataRules is §5 step 5: the data rules of the active state and the
+// states around it, then general's, until one moves on. In a nested
+// behavior each region's run unless a transition of this event left or
+// entered their state, and general's only while nothing moved (moves:
+// the count when the event came).
+func (m *Machine) runDataRules(cc *callCtx, moves uint64) bool {
 	ran := false
 	src := cc.ev.Source
 	scopes := [2]*seatml.Scope{&m.cur.Scope, m.prog.General} // a flat behavior's, without building a list
@@ -301,9 +337,20 @@ func (m *Machine) runDataRules(cc *callCtx) bool {
 	if m.prog.Nested {
 		list = m.scopes()
 	}
+	m.movedBuf = m.movedBuf[:0] // the states whose data rule moved on: their region is done
+scopes:
 	for i, sc := range list {
 		if m.prog.Nested {
-			m.src = m.ownerBuf[i] // its transitions leave from it (handleEvent resets it)
+			owner := m.ownerBuf[i]
+			if owner == generalSource && m.moves != moves || owner != generalSource && m.touchedNow(owner) {
+				continue
+			}
+			for _, done := range m.movedBuf {
+				if done.Node.Descends(owner.Node) {
+					continue scopes
+				}
+			}
+			m.src = owner // its transitions leave from it (handleOne resets it)
 		}
 		for _, r := range sc.DataRules {
 			if r.Source != "" && r.Source != src || r.Source == "" && src == seatml.InternalSource {
@@ -313,11 +360,15 @@ func (m *Machine) runDataRules(cc *callCtx) bool {
 			if !m.condTrue(r, cc) {
 				continue
 			}
-			moves := m.moves
+			before := m.moves
 			m.fire(r, cc, "")
 			ran = true
-			if m.moves != moves || m.exitCode != nil {
+			if m.exitCode != nil || m.moves != before && !m.prog.Nested {
 				return true
+			}
+			if m.moves != before {
+				m.movedBuf = append(m.movedBuf, m.ownerBuf[i])
+				break // this region is done; the other regions' go on
 			}
 		}
 	}

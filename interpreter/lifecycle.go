@@ -74,6 +74,8 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		m.sc.Ext = m
 		if prog.Nested {
 			m.active = make([]atomic.Bool, len(prog.Chart.States))
+			m.touched = make([]uint64, len(prog.Chart.States))
+			m.since = make([]time.Time, len(prog.Chart.States))
 		}
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)

@@ -25,6 +25,7 @@ const (
 	DefaultScriptMemory = 64 << 20
 	DefaultQueueLen     = 1024
 	maxChain            = 100
+	maxInternal         = 10000 // internal events handled after one event, timer or list
 	maxStack            = 1000
 )
 
@@ -171,7 +172,7 @@ type Machine struct {
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
 
 	sc      *statechart.Instance // enters and exits the states
-	pending request              // the transition the onentry list being run asks for
+	pending []request            // the transitions onentry lists asked for (request)
 	// In a nested behavior: the state whose list is running (its rule,
 	// handler, onentry, ontimeout or onexec; generalSource for general's;
 	// nil: none), which a transition the list asks for leaves from and
@@ -187,12 +188,20 @@ type Machine struct {
 	leafBuf     []*seatml.State
 	scopeBuf    []*seatml.Scope
 	ownerBuf    []*seatml.State // the state of each of scopeBuf's scopes
+	movedBuf    []*seatml.State
 	execBuf     []*statechart.State
-	// depths: drainInternal's chain depths; raiseDropped: raises the full
-	// internal queue dropped since it was last drained, the first of them.
-	depths            []int
-	raiseDropped      int
-	raiseDroppedFirst raised
+	// turn counts the events, timers and ticks a nested behavior handles;
+	// touched holds, by the chart's state index, the turn in which each
+	// state was last entered or exited (a state left or entered by one
+	// region's transition does not handle what moved it); since, when
+	// each state with an onexec was entered.
+	turn    uint64
+	touched []uint64
+	since   []time.Time
+	// depths: drainInternal's chain depths; dropped: the raises the full
+	// internal queue dropped since it was last drained.
+	depths   []int
+	unqueued droppedEvents
 
 	scx *scxmlRun // an SCXML document's session (sc is its instance)
 	// active marks, by the chart's state index, the active states of a

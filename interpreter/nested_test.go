@@ -137,6 +137,16 @@ func TestEventPathAllocatesNothing(t *testing.T) {
   <state name="a"><rule><key>ping</key><statetransition>b</statetransition></rule></state>
   <state name="b"><rule><key>ping</key><statetransition>a</statetransition></rule></state>
 </state>`),
+		"nested, with countdowns": doc(`<rule source="chat"><cond>false</cond></rule>`,
+			`<state name="外"><ontimeout timeout="60"><log>x</log></ontimeout><rule><key>stay</key><log>here</log></rule>
+  <state name="a"><ontimeout timeout="30"><log>x</log></ontimeout><rule><key>ping</key><statetransition>b</statetransition></rule></state>
+  <state name="b"><ontimeout timeout="20"><log>x</log></ontimeout><rule><key>ping</key><statetransition>a</statetransition></rule></state>
+</state>`),
+		"parallel, with countdowns": doc(`<rule source="chat"><cond>false</cond></rule>`,
+			`<parallel name="P"><state name="R1"><ontimeout timeout="60"><log>x</log></ontimeout><rule><key>stay</key><log>here</log></rule>
+  <state name="a"><ontimeout timeout="30"><log>x</log></ontimeout><rule><key>ping</key><statetransition>b</statetransition></rule></state>
+  <state name="b"><ontimeout timeout="20"><log>x</log></ontimeout><rule><key>ping</key><statetransition>a</statetransition></rule></state>
+</state><state name="R2"><ontimeout timeout="5"><log>y</log></ontimeout><rule source="chat"><cond>false</cond></rule><rule><key>stay</key><log>here</log></rule></state></parallel>`),
 	} {
 		prog, diags := seatml.LoadBytes("t.seatml", []byte(src), seatml.LoadOptions{})
 		if prog == nil {

@@ -80,3 +80,26 @@ func TestRaisedQueueFull(t *testing.T) {
 		t.Errorf("the error's fields %v", e)
 	}
 }
+
+// TestRaiseFanOutCut: a rule that raises its event twice each time it
+// handles it would double them at every step of the chain; at most 10,000
+// are handled after one event, with one error, and the behavior answers
+// the next event. (With chains counted, not events in a row, nothing else
+// bounded such a fan-out.)
+func TestRaiseFanOutCut(t *testing.T) {
+	h := start(t, doc(`<script>n = 0</script>`, `<state name="木">
+  <rule><key>始め</key><raise event="枝"/></rule>
+  <rule source="event"><key>枝</key><script>n = n + 1</script><raise event="枝"/><raise event="枝"/></rule>
+  <rule><key>数</key><script sendto="chat">return "枝 " .. n</script></rule>
+</state>`))
+	h.take()
+	h.event("chat", "始め")
+	h.event("chat", "数")
+	if diff := cmp.Diff([]string{"chat:枝 10000"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	errs := h.logged(zapcore.ErrorLevel)
+	if len(errs) != 2 || !strings.Contains(errs[0], "10000 handled after one event") || !strings.Contains(errs[1], "queue full") {
+		t.Errorf("logged %q, want the cut and the full queue, once each", errs)
+	}
+}

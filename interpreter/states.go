@@ -95,11 +95,20 @@ func (m *Machine) entered(n *statechart.State) {
 		ce.Write(zap.String("to", s.Name)) // no from: with regions it would be a guess
 	}
 	m.active[n.Index()].Store(true)
+	m.touched[n.Index()] = m.turn
 	if s.Timeout != nil {
 		m.startStateTimer(s) // its own countdown
 	}
-	if n.Atomic() { // the leaf: what observers see, its timers
-		m.becameCurrent()
+	if len(s.OnExec) > 0 {
+		m.since[n.Index()] = m.clock.Now() // its first onexec waits a period from here
+	}
+	if n.Atomic() { // a leaf: its timers (observers are told once the step is over: syncCur)
+		m.armTimeout()
+		if m.starting {
+			m.enteredAt = m.clock.Now()
+			m.nextTick = m.enteredAt.Add(m.period())
+		}
+		m.publishTick()
 	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
@@ -126,6 +135,7 @@ func (m *Machine) exited(n *statechart.State) {
 	s := n.Ext.(*seatml.State)
 	if m.active != nil {
 		m.active[n.Index()].Store(false)
+		m.touched[n.Index()] = m.turn
 	}
 	if s.Timeout != nil && m.prog.Nested {
 		m.stopStateTimer(s)
@@ -149,7 +159,7 @@ func (m *Machine) exited(n *statechart.State) {
 // SCXML's transition from that leaf would. One region's transitions so
 // leave the other regions alone, whatever list asks for them.
 func (m *Machine) transitionTo(from, target *seatml.State) *statechart.Transition {
-	from = m.activeLeaf(from)
+	from = m.activeLeaf(from, target)
 	key := [2]*seatml.State{from, target}
 	t := m.trans[key]
 	if t == nil {
@@ -166,10 +176,14 @@ func (m *Machine) transitionTo(from, target *seatml.State) *statechart.Transitio
 	return t
 }
 
-// activeLeaf returns the active leaf of state s: s itself if it is one,
-// else the first active leaf inside it (general's stays general's; the
-// current state for none, or for a state no longer active).
-func (m *Machine) activeLeaf(s *seatml.State) *seatml.State {
+// activeLeaf returns the active leaf of state s that a transition to
+// target leaves from: s itself if it is one, else, of the active leaves
+// inside s, the one nearest the target (in the target's region, when s
+// holds a parallel state: a <parallel>'s onentry passing to a state of
+// its second region moves that region, not the whole parallel state),
+// the first in document order among equals. General's stays general's;
+// none, or a state no longer active, leaves from the current state.
+func (m *Machine) activeLeaf(s, target *seatml.State) *seatml.State {
 	switch {
 	case s == generalSource:
 		return s
@@ -178,12 +192,35 @@ func (m *Machine) activeLeaf(s *seatml.State) *seatml.State {
 	case s.Node.Atomic():
 		return s
 	}
+	var best *statechart.State
+	bestDepth := -1
 	for _, n := range m.sc.Configuration() {
-		if n.Atomic() && n.Descends(s.Node) {
-			return n.Ext.(*seatml.State)
+		if !n.Atomic() || !n.Descends(s.Node) {
+			continue
+		}
+		if d := sharedDepth(n, target.Node); d > bestDepth {
+			best, bestDepth = n, d
 		}
 	}
-	return m.cur
+	if best == nil {
+		return m.cur
+	}
+	return best.Ext.(*seatml.State)
+}
+
+// sharedDepth is the depth of the innermost state that a and b are both
+// in (themselves included).
+func sharedDepth(a, b *statechart.State) int {
+	for p := a; p != nil; p = p.Parent {
+		if p == b || b.Descends(p) {
+			d := 0
+			for q := p.Parent; q != nil; q = q.Parent {
+				d++
+			}
+			return d
+		}
+	}
+	return -1
 }
 
 // scopes returns the scopes whose lists apply now, inner first: the
@@ -215,42 +252,73 @@ func (m *Machine) scopes() []*seatml.Scope {
 	return m.scopeBuf
 }
 
-// request keeps the transition an onentry list asks for: the last one
-// asked for in a step, whichever state's list asked.
+// request keeps the transition an onentry list asks for. Of those asked
+// for in one step, the last of each region wins (a state's onentry
+// asking after its parent's, the child's), and each region's is carried
+// out in turn: the regions of a parallel state entered together may each
+// pass on.
 func (m *Machine) request(r request) {
-	if r.ok {
-		m.pending = r
+	if !r.ok {
+		return
 	}
+	for i, p := range m.pending {
+		if sameRegion(p.from, r.from) {
+			m.pending[i] = r
+			return
+		}
+	}
+	m.pending = append(m.pending, r)
+}
+
+// sameRegion reports whether two onentry lists' states are in one region:
+// one is the other or around it (flat behaviors have no states here).
+func sameRegion(a, b *seatml.State) bool {
+	return a == nil || b == nil || a == b || a.Node.Descends(b.Node) || b.Node.Descends(a.Node)
 }
 
 // syncCur makes the current state the first active leaf once a step is
-// over (entry left it at the last region's, in a parallel state).
+// over (entry left it at the last state entered) and tells the observers
+// if it changed: once per step, not for each region's leaf on the way.
 func (m *Machine) syncCur() {
 	for _, n := range m.sc.Configuration() {
 		if n.Atomic() {
-			if s := n.Ext.(*seatml.State); s != m.cur {
-				m.cur = s
+			m.cur = n.Ext.(*seatml.State)
+			if m.curState.Load() != m.cur {
 				m.notifyState()
-				m.armTimeout()
 			}
 			return
 		}
 	}
 }
 
+// touchedNow reports whether state s was entered or exited in the
+// current turn (nested behaviors): moved by what is being handled, it
+// does not handle it.
+func (m *Machine) touchedNow(s *seatml.State) bool {
+	return m.touched[s.Node.Index()] == m.turn
+}
+
 func (m *Machine) takePending() request {
-	r := m.pending
-	m.pending = request{}
+	if len(m.pending) == 0 {
+		return request{}
+	}
+	r := m.pending[0]
+	m.pending = append(m.pending[:0], m.pending[1:]...)
 	return r
 }
 
 // settle carries out a transition request and those that follow from
 // onentry lists (§7).
 func (m *Machine) settle(req request) {
+steps:
 	for n := 0; req.ok && m.exitCode == nil; n++ {
 		if n >= maxChain {
 			m.log.Error("transition chain cut", zap.Int("limit", maxChain), zap.String("state", m.cur.Name))
-			return
+			break steps
+		}
+		if f := req.from; m.prog.Nested && f != nil && f != generalSource && !m.sc.Active(f.Node) {
+			req = m.takePending() // its region was left by the transition before it
+			continue
 		}
 		var t *statechart.Transition
 		switch req.fn {
@@ -267,7 +335,7 @@ func (m *Machine) settle(req request) {
 		case seatml.TransPop:
 			if len(m.stack) == 0 {
 				m.log.Warn("pop on an empty state stack; staying", zap.String("state", m.cur.Name))
-				return
+				break steps
 			}
 			f := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
@@ -298,6 +366,9 @@ func (m *Machine) settle(req request) {
 			m.syncCur()
 		}
 		req = m.takePending()
+	}
+	if len(m.pending) > 0 {
+		m.pending = m.pending[:0] // what a cut chain or an exit left
 	}
 }
 

@@ -35,14 +35,24 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 
 // armTimeout starts the timeout of a newly entered state. In a nested
 // behavior each state with an ontimeout started its own on entry
-// (entered); general's counts when no active state has one.
+// (entered); general's counts the silence of the whole behavior while no
+// active state counts its own (or seat.timeout set it): it stops when
+// one does and starts again when none does, not at every state's entry.
 func (m *Machine) armTimeout() {
-	m.visitTimeout = nil
-	if len(m.stateTimers) > 0 {
-		m.disarm() // the states count their own
+	if !m.prog.Nested {
+		m.visitTimeout = nil
+		m.resetTimeout()
 		return
 	}
-	m.resetTimeout()
+	if len(m.stateTimers) > 0 && m.visitTimeout == nil {
+		if !m.deadline.IsZero() {
+			m.disarm() // the states count their own
+		}
+		return
+	}
+	if m.deadline.IsZero() {
+		m.resetTimeout()
+	}
 }
 
 // disarm clears the machine's single deadline.
@@ -157,13 +167,10 @@ func (m *Machine) stateTimerOf(s *seatml.State) *stateTimer {
 }
 
 // restartStateTimers restarts the countdowns of state s and of the
-// states around it (nil: the current state's; general: none).
+// states around it (general's list, or none: no state's).
 func (m *Machine) restartStateTimers(s *seatml.State) {
-	if s == generalSource {
+	if s == generalSource || s == nil {
 		return
-	}
-	if s == nil {
-		s = m.cur
 	}
 	now, changed := m.clock.Now(), false
 	for i := range m.stateTimers {
@@ -182,6 +189,9 @@ func (m *Machine) restartStateTimers(s *seatml.State) {
 // ontimeout, from the state whose list runs outward; general's when
 // none of them has one.
 func (m *Machine) setTimeout(d time.Duration) {
+	if m.inExit {
+		return // the state's visit is over: nothing to set
+	}
 	if len(m.stateTimers) > 0 && m.src != generalSource {
 		from := m.src
 		if from == nil {
@@ -335,7 +345,7 @@ func (m *Machine) runTimerOnce(at time.Time) {
 		m.scxmlTimer(at)
 		return
 	}
-	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || due.Before(m.deadline)) {
+	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || !due.After(m.deadline)) { // a state's wins a tie with general's
 		m.runStateTimeout(s)
 		return
 	}
@@ -348,16 +358,16 @@ func (m *Machine) runTimerOnce(at time.Time) {
 		if m.watching() {
 			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 		}
+		if m.prog.Nested {
+			m.src = generalSource // general's: its transition leaves from the behavior, it restarts only itself
+		}
 		if t := m.effectiveTimeout(); t != nil {
-			if m.prog.Nested {
-				m.src = generalSource // general's: its transition leaves from the behavior
-			}
 			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
-			m.src = nil
 		}
 		if m.moves == moves {
 			m.resetTimeout()
 		}
+		m.src = nil
 		return
 	}
 	now := m.clock.Now()
@@ -375,22 +385,26 @@ func (m *Machine) runTimerOnce(at time.Time) {
 	// A state's onexec waits one period after entry (it could run at once
 	// when the state was entered just before a tick); general's runs at
 	// every tick, so that transitions never starve it.
-	if now.Sub(m.enteredAt) >= m.period() {
-		if !m.prog.Nested {
+	if !m.prog.Nested {
+		if now.Sub(m.enteredAt) >= m.period() {
 			m.settle(m.runList(m.cur.OnExec, m.ctx(ctxPeriodic)))
-		} else {
-			// Every active state's, outer first, until one moves on.
-			moves := m.moves
-			m.execBuf = append(m.execBuf[:0], m.sc.Configuration()...)
-			for _, n := range m.execBuf {
-				if m.moves != moves || m.exitCode != nil {
-					break
-				}
-				if s := n.Ext.(*seatml.State); len(s.OnExec) > 0 {
-					m.src = s
-					m.settle(m.runList(s.OnExec, m.ctx(ctxPeriodic)))
-				}
+		}
+	} else {
+		// Every active state's, outer first, each a period after its own
+		// entry; a state that this tick's onexec left or entered waits
+		// (another region's go on).
+		m.turn++
+		m.execBuf = append(m.execBuf[:0], m.sc.Configuration()...)
+		for _, n := range m.execBuf {
+			if m.exitCode != nil {
+				break
 			}
+			s := n.Ext.(*seatml.State)
+			if len(s.OnExec) == 0 || m.touchedNow(s) || now.Sub(m.since[n.Index()]) < m.period() {
+				continue
+			}
+			m.src = s
+			m.settle(m.runList(s.OnExec, m.ctx(ctxPeriodic)))
 		}
 	}
 	if m.exitCode == nil && len(m.prog.General.OnExec) > 0 {
