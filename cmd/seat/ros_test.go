@@ -445,3 +445,86 @@ func stopAndReplay(t *testing.T, cmd *exec.Cmd, rec string) string {
 	}
 	return string(data)
 }
+
+// fibonacciBehavior is docs/ros.md's Fibonacci server, a step per onexec
+// tick at 20 Hz; extra is more rules for its 計算 state.
+func fibonacciBehavior(extra string) string {
+	return `<seatml><general name="Fibonacci" rate="20">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="待機">
+  <rule source="fibonacci"><key>ros_action</key><script>
+    order, seq = rtc_in_data.order, {0, 1}
+    seat.log("info", "計算します " .. order)
+  </script><statetransition>計算</statetransition></rule>
+</state>
+<state name="計算">` + extra + `
+  <onexec><script>
+    if #seq > order then
+      seat.result("fibonacci", {sequence = seq})
+      seat.transition("待機")
+      return
+    end
+    seq[#seq + 1] = seq[#seq] + seq[#seq - 1]
+    seat.publish("fibonacci", {sequence = seq})
+  </script></onexec>
+</state></seatml>`
+}
+
+// TestROSPreemptedGoalOnTheRealBinary (issue 32 #11): client B's goal
+// arrives while the documented Fibonacci behavior computes client A's
+// 46 numbers, in a state with no rule for a goal. A's result must not
+// end B's goal: A is preempted, B is rejected (no rule took it), and the
+// behavior, whose seat.result finds its goal preempted, goes back to 待機
+// and serves the next goal.
+func TestROSPreemptedGoalOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	_, log := runROS(t, fibonacciBehavior(""), "待機")
+	a := m.Peer(t, "call_fibonacci", "/fibonacci", "45")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "計算します 45") })
+	b := m.Peer(t, "call_fibonacci", "/fibonacci", "3")
+	outA, outB := a(), b()
+	if !strings.Contains(outA, "state 2 ") { // PREEMPTED
+		t.Errorf("client A printed:\n%s", outA)
+	}
+	if !strings.Contains(outB, "state 5 result []\n") { // REJECTED
+		t.Errorf("client B printed:\n%s", outB)
+	}
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Count(log.String(), `"to": "待機"`) >= 2 })
+	for _, want := range []string{"action goal rejected", "result not sent", "was preempted by goal /peer_call_fibonacci_"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("seat did not log %q", want)
+		}
+	}
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "5")(); !strings.Contains(out, "state 3 result [0, 1, 1, 2, 3, 5]\n") {
+		t.Errorf("the next goal: client C printed:\n%s", out)
+	}
+}
+
+// TestROSPreemptionHandledOnTheRealBinary: a behavior that handles the
+// preemption: its rule on ros_action_preempted answers A's goal with the
+// numbers so far (PREEMPTED for A) and goes back to 待機, where B's goal
+// is taken and answered with B's own numbers.
+func TestROSPreemptionHandledOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	_, log := runROS(t, fibonacciBehavior(`
+  <rule source="fibonacci"><key>ros_action_preempted</key><script>
+    seat.log("info", "中断 " .. event.peer .. " " .. rtc_in_data.by)
+    return {sequence = seq}
+  </script><statetransition>待機</statetransition></rule>`), "待機")
+	a := m.Peer(t, "call_fibonacci", "/fibonacci", "45")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "計算します 45") })
+	b := m.Peer(t, "call_fibonacci", "/fibonacci", "3")
+	outA, outB := a(), b()
+	if !strings.Contains(outA, "state 2 result [0, 1, 1, 2") { // PREEMPTED, with the numbers so far
+		t.Errorf("client A printed:\n%s", outA)
+	}
+	if !strings.Contains(outB, "state 3 result [0, 1, 1, 2]\n") {
+		t.Errorf("client B printed:\n%s", outB)
+	}
+	if !strings.Contains(log.String(), "中断 /peer_call_fibonacci_") {
+		t.Errorf("the preemption named no goal")
+	}
+}
