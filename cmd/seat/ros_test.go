@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -526,5 +527,42 @@ func TestROSPreemptionHandledOnTheRealBinary(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "中断 /peer_call_fibonacci_") {
 		t.Errorf("the preemption named no goal")
+	}
+}
+
+// TestROSOversizedMessageOnTheRealBinary (issue 32 #12): a 50 MB String
+// on a ros_sub's topic is skipped, logged once for its publisher and
+// counted in seat ctl status's TOO LONG column, and every message the
+// publisher sends after it reaches the behavior's rule: before, goroslib
+// closed the connection silently and the next 5 s of messages were lost.
+func TestROSOversizedMessageOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	control := freePort(t)
+	_, log := runROS(t, `<seatml><general name="受信係">
+  <adaptor name="/big" type="ros_sub"/>
+</general>
+<state name="待機">
+  <rule source="/big"><key>small (\d+)</key><script>seat.log("info", "受信 " .. event.captures[1])</script></rule>
+</state></seatml>`, "待機", "--control", control)
+	m.Peer(t, "publish_big", "/big", "50000000") // twice, before small 0 and after small 4
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "受信 9\t") })
+	for n := range 10 {
+		if !strings.Contains(log.String(), fmt.Sprintf("受信 %d\t", n)) {
+			t.Errorf("small %d was lost", n)
+		}
+	}
+	if c := strings.Count(log.String(), "over the limit"); c != 1 {
+		t.Errorf("logged %d times, want once for the publisher", c)
+	}
+	out, errOut, code := ctlAt(control, "status", "受信係")
+	var row []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 6 && f[0] == "/big" {
+			row = f
+		}
+	}
+	if code != 0 || row == nil || row[6] != "2" { // ADAPTOR TYPE ADDRESS OPEN ACCEPTED REFUSED TOO-LONG
+		t.Errorf("seat ctl status: exit %d, TOO LONG of /big not 2:\n%s%s", code, out, errOut)
 	}
 }
