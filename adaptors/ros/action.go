@@ -89,7 +89,9 @@ func newAction(cfg adaptors.Config) (*action, error) {
 }
 
 func (a *action) open(ctx context.Context, sink adaptors.Sink, u user) {
-	a.ctx, a.cancel = context.WithCancel(ctx)
+	// Until Close, not ctx: a reload hands the open adaptor to the next
+	// version, and the context it was opened with ends with the old one.
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
 	a.kick, a.forwarded = make(chan struct{}, 1), make(chan struct{})
 	go a.forward()

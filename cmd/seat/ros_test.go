@@ -566,3 +566,51 @@ func TestROSOversizedMessageOnTheRealBinary(t *testing.T) {
 		t.Errorf("seat ctl status: exit %d, TOO LONG of /big not 2:\n%s%s", code, out, errOut)
 	}
 }
+
+// TestROSActionReloadOnTheRealBinary: seat ctl reload hands an open
+// ros_action_server and ros_server to the new version, whose rules
+// answer the next goal and request. Before, the adaptors stopped at the
+// reload: they delivered until the context they were opened with ended,
+// with the old version (the goal waited for ever).
+func TestROSActionReloadOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "reload.seatml")
+	write := func(n string) {
+		if err := os.WriteFile(f, []byte(`<seatml><general name="即答">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+  <adaptor name="add_two_ints" type="ros_server" service_type="rospy_tutorials/AddTwoInts"/>
+</general>
+<state name="待機">
+  <rule source="fibonacci"><key>ros_action</key><script>return {sequence = {`+n+`}}</script></rule>
+  <rule source="add_two_ints"><key>ros_service</key><script>return rtc_in_data.a + rtc_in_data.b + `+n+`</script></rule>
+</state></seatml>`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1")
+	control := freePort(t)
+	_, log := startSeat(t, "run", "--control", control, f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "1")(); !strings.Contains(out, "state 3 result [1]\n") {
+		t.Fatalf("before the reload, the client printed:\n%s", out)
+	}
+	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "1")(); !strings.Contains(out, "sum 42\n") {
+		t.Fatalf("before the reload, the service's client printed:\n%s", out)
+	}
+	write("2")
+	if out, errOut, code := ctlAt(control, "reload", "即答"); code != 0 {
+		t.Fatalf("seat ctl reload: exit %d\n%s%s", code, out, errOut)
+	}
+	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "0")(); !strings.Contains(out, "sum 42\n") {
+		t.Errorf("after the reload, the service's client printed:\n%s", out)
+	}
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "1")(); !strings.Contains(out, "state 3 result [2]\n") {
+		t.Errorf("after the reload, the client printed:\n%s", out)
+	}
+}
