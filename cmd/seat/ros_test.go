@@ -448,9 +448,10 @@ func stopAndReplay(t *testing.T, cmd *exec.Cmd, rec string) string {
 }
 
 // fibonacciBehavior is docs/ros.md's Fibonacci server, a step per onexec
-// tick at 20 Hz; extra is more rules for its 計算 state.
+// tick, at 10 Hz (45 steps take 4.5 s: time for a second client to start
+// on a loaded machine); extra is more rules for its 計算 state.
 func fibonacciBehavior(extra string) string {
-	return `<seatml><general name="Fibonacci" rate="20">
+	return `<seatml><general name="Fibonacci" rate="10">
   <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
 </general>
 <state name="待機">
