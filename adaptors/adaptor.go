@@ -215,10 +215,29 @@ type Caller interface {
 
 // Finisher is implemented by adaptors that work on one goal at a time
 // and end it (ROS's ros_action_server): seat.result(adaptor, value,
-// status). v is plain values; status is "succeeded", "aborted" or
-// "canceled".
+// status, goal) and seat.publish(adaptor, feedback, goal). v is plain
+// values; status is "succeeded", "aborted" or "canceled"; goal is a
+// goal's id (its events' peer), or "" for the goal a rule took last
+// (see Taker), never one the behavior has not been given. A goal its
+// client's side ended meanwhile (preempted by a new goal, canceled) is
+// an error wrapping ErrGoalEnded.
 type Finisher interface {
-	Finish(v any, status string) error
+	Finish(goal string, v any, status string) error
+	Feedback(goal string, v any) error
+}
+
+// ErrGoalEnded is wrapped by Finisher's error for a goal its client's
+// side ended (preempted by a new goal, canceled): seat.result then
+// returns false and the reason instead of raising a Lua error, since a
+// behavior cannot tell it from a race it cannot avoid.
+var ErrGoalEnded = errors.New("the goal has ended")
+
+// Taker is implemented by connections that stand for a goal the
+// behavior takes on when a rule fires on its event (a ROS action goal):
+// the interpreter calls Take before the rule's actions run. A goal no
+// rule took is the adaptor's to refuse.
+type Taker interface {
+	Take()
 }
 
 // Canceler is implemented by adaptors that send goals (ROS's

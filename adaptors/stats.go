@@ -24,7 +24,9 @@ type Stats struct {
 	// Refused counts connections refused because Open was at the limit.
 	Refused int64 `json:"refused,omitempty"`
 	// LineTooLong counts lines (or WebSocket frames and POST bodies) over
-	// the limit; each closed its connection (stdio skips the line).
+	// the limit; each closed its connection (stdio skips the line). For a
+	// ros_sub it counts messages over 16 MiB, skipped on a connection that
+	// goes on (logged once per publisher).
 	LineTooLong int64 `json:"line_too_long,omitempty"`
 	// PartialLine counts connections that ended inside a line; the partial
 	// line was dropped.

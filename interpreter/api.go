@@ -422,11 +422,12 @@ func (m *Machine) luaAdaptor(L *lua.LState, fn string) string {
 	return name
 }
 
-// luaPublish is seat.publish(adaptor, value): a table goes to a ROS
-// adaptor as a message of its type (a sequence fills the fields in order,
-// a table with names fills them by name) and to any other adaptor as JSON
-// text; a string is sent as seat.send sends it. A value that does not fit
-// the message is a Lua error naming the field, and nothing is sent.
+// luaPublish is seat.publish(adaptor, value [, goal]): a table goes to a
+// ROS adaptor as a message of its type (a sequence fills the fields in
+// order, a table with names fills them by name) and to any other adaptor
+// as JSON text; a string is sent as seat.send sends it. A value that does
+// not fit the message is a Lua error naming the field, and nothing is
+// sent. goal names the goal an action server's feedback is for.
 func (m *Machine) luaPublish(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.publish")
 	t, ok := L.Get(2).(*lua.LTable)
@@ -435,12 +436,22 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 		return 0
 	}
 	data, text := luaMessage(L, 2, t)
+	goal := L.OptString(3, "")
+	if a := m.scriptAdaptor(name); goal != "" && a != nil {
+		if _, ok := a.(adaptors.Finisher); !ok {
+			L.RaiseError("seat.publish: %q is not an adaptor that works on goals (a ros_action_server): its messages name no goal", name)
+		}
+	}
 	var bad error
 	m.sendWith(name, text, luaWhere{m, L}, func(a adaptors.Adaptor) error {
 		if u, _ := underlying(a); u != nil {
 			a = u
 		}
-		bad = sendMessage(a, data, text)
+		if f, ok := a.(adaptors.Finisher); ok && goal != "" {
+			bad = f.Feedback(goal, data)
+		} else {
+			bad = sendMessage(a, data, text)
+		}
 		if errors.As(bad, new(*adaptors.InvalidMessageError)) {
 			return nil // a Lua error, below
 		}
@@ -560,11 +571,14 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// luaResult is seat.result(adaptor, value [, status]): it ends the goal
-// an action server works on, with a result (a table, or nil for an empty
-// one) and a status: "succeeded" (the default), "aborted" or "canceled".
-// A goal that has ended, or none, is a Lua error, as is a value that does
-// not fit the result.
+// luaResult is seat.result(adaptor, value [, status [, goal]]): it ends
+// the goal an action server works on, with a result (a table, or nil for
+// an empty one) and a status: "succeeded" (the default), "aborted" or
+// "canceled"; goal names it by id (event.peer), else it is the goal a
+// rule took last. It returns true, or false and the reason when the
+// goal's client's side ended it meanwhile (preempted, canceled). A goal
+// the behavior ended already, or none, is a Lua error, as is a value
+// that does not fit the result.
 func (m *Machine) luaResult(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.result")
 	var data any
@@ -574,6 +588,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 		L.ArgError(2, "a table, or nil for an empty result, expected, got "+L.Get(2).Type().String())
 	}
 	status := L.OptString(3, "succeeded")
+	goal := L.OptString(4, "")
 	a := m.scriptAdaptor(name)
 	f, ok := a.(adaptors.Finisher)
 	if !ok {
@@ -582,13 +597,20 @@ func (m *Machine) luaResult(L *lua.LState) int {
 	if m.tracing() {
 		m.trace("result:" + name + ":" + status)
 	}
-	if err := f.Finish(data, status); err != nil {
-		L.RaiseError("seat.result(%q): %v", name, err)
+	if err := f.Finish(goal, data, status); err != nil {
+		if !errors.Is(err, adaptors.ErrGoalEnded) {
+			L.RaiseError("seat.result(%q): %v", name, err)
+		}
+		m.log.Info("result not sent", zap.String("adaptor", name), zap.String("at", m.where(L)), zap.Error(err))
+		L.Push(lua.LFalse)
+		L.Push(lua.LString(fmt.Sprintf("seat.result(%q): %v", name, err)))
+		return 2
 	}
 	if m.watching() {
 		m.observe(Record{Kind: RecOut, Source: name, Text: ResultText(data, status)})
 	}
-	return 0
+	L.Push(lua.LTrue)
+	return 1
 }
 
 // luaCancel is seat.cancel(adaptor): it asks the server of a

@@ -302,6 +302,11 @@ func (m *Machine) fire(r *seatml.Rule, cc *callCtx, key string) {
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
 		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
 	}
+	if cc.ev.Key != "" { // a ROS goal has one (ros_action); a line has none
+		if t, ok := cc.ev.From.(adaptors.Taker); ok {
+			t.Take() // the behavior has the goal from now on
+		}
+	}
 	m.resetTimeout()
 	m.settle(m.runList(r.Actions, cc))
 }

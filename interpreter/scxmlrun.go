@@ -178,6 +178,11 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 	case "motion":
 		m.reportResource(*ev) // the manager keeps a lost motion as the last reason
 	}
+	if ev.Key != "" { // a ROS goal has one (ros_action)
+		if t, ok := ev.From.(adaptors.Taker); ok {
+			t.Take() // the document has every event posted to it
+		}
+	}
 	m.evBuf = *ev
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf

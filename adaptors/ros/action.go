@@ -15,14 +15,15 @@ import (
 	"github.com/seatml/seat/adaptors/ros/rosmsg"
 )
 
-// The keys of action events: a goal and a request to cancel it reach an
-// action server's rules; feedback and the result reach an action
-// client's.
+// The keys of action events: a goal, a request to cancel it and its
+// preemption by a new goal reach an action server's rules; feedback and
+// the result reach an action client's.
 const (
-	GoalKey     = "ros_action"
-	CancelKey   = "ros_action_cancel"
-	FeedbackKey = "ros_action_feedback"
-	ResultKey   = "ros_action_result"
+	GoalKey      = "ros_action"
+	CancelKey    = "ros_action_cancel"
+	PreemptedKey = "ros_action_preempted"
+	FeedbackKey  = "ros_action_feedback"
+	ResultKey    = "ros_action_result"
 )
 
 // Goal statuses a behavior ends a goal with (seat.result).
@@ -63,9 +64,16 @@ type action struct {
 	// handle an event on the delivering goroutine, where a rule that sends
 	// the next goal would wait for those locks for ever.
 	qmu       sync.Mutex
-	queue     []adaptors.Event
+	queue     []queued
 	kick      chan struct{}
 	forwarded chan struct{}
+}
+
+// queued is an event waiting to be forwarded; one whose skip reports
+// true by then is dropped (a notice about a goal that has ended).
+type queued struct {
+	ev   adaptors.Event
+	skip func() bool
 }
 
 func newAction(cfg adaptors.Config) (*action, error) {
@@ -81,7 +89,9 @@ func newAction(cfg adaptors.Config) (*action, error) {
 }
 
 func (a *action) open(ctx context.Context, sink adaptors.Sink, u user) {
-	a.ctx, a.cancel = context.WithCancel(ctx)
+	// Until Close, not ctx: a reload hands the open adaptor to the next
+	// version, and the context it was opened with ends with the old one.
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
 	a.kick, a.forwarded = make(chan struct{}, 1), make(chan struct{})
 	go a.forward()
@@ -101,9 +111,15 @@ func (a *action) close(u user) {
 // deliver queues an event of the adaptor with structured data for the
 // behavior; it never waits.
 func (a *action) deliver(key string, data map[string]any, from adaptors.Conn, done func(bool)) {
+	a.deliverUnless(nil, key, data, from, done)
+}
+
+// deliverUnless is deliver, for an event dropped when skip reports true
+// as its turn comes (skip may be nil).
+func (a *action) deliverUnless(skip func() bool, key string, data map[string]any, from adaptors.Conn, done func(bool)) {
 	ev := adaptors.Event{Source: a.name, Key: key, Data: data, Text: rosmsg.JSON(data), From: from, Time: time.Now(), Done: done}
 	a.qmu.Lock()
-	a.queue = append(a.queue, ev)
+	a.queue = append(a.queue, queued{ev, skip})
 	a.qmu.Unlock()
 	select {
 	case a.kick <- struct{}{}:
@@ -127,11 +143,14 @@ func (a *action) forward() {
 				a.qmu.Unlock()
 				break
 			}
-			ev := a.queue[0]
-			a.queue[0] = adaptors.Event{}
+			q := a.queue[0]
+			a.queue[0] = queued{}
 			a.queue = a.queue[1:]
 			a.qmu.Unlock()
-			if err := a.sink.Deliver(a.ctx, ev); err != nil && a.ctx.Err() != nil {
+			if q.skip != nil && q.skip() {
+				continue
+			}
+			if err := a.sink.Deliver(a.ctx, q.ev); err != nil && a.ctx.Err() != nil {
 				return
 			}
 		}
@@ -139,17 +158,24 @@ func (a *action) forward() {
 }
 
 // actionServer is a ros_action_server adaptor. It works on one goal at a
-// time, as actionlib's simple action server does: a goal is an event keyed
-// ros_action; seat.publish sends feedback; the goal ends with the result
-// of the rule's script, seat.reply, or seat.result from any rule later. A
-// new goal preempts the one in progress, and a request to cancel is an
-// event keyed ros_action_cancel (the goal is canceled after it unless a
-// rule ended it).
+// time, as actionlib's simple action server does. A goal is an event
+// keyed ros_action whose peer is the goal's id; the behavior takes it
+// when a rule fires on that event (adaptors.Taker), and a goal no rule
+// took is rejected. seat.publish sends feedback and seat.result ends
+// it, for the goal named or else the goal taken last; the rule's result
+// or seat.reply ends it too. A new goal preempts the one in progress:
+// the behavior gets an event keyed ros_action_preempted first, and a
+// client's request to cancel is one keyed ros_action_cancel; the goal is
+// canceled after either unless a rule ended it.
 type actionServer struct {
 	*action
 	mu     sync.Mutex
 	server *goroslib.ActionServer
-	cur    *goal
+	// goals are the goals by id, until a while after they end; last is
+	// the latest to arrive, cur the one a rule took last.
+	goals     map[string]*goal
+	last, cur *goal
+	n         int // goals that came with no id
 }
 
 // NewActionServer builds a ros_action_server adaptor.
@@ -158,7 +184,7 @@ func NewActionServer(cfg adaptors.Config) (adaptors.Adaptor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &actionServer{action: a}, nil
+	return &actionServer{action: a, goals: map[string]*goal{}}, nil
 }
 
 func (a *actionServer) Open(ctx context.Context, sink adaptors.Sink) error {
@@ -186,60 +212,120 @@ func (a *actionServer) attach(n *goroslib.Node) error {
 func (a *actionServer) detach() {
 	a.mu.Lock()
 	s := a.server
-	a.server, a.cur = nil, nil
+	a.server, a.cur, a.last, a.goals = nil, nil, nil, map[string]*goal{}
 	a.mu.Unlock()
 	if s != nil {
 		s.Close()
 	}
 }
 
-func (a *actionServer) onGoal(gh *goroslib.ActionServerGoalHandler, in reflect.Value) {
-	gh.SetAccepted()
-	g := &goal{a: a, gh: gh}
-	a.mu.Lock()
-	prev := a.cur
-	a.cur = g
-	a.mu.Unlock()
-	if prev != nil && prev.end(nil, Canceled) == nil {
-		a.log.Info("action goal preempted by a new one", zap.String("action", a.remote))
+// goalID is the id actionlib's client gave a goal: goroslib keeps it in
+// an unexported field of the handler, which reflect reads.
+func goalID(gh *goroslib.ActionServerGoalHandler) string {
+	f := reflect.ValueOf(gh).Elem().FieldByName("id")
+	if f.Kind() != reflect.String {
+		return ""
 	}
-	a.deliver(GoalKey, rosmsg.Value(in.Interface()), g, nil)
+	return f.String()
 }
 
-func (a *actionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
+// keepEnded is how many goals the server keeps after they end, so that
+// seat.result naming one says how it ended.
+const keepEnded = 64
+
+func (a *actionServer) onGoal(gh *goroslib.ActionServerGoalHandler, in reflect.Value) {
+	g := &goal{a: a, gh: gh, id: goalID(gh)}
 	a.mu.Lock()
-	g := a.cur
-	a.mu.Unlock()
-	if g == nil || g.gh != gh {
-		gh.SetCanceled(reflect.New(a.typ.Result.Go).Interface()) // not the goal in progress
-		return
+	if g.id == "" || a.goals[g.id] != nil {
+		a.n++
+		g.id = fmt.Sprintf("%s#%d", g.id, a.n)
 	}
-	a.deliver(CancelKey, map[string]any{}, g, func(bool) {
-		if g.end(nil, Canceled) == nil {
-			a.log.Info("action goal canceled at the client's request", zap.String("action", a.remote))
+	if len(a.goals) >= keepEnded {
+		for id, old := range a.goals {
+			if old != a.cur && old.ended() {
+				delete(a.goals, id)
+			}
+		}
+	}
+	a.goals[g.id] = g
+	prev := a.last
+	a.last = g
+	a.mu.Unlock()
+	if prev != nil && !prev.ended() {
+		// Told before the new goal's event; canceled after it, unless a
+		// rule ended it (its result answers the notice).
+		a.deliverUnless(prev.ended, PreemptedKey, map[string]any{"goal_id": prev.id, "by": g.id}, &notice{prev}, func(bool) {
+			if prev.endBy(Canceled, "preempted by goal "+g.id) {
+				a.log.Info("action goal preempted by a new one", zap.String("action", a.remote), zap.String("goal", prev.id), zap.String("by", g.id))
+			}
+		})
+	}
+	a.deliver(GoalKey, rosmsg.Value(in.Interface()), g, func(bool) {
+		if g.endBy(rejected, "rejected: no rule took it") {
+			a.log.Info("action goal rejected: no rule of the behavior's state took it (a rule keyed "+GoalKey+")", zap.String("action", a.remote), zap.String("goal", g.id))
 		}
 	})
 }
 
-// current is the goal in progress.
-func (a *actionServer) current() (*goal, error) {
+func (a *actionServer) onCancel(gh *goroslib.ActionServerGoalHandler) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cur == nil || a.cur.Answered() {
-		return nil, fmt.Errorf("%s: no goal in progress", a.name)
+	g := a.goals[goalID(gh)]
+	a.mu.Unlock()
+	if g == nil || g.gh != gh || g.ended() {
+		gh.SetCanceled(reflect.New(a.typ.Result.Go).Interface()) // none of ours, or over: goroslib does nothing to an ended goal
+		return
 	}
-	return a.cur, nil
+	a.deliverUnless(g.ended, CancelKey, map[string]any{"goal_id": g.id}, &notice{g}, func(bool) {
+		if g.endBy(Canceled, "canceled at its client's request") {
+			a.log.Info("action goal canceled at the client's request", zap.String("action", a.remote), zap.String("goal", g.id))
+		}
+	})
 }
 
-// SendMessage publishes feedback on the goal in progress.
-func (a *actionServer) SendMessage(v any) error {
-	g, err := a.current()
+// find is the goal of id, or with "" the goal a rule took last: only a
+// goal the behavior has taken.
+func (a *actionServer) find(id string) (*goal, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	g := a.cur
+	if id != "" {
+		g = a.goals[id]
+		if g == nil || !g.wasTaken() {
+			return nil, fmt.Errorf("%s: no goal %q in progress", a.name, id)
+		}
+	}
+	if g == nil {
+		return nil, fmt.Errorf("%s: no goal in progress", a.name)
+	}
+	return g, nil
+}
+
+// SendMessage publishes feedback on the goal a rule took last.
+func (a *actionServer) SendMessage(v any) error { return a.Feedback("", v) }
+
+// Feedback publishes feedback on a goal: the goal of id, or the one a
+// rule took last. Feedback on a goal its client's side ended (preempted,
+// canceled) is dropped, and logged once per goal.
+func (a *actionServer) Feedback(id string, v any) error {
+	g, err := a.find(id)
 	if err != nil {
 		return err
 	}
 	fb := reflect.New(a.typ.Feedback.Go).Interface()
 	if err := rosmsg.Fill(fb, v); err != nil {
 		return &adaptors.InvalidMessageError{Err: err}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.done && g.why == "":
+		return fmt.Errorf("%s: no goal in progress", a.name)
+	case g.done:
+		if !g.dropped {
+			g.dropped = true
+			a.log.Info("feedback dropped: the goal has ended", zap.String("action", a.remote), zap.String("goal", g.id), zap.String("how", g.why))
+		}
+		return nil
 	}
 	g.gh.PublishFeedback(fb)
 	return nil
@@ -254,10 +340,13 @@ func (a *actionServer) Send(text string) error {
 	return a.SendMessage(data)
 }
 
-// Finish ends the goal in progress with a result and a status:
-// succeeded, aborted or canceled.
-func (a *actionServer) Finish(v any, status string) error {
-	g, err := a.current()
+// Finish ends a goal (the goal of id, or the one a rule took last) with
+// a result and a status: succeeded, aborted or canceled.
+func (a *actionServer) Finish(id string, v any, status string) error {
+	if status != Succeeded && status != Aborted && status != Canceled {
+		return fmt.Errorf("goal status %q: want %s, %s or %s", status, Succeeded, Aborted, Canceled)
+	}
+	g, err := a.find(id)
 	if err != nil {
 		return err
 	}
@@ -269,22 +358,55 @@ func (a *actionServer) Close() error {
 	return nil
 }
 
-// goal is a goal of an action server: the connection of its events,
-// which a script's result or seat.reply ends with success.
+// goal is a goal of an action server: the connection of its event,
+// which a rule takes (accepting the goal) and whose result or seat.reply
+// ends it with success.
 type goal struct {
-	a    *actionServer
-	gh   *goroslib.ActionServerGoalHandler
-	mu   sync.Mutex
-	done bool
+	a  *actionServer
+	gh *goroslib.ActionServerGoalHandler
+	id string
+
+	mu      sync.Mutex
+	taken   bool
+	done    bool
+	why     string // how the goal ended when the behavior did not end it
+	dropped bool   // feedback dropped after the end was logged
 }
 
-func (g *goal) String() string { return g.a.name + " goal" }
-func (g *goal) Peer() string   { return "" }
+func (g *goal) String() string { return g.a.name + " goal " + g.id }
 
-func (g *goal) Answered() bool {
+// Peer is the goal's id (event.peer).
+func (g *goal) Peer() string { return g.id }
+
+func (g *goal) Answered() bool { return g.ended() }
+
+func (g *goal) ended() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.done
+}
+
+func (g *goal) wasTaken() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.taken
+}
+
+// Take accepts the goal, when a rule fires on its event: seat.result and
+// feedback without a goal's id are for it from now on.
+func (g *goal) Take() {
+	g.mu.Lock()
+	first := !g.taken
+	g.taken = true
+	if first && !g.done {
+		g.gh.SetAccepted()
+	}
+	g.mu.Unlock()
+	if first {
+		g.a.mu.Lock()
+		g.a.cur = g
+		g.a.mu.Unlock()
+	}
 }
 
 // SendMessage ends the goal with success and this result.
@@ -300,8 +422,12 @@ func (g *goal) Send(text string) error {
 	return g.end(data, Succeeded)
 }
 
+// rejected is the status of a goal no rule took.
+const rejected = "rejected"
+
 // end fills the result from v (nil: its zero value) and ends the goal with
-// status; a goal ended already is an error.
+// status; a goal ended already is an error, wrapping ErrGoalEnded when
+// its client's side ended it.
 func (g *goal) end(v any, status string) error {
 	res := reflect.New(g.a.typ.Result.Go).Interface()
 	if err := rosmsg.Fill(res, v); err != nil {
@@ -309,8 +435,16 @@ func (g *goal) end(v any, status string) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.done {
-		return fmt.Errorf("%s: the goal has ended already", g.a.name)
+	return g.endLocked(res, status)
+}
+
+// endLocked ends the goal with a filled result; g.mu is held.
+func (g *goal) endLocked(res any, status string) error {
+	switch {
+	case g.done && g.why != "":
+		return fmt.Errorf("%s: goal %q was %s: %w", g.a.name, g.id, g.why, adaptors.ErrGoalEnded)
+	case g.done:
+		return fmt.Errorf("%s: no goal in progress (goal %q has ended already)", g.a.name, g.id)
 	}
 	switch status {
 	case Succeeded:
@@ -319,11 +453,43 @@ func (g *goal) end(v any, status string) error {
 		g.gh.SetAborted(res)
 	case Canceled:
 		g.gh.SetCanceled(res)
-	default:
-		return fmt.Errorf("goal status %q: want %s, %s or %s", status, Succeeded, Aborted, Canceled)
+	default: // rejected, for a goal no rule took
+		g.gh.SetRejected(res)
 	}
 	g.done = true
 	return nil
+}
+
+// endBy ends the goal with status and an empty result, unless it has
+// ended or (to reject it) a rule took it; why says how, to a later
+// seat.result. It reports whether it ended the goal.
+func (g *goal) endBy(status, why string) bool {
+	res := reflect.New(g.a.typ.Result.Go).Interface()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done || status == rejected && g.taken || g.endLocked(res, status) != nil {
+		return false
+	}
+	g.why = why
+	return true
+}
+
+// notice is the connection of an event about a goal (its preemption, a
+// request to cancel it): its peer is the goal's id, and the rule's result
+// or seat.reply ends the goal canceled, with that result.
+type notice struct{ g *goal }
+
+func (n *notice) String() string          { return n.g.String() }
+func (n *notice) Peer() string            { return n.g.id }
+func (n *notice) Answered() bool          { return n.g.ended() }
+func (n *notice) SendMessage(v any) error { return n.g.end(v, Canceled) }
+
+func (n *notice) Send(text string) error {
+	data, err := rosmsg.ParseText(text)
+	if err != nil {
+		return &adaptors.InvalidMessageError{Err: err}
+	}
+	return n.g.end(data, Canceled)
 }
 
 // actionClient is a ros_action_client adaptor: seat.publish (or a

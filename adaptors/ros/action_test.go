@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func TestActionServerWithRospyClient(t *testing.T) {
 			if ev.Key != GoalKey {
 				continue
 			}
+			ev.From.(adaptors.Taker).Take() // as a rule firing on it does
 			order := ev.Data.(map[string]any)["order"].(int64)
 			seq := []any{0.0, 1.0}
 			for i := 1; i < int(order); i++ {
@@ -43,8 +45,8 @@ func TestActionServerWithRospyClient(t *testing.T) {
 			t.Errorf("the rospy client printed:\n%s\nwithout %q", out, want)
 		}
 	}
-	if err := ad.(adaptors.Finisher).Finish(nil, Succeeded); err == nil {
-		t.Error("a goal ended twice")
+	if err := ad.(adaptors.Finisher).Finish("", nil, Succeeded); err == nil || errors.Is(err, adaptors.ErrGoalEnded) {
+		t.Errorf("a goal ended twice: %v", err)
 	}
 }
 
@@ -198,8 +200,8 @@ func TestActionClientCancels(t *testing.T) {
 
 // TestActionCanceled: a client's cancel request reaches the server's
 // behavior as an event keyed ros_action_cancel; a goal no rule ended by
-// then is canceled (PREEMPTED for the client), and is over: no feedback
-// or result can follow.
+// then is canceled (PREEMPTED for the client), and is over: feedback is
+// dropped and seat.result says the goal was canceled.
 func TestActionCanceled(t *testing.T) {
 	m := rostest.Start(t)
 	ad, s := openWith(t, m, NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
@@ -209,6 +211,7 @@ func TestActionCanceled(t *testing.T) {
 		for ev := range s {
 			switch ev.Key {
 			case GoalKey:
+				ev.From.(adaptors.Taker).Take()
 				// Feedback until the cancel: one sent before the client's
 				// feedback subscriber has connected is lost (actionlib's
 				// design), which once left the client waiting.
@@ -242,7 +245,82 @@ func TestActionCanceled(t *testing.T) {
 	default:
 		t.Error("no ros_action_cancel event")
 	}
-	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{1.0}}); err == nil || !strings.Contains(err.Error(), "no goal in progress") {
+	// The goal is over: feedback is dropped (logged once), and a result
+	// says how it ended.
+	if err := ad.(adaptors.MessageSender).SendMessage(map[string]any{"sequence": []any{1.0}}); err != nil {
 		t.Errorf("feedback after the cancel: %v", err)
+	}
+	if err := ad.(adaptors.Finisher).Finish("", nil, Succeeded); !errors.Is(err, adaptors.ErrGoalEnded) || !strings.Contains(err.Error(), "was canceled at its client's request") {
+		t.Errorf("a result after the cancel: %v", err)
+	}
+}
+
+// TestActionGoalPreempted: a second client's goal preempts the goal in
+// progress. The behavior is told first (ros_action_preempted, whose peer
+// is the old goal's id, naming the new one), then given the new goal
+// (its peer its id). A goal no rule took is rejected, and seat.result
+// without an id never reaches it: it says the old goal was preempted.
+// An id reaches only a goal the behavior took.
+func TestActionGoalPreempted(t *testing.T) {
+	m := rostest.Start(t)
+	ad, s := openWith(t, m, NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"})
+	f := ad.(adaptors.Finisher)
+	next := func(key string) adaptors.Event {
+		t.Helper()
+		select {
+		case ev := <-s:
+			if ev.Key != key {
+				t.Fatalf("got %s %s, want %s", ev.Key, ev.Text, key)
+			}
+			return ev
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no %s within 30 s", key)
+		}
+		return adaptors.Event{}
+	}
+	a := m.Peer(t, "call_fibonacci", "fibonacci", "45")
+	goalA := next(GoalKey)
+	goalA.From.(adaptors.Taker).Take() // a rule fires on it
+	goalA.Done(true)
+	idA := goalA.From.Peer()
+	if !strings.HasPrefix(idA, "/peer_call_fibonacci_") {
+		t.Errorf("goal id %q", idA)
+	}
+	if err := f.Feedback(idA, map[string]any{"sequence": []any{0.0, 1.0, 1.0}}); err != nil {
+		t.Error(err)
+	}
+
+	b := m.Peer(t, "call_fibonacci", "fibonacci", "3")
+	pre := next(PreemptedKey)
+	goalB := next(GoalKey)
+	idB := goalB.From.Peer()
+	if want := map[string]any{"goal_id": idA, "by": idB}; pre.From.Peer() != idA || !cmp.Equal(pre.Data, want) || idB == idA {
+		t.Errorf("preempted: peer %q, data %v; want peer %q, data %v", pre.From.Peer(), pre.Data, idA, want)
+	}
+	pre.Done(true)   // no rule ended A: canceled
+	goalB.Done(true) // no rule took B: rejected
+	err := f.Finish("", map[string]any{"sequence": []any{0.0, 1.0}}, Succeeded)
+	if !errors.Is(err, adaptors.ErrGoalEnded) || !strings.Contains(err.Error(), "was preempted by goal "+idB) {
+		t.Errorf("seat.result after the preemption: %v", err)
+	}
+	if err := f.Feedback(idB, map[string]any{"sequence": []any{0.0}}); err == nil || !strings.Contains(err.Error(), "no goal \""+idB+"\" in progress") {
+		t.Errorf("feedback naming the goal no rule took: %v", err)
+	}
+	if out := a(); !strings.Contains(out, "state 2 result []\n") { // PREEMPTED
+		t.Errorf("client A printed:\n%s", out)
+	}
+	if out := b(); !strings.Contains(out, "state 5 result []\n") { // REJECTED
+		t.Errorf("client B printed:\n%s", out)
+	}
+
+	c := m.Peer(t, "call_fibonacci", "fibonacci", "2")
+	goalC := next(GoalKey)
+	goalC.From.(adaptors.Taker).Take()
+	goalC.Done(true)
+	if err := f.Finish(goalC.From.Peer(), map[string]any{"sequence": []any{0.0, 1.0, 1.0}}, Succeeded); err != nil {
+		t.Error(err)
+	}
+	if out := c(); !strings.Contains(out, "state 3 result [0, 1, 1]\n") {
+		t.Errorf("client C printed:\n%s", out)
 	}
 }

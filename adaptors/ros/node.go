@@ -61,8 +61,10 @@ type node struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	// checked holds the publishers whose type has been looked at, by
-	// "topic node" (the watch's own).
+	// "topic node"; uris the publishers' slave API URLs, by node (the
+	// watch's own).
 	checked map[string]bool
+	uris    map[string]string
 }
 
 var (
@@ -338,20 +340,26 @@ func (e *endpoint) Keep(adaptors.Config) {}
 func (e *endpoint) Stats() adaptors.Stats { return e.stats.Snapshot() }
 
 // checkPublishers looks at the publishers the master lists for the
-// topics the node subscribes to: one of another message type is refused
-// on its connection (goroslib and rospy refuse it, and goroslib says
-// nothing), so it is logged once and counted (wrong_type in seat ctl
-// status). Each publisher is looked at once.
+// topics the node subscribes to. Each subscriber is handed the list: it
+// connects to the new publishers and drops the gone. A publisher of
+// another message type refuses the subscription (rospy says so on the
+// connection, goroslib does not), so it is logged once and counted
+// (wrong_type in seat ctl status). Each publisher's type is looked at
+// once.
 func (nd *node) checkPublishers(master *apimaster.Client) {
 	nd.mu.Lock()
+	var list []*topic
 	subs := map[string]*topic{}
 	for _, u := range nd.users {
 		if t, ok := u.(*topic); ok && !t.pub {
-			subs[absolute(t.remote)] = t
+			list = append(list, t)
+			if subs[absolute(t.remote)] == nil {
+				subs[absolute(t.remote)] = t
+			}
 		}
 	}
 	nd.mu.Unlock()
-	if len(subs) == 0 {
+	if len(list) == 0 {
 		return
 	}
 	state, err := master.GetSystemState()
@@ -359,7 +367,25 @@ func (nd *node) checkPublishers(master *apimaster.Client) {
 		return
 	}
 	if nd.checked == nil {
-		nd.checked = map[string]bool{}
+		nd.checked, nd.uris = map[string]bool{}, map[string]string{}
+	}
+	published := map[string][]string{}
+	for _, e := range state.PublishedTopics {
+		published[e.Name] = e.Nodes
+	}
+	for _, t := range list {
+		var urls []string
+		for _, peer := range published[absolute(t.remote)] {
+			uri := nd.uris[peer]
+			if uri == "" || !t.reached(uri) { // new, or perhaps made again elsewhere
+				if uri, err = master.LookupNode(peer); err != nil {
+					continue // gone already
+				}
+				nd.uris[peer] = uri
+			}
+			urls = append(urls, uri)
+		}
+		t.publishers(urls)
 	}
 	for _, e := range state.PublishedTopics {
 		t := subs[e.Name]

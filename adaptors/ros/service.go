@@ -110,7 +110,9 @@ func NewServer(cfg adaptors.Config) (adaptors.Adaptor, error) {
 }
 
 func (a *server) Open(ctx context.Context, sink adaptors.Sink) error {
-	a.ctx, a.cancel = context.WithCancel(ctx)
+	// Until Close, not ctx: a reload hands the open adaptor to the next
+	// version, and the context it was opened with ends with the old one.
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
 	a.node = join(a.nodeName, a.master, a.nodeLog, a)
 	return nil

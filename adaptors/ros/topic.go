@@ -1,9 +1,10 @@
 // Package ros connects a behavior to ROS 1 through a master: eSEAT's
-// ros_pub and ros_sub adaptors (topics), with message types read at run
-// time (package rosmsg) and the wire protocol of goroslib.
-//
-// The service and action adaptors (ros_server, ros_client,
-// ros_action_server, ros_action_client) are not built yet (docs/ros.md).
+// ros_pub and ros_sub adaptors (topics), ros_server and ros_client
+// (services), ros_action_server and ros_action_client (actions), with
+// message types read at run time (package rosmsg) and the wire protocol
+// of goroslib. A ros_sub reads its publishers and a ros_server serves its
+// clients over TCPROS itself (subscribe.go, service.go); the rest is
+// goroslib's (docs/ros.md).
 package ros
 
 import (
@@ -142,7 +143,7 @@ type topic struct {
 
 	mu     sync.Mutex
 	writer *goroslib.Publisher
-	reader *goroslib.Subscriber
+	sub    *subscription
 }
 
 // NewTopic builds a ros_pub (pub) or ros_sub adaptor: name is the
@@ -168,7 +169,9 @@ func NewTopic(cfg adaptors.Config, pub bool) (adaptors.Adaptor, error) {
 // it returns at once and the node keeps trying (logged once): a master
 // started after seat is found.
 func (a *topic) Open(ctx context.Context, sink adaptors.Sink) error {
-	a.ctx, a.cancel = context.WithCancel(ctx)
+	// Until Close, not ctx: a reload hands the open adaptor to the next
+	// version, and the context it was opened with ends with the old one.
+	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
 	a.node = join(a.nodeName, a.master, a.nodeLog, a)
 	return nil
@@ -186,16 +189,12 @@ func (a *topic) attach(n *goroslib.Node) error {
 		a.mu.Unlock()
 		return nil
 	}
-	cb := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.PointerTo(a.typ.Go)}, nil, false), func(args []reflect.Value) []reflect.Value {
-		_ = a.sink.Deliver(a.ctx, a.event(args[0]))
-		return nil
-	})
-	r, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: a.remote, Callback: cb.Interface()})
+	sub, err := a.subscribe()
 	if err != nil {
 		return err
 	}
 	a.mu.Lock()
-	a.reader = r
+	a.sub = sub
 	a.mu.Unlock()
 	return nil
 }
@@ -204,15 +203,35 @@ func (a *topic) attach(n *goroslib.Node) error {
 // error, not a wait.
 func (a *topic) detach() {
 	a.mu.Lock()
-	w, r := a.writer, a.reader
-	a.writer, a.reader = nil, nil
+	w, sub := a.writer, a.sub
+	a.writer, a.sub = nil, nil
 	a.mu.Unlock()
 	if w != nil {
 		w.Close()
 	}
-	if r != nil {
-		r.Close()
+	if sub != nil {
+		sub.close()
 	}
+}
+
+// publishers hands a subscriber the publishers the master lists now, by
+// their slave API URLs (from the node's watch).
+func (a *topic) publishers(urls []string) {
+	a.mu.Lock()
+	sub := a.sub
+	a.mu.Unlock()
+	if sub != nil {
+		sub.update(urls)
+	}
+}
+
+// reached reports whether the subscriber has reached the publisher at
+// the URL.
+func (a *topic) reached(u string) bool {
+	a.mu.Lock()
+	sub := a.sub
+	a.mu.Unlock()
+	return sub != nil && sub.settled(u)
 }
 
 // event is the event of a message received (a pointer to the built

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -359,24 +361,32 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// TestBigMessageRefused: a message over goroslib's 16 MiB limit (here
-// 20 MB from rospy) is refused, not read into memory, and the messages
-// after it still arrive.
-func TestBigMessageRefused(t *testing.T) {
+// TestOversizedMessageSkipped (issue 32 #12): a message over the 16 MiB
+// limit (50 MB from rospy) is skipped without being read into memory,
+// counted (line_too_long, seat ctl status's TOO LONG) and logged once per
+// publisher, and the connection goes on: every message after it arrives,
+// in order. goroslib closed the connection and made it again 5 s later,
+// silently: the messages of those 5 s were lost.
+func TestOversizedMessageSkipped(t *testing.T) {
 	m := rostest.Start(t)
-	_, s := open(t, m, "/big", false, nil)
-	m.Peer(t, "publish_big", "/big", "20000000")
+	ad, s, logs := openLogged(t, m, "listener", "/big", false, zapcore.WarnLevel)
+	m.Peer(t, "publish_big", "/big", "50000000") // twice, before small 0 and after small 4
 	deadline := time.After(30 * time.Second)
-	for small := 0; small < 2; {
+	for n := 0; n < 10; n++ {
 		select {
 		case ev := <-s:
-			if ev.Text != "small" {
-				t.Fatalf("a message of %d bytes was delivered", len(ev.Text))
+			if want := fmt.Sprintf("small %d", n); ev.Text != want {
+				t.Fatalf("got %.40q, want %q (the messages after the big one were lost)", ev.Text, want)
 			}
-			small++
 		case <-deadline:
-			t.Fatalf("%d small messages within 30 s", small)
+			t.Fatalf("small %d did not arrive within 30 s", n)
 		}
+	}
+	if n := ad.(adaptors.StatsReporter).Stats().LineTooLong; n != 2 {
+		t.Errorf("line_too_long %d, want 2", n)
+	}
+	if l := logs.FilterMessageSnippet("over the limit").All(); len(l) != 1 || !strings.HasPrefix(fmt.Sprint(l[0].ContextMap()["publisher"]), "/peer_publish_big_") {
+		t.Errorf("logged %v, want one line naming the publisher", logs.All())
 	}
 }
 
@@ -483,5 +493,93 @@ func TestNodeNameTaken(t *testing.T) {
 			t.Fatalf("nothing logged within 10 s: %v", logs.All())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSubReadsItsOwnNode: a behavior's ros_sub reads what its own
+// ros_pub publishes on the topic: one node, connected to itself.
+func TestSubReadsItsOwnNode(t *testing.T) {
+	m := rostest.Start(t)
+	pub, _ := open(t, m, "/self", true, nil)
+	_, s := open(t, m, "/self", false, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("nothing arrived within 30 s")
+		}
+		if err := pub.Send("自分宛て"); err != nil { // until the subscriber has connected
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-s:
+			if ev.Text != "自分宛て" {
+				t.Errorf("got %q", ev.Text)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// BenchmarkSubscriberMessage: std_msgs/String messages from a goroslib
+// publisher in this process to a ros_sub, 16 in flight, each delivered
+// in order (the per-message path of a ros_sub, with the publisher's).
+// SEAT_BENCH_MASTER=127.0.0.1:PORT uses a master already running instead
+// of starting one: callgrind aborts on the signals of a child process.
+func BenchmarkSubscriberMessage(b *testing.B) {
+	addr := os.Getenv("SEAT_BENCH_MASTER")
+	if addr == "" {
+		addr = rostest.Start(b).Addr
+	}
+	ad, err := NewTopic(adaptors.Config{Behavior: "bench", Name: "/bench", Attrs: map[string]string{"master": "http://" + addr}}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := make(sink, 64)
+	if err := ad.Open(context.Background(), s); err != nil {
+		b.Fatal(err)
+	}
+	defer ad.Close()
+	n, err := goroslib.NewNode(goroslib.NodeConf{Name: "bench_pub", MasterAddress: addr, Host: "127.0.0.1",
+		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: "/bench", Msg: &std_msgs.String{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pub.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; { // until connected
+		pub.Write(&std_msgs.String{Data: "warm up"})
+		select {
+		case <-s:
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				b.Fatal("not connected within 30 s")
+			}
+			continue
+		}
+		break
+	}
+	time.Sleep(200 * time.Millisecond)
+	for len(s) > 0 {
+		<-s
+	}
+	b.ResetTimer()
+	sent := 0
+	for got := 0; got < b.N; got++ {
+		for ; sent < b.N && sent-got < 16; sent++ {
+			pub.Write(&std_msgs.String{Data: "メッセージ " + strconv.Itoa(sent)})
+		}
+		select {
+		case ev := <-s:
+			if want := "メッセージ " + strconv.Itoa(got); ev.Text != want {
+				b.Fatalf("got %q, want %q", ev.Text, want)
+			}
+		case <-time.After(10 * time.Second):
+			b.Fatalf("message %d did not arrive within 10 s", got)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -444,4 +445,173 @@ func stopAndReplay(t *testing.T, cmd *exec.Cmd, rec string) string {
 		t.Errorf("seat replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 	return string(data)
+}
+
+// fibonacciBehavior is docs/ros.md's Fibonacci server, a step per onexec
+// tick, at 10 Hz (45 steps take 4.5 s: time for a second client to start
+// on a loaded machine); extra is more rules for its 計算 state.
+func fibonacciBehavior(extra string) string {
+	return `<seatml><general name="Fibonacci" rate="10">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="待機">
+  <rule source="fibonacci"><key>ros_action</key><script>
+    order, seq = rtc_in_data.order, {0, 1}
+    seat.log("info", "計算します " .. order)
+  </script><statetransition>計算</statetransition></rule>
+</state>
+<state name="計算">` + extra + `
+  <onexec><script>
+    if #seq > order then
+      seat.result("fibonacci", {sequence = seq})
+      seat.transition("待機")
+      return
+    end
+    seq[#seq + 1] = seq[#seq] + seq[#seq - 1]
+    seat.publish("fibonacci", {sequence = seq})
+  </script></onexec>
+</state></seatml>`
+}
+
+// TestROSPreemptedGoalOnTheRealBinary (issue 32 #11): client B's goal
+// arrives while the documented Fibonacci behavior computes client A's
+// 46 numbers, in a state with no rule for a goal. A's result must not
+// end B's goal: A is preempted, B is rejected (no rule took it), and the
+// behavior, whose seat.result finds its goal preempted, goes back to 待機
+// and serves the next goal.
+func TestROSPreemptedGoalOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	_, log := runROS(t, fibonacciBehavior(""), "待機")
+	a := m.Peer(t, "call_fibonacci", "/fibonacci", "45")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "計算します 45") })
+	b := m.Peer(t, "call_fibonacci", "/fibonacci", "3")
+	outA, outB := a(), b()
+	if !strings.Contains(outA, "state 2 ") { // PREEMPTED
+		t.Errorf("client A printed:\n%s", outA)
+	}
+	if !strings.Contains(outB, "state 5 result []\n") { // REJECTED
+		t.Errorf("client B printed:\n%s", outB)
+	}
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Count(log.String(), `"to": "待機"`) >= 2 })
+	for _, want := range []string{"action goal rejected", "result not sent", "was preempted by goal /peer_call_fibonacci_"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("seat did not log %q", want)
+		}
+	}
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "5")(); !strings.Contains(out, "state 3 result [0, 1, 1, 2, 3, 5]\n") {
+		t.Errorf("the next goal: client C printed:\n%s", out)
+	}
+}
+
+// TestROSPreemptionHandledOnTheRealBinary: a behavior that handles the
+// preemption: its rule on ros_action_preempted answers A's goal with the
+// numbers so far (PREEMPTED for A) and goes back to 待機, where B's goal
+// is taken and answered with B's own numbers.
+func TestROSPreemptionHandledOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	_, log := runROS(t, fibonacciBehavior(`
+  <rule source="fibonacci"><key>ros_action_preempted</key><script>
+    seat.log("info", "中断 " .. event.peer .. " " .. rtc_in_data.by)
+    return {sequence = seq}
+  </script><statetransition>待機</statetransition></rule>`), "待機")
+	a := m.Peer(t, "call_fibonacci", "/fibonacci", "45")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "計算します 45") })
+	b := m.Peer(t, "call_fibonacci", "/fibonacci", "3")
+	outA, outB := a(), b()
+	if !strings.Contains(outA, "state 2 result [0, 1, 1, 2") { // PREEMPTED, with the numbers so far
+		t.Errorf("client A printed:\n%s", outA)
+	}
+	if !strings.Contains(outB, "state 3 result [0, 1, 1, 2]\n") {
+		t.Errorf("client B printed:\n%s", outB)
+	}
+	if !strings.Contains(log.String(), "中断 /peer_call_fibonacci_") {
+		t.Errorf("the preemption named no goal")
+	}
+}
+
+// TestROSOversizedMessageOnTheRealBinary (issue 32 #12): a 50 MB String
+// on a ros_sub's topic is skipped, logged once for its publisher and
+// counted in seat ctl status's TOO LONG column, and every message the
+// publisher sends after it reaches the behavior's rule: before, goroslib
+// closed the connection silently and the next 5 s of messages were lost.
+func TestROSOversizedMessageOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	control := freePort(t)
+	_, log := runROS(t, `<seatml><general name="受信係">
+  <adaptor name="/big" type="ros_sub"/>
+</general>
+<state name="待機">
+  <rule source="/big"><key>small (\d+)</key><script>seat.log("info", "受信 " .. event.captures[1])</script></rule>
+</state></seatml>`, "待機", "--control", control)
+	m.Peer(t, "publish_big", "/big", "50000000") // twice, before small 0 and after small 4
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "受信 9\t") })
+	for n := range 10 {
+		if !strings.Contains(log.String(), fmt.Sprintf("受信 %d\t", n)) {
+			t.Errorf("small %d was lost", n)
+		}
+	}
+	if c := strings.Count(log.String(), "over the limit"); c != 1 {
+		t.Errorf("logged %d times, want once for the publisher", c)
+	}
+	out, errOut, code := ctlAt(control, "status", "受信係")
+	var row []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 6 && f[0] == "/big" {
+			row = f
+		}
+	}
+	if code != 0 || row == nil || row[6] != "2" { // ADAPTOR TYPE ADDRESS OPEN ACCEPTED REFUSED TOO-LONG
+		t.Errorf("seat ctl status: exit %d, TOO LONG of /big not 2:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestROSActionReloadOnTheRealBinary: seat ctl reload hands an open
+// ros_action_server and ros_server to the new version, whose rules
+// answer the next goal and request. Before, the adaptors stopped at the
+// reload: they delivered until the context they were opened with ended,
+// with the old version (the goal waited for ever).
+func TestROSActionReloadOnTheRealBinary(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	f := filepath.Join(t.TempDir(), "reload.seatml")
+	write := func(n string) {
+		if err := os.WriteFile(f, []byte(`<seatml><general name="即答">
+  <adaptor name="fibonacci" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+  <adaptor name="add_two_ints" type="ros_server" service_type="rospy_tutorials/AddTwoInts"/>
+</general>
+<state name="待機">
+  <rule source="fibonacci"><key>ros_action</key><script>return {sequence = {`+n+`}}</script></rule>
+  <rule source="add_two_ints"><key>ros_service</key><script>return rtc_in_data.a + rtc_in_data.b + `+n+`</script></rule>
+</state></seatml>`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1")
+	control := freePort(t)
+	_, log := startSeat(t, "run", "--control", control, f)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), `"to": "待機"`) })
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "1")(); !strings.Contains(out, "state 3 result [1]\n") {
+		t.Fatalf("before the reload, the client printed:\n%s", out)
+	}
+	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "1")(); !strings.Contains(out, "sum 42\n") {
+		t.Fatalf("before the reload, the service's client printed:\n%s", out)
+	}
+	write("2")
+	if out, errOut, code := ctlAt(control, "reload", "即答"); code != 0 {
+		t.Fatalf("seat ctl reload: exit %d\n%s%s", code, out, errOut)
+	}
+	if out := m.Peer(t, "call_add_two_ints", "/add_two_ints", "40", "0")(); !strings.Contains(out, "sum 42\n") {
+		t.Errorf("after the reload, the service's client printed:\n%s", out)
+	}
+	if out := m.Peer(t, "call_fibonacci", "/fibonacci", "1")(); !strings.Contains(out, "state 3 result [2]\n") {
+		t.Errorf("after the reload, the client printed:\n%s", out)
+	}
 }

@@ -307,3 +307,55 @@ func TestRaisedEventsAreNotInput(t *testing.T) {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestPreemptedGoalStandIn: seat test stands in for an action server's
+// goals as the real adaptor does: seat.result and feedback are for the
+// goal a rule took (a goal no rule took is not theirs), may name it by
+// its peer (seat.result's fourth argument, seat.publish's third), and
+// after a NAME:ros_action_preempted>> step no rule answered, seat.result
+// returns false and says the goal was preempted; a rule's answer to a
+// cancel ends the goal.
+func TestPreemptedGoalStandIn(t *testing.T) {
+	behavior := `<seatml><general name="robot">
+  <adaptor name="io" type="stdio"/>
+  <adaptor name="fib" type="ros_action_server" action_type="actionlib_tutorials/Fibonacci"/>
+</general>
+<state name="待機">
+  <rule source="fib"><key>ros_action</key><script>goal = event.peer</script><statetransition>計算</statetransition></rule>
+</state>
+<state name="計算">
+  <rule source="io"><key>途中</key><script>seat.publish("fib", {sequence = {0}}, goal)</script></rule>
+  <rule source="io"><key>終わり</key><script>
+    local ok, err = seat.result("fib", {sequence = {0, 1}})
+    seat.send("io", ok and "送りました" or "送れません " .. err)
+  </script><statetransition>待機</statetransition></rule>
+  <rule source="fib"><key>ros_action_cancel</key><script>return {sequence = {0}}</script><statetransition>待機</statetransition></rule>
+  <rule source="io"><key>名指し</key><script>
+    local ok, err = pcall(seat.result, "fib", {sequence = {1}}, nil, "己")
+    seat.send("io", err)
+    seat.result("fib", {sequence = {1}}, nil, goal)
+  </script></rule>
+</state></seatml>`
+	res, v := run(t, behavior, `fib:ros_action@甲>> {"order": 3}
+io> 途中
+fib< {"sequence":[0]}
+fib:ros_action_preempted@甲>> {"goal_id": "甲", "by": "乙"}
+fib:ros_action@乙>> {"order": 1}
+io> 終わり
+io< 送れません seat.result("fib"): fib: goal "甲" was preempted by a new goal: the goal has ended
+= 待機
+fib:ros_action@丙>> {"order": 2}
+io> 終わり
+fib< {"sequence":[0,1]}
+io< 送りました
+fib:ros_action@丁>> {"order": 2}
+fib:ros_action_cancel@丁>> {"goal_id": "丁"}
+fib< {"sequence":[0]}
+= 待機
+fib:ros_action@戊>> {"order": 1}
+io> 名指し
+io<~ fib: no goal "己" in progress$
+fib< {"sequence":[1]}
+`)
+	mustPass(t, res, v)
+}

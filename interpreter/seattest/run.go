@@ -241,8 +241,8 @@ type runner struct {
 	// answers are the services' answers the transcript gave (NAME=>
 	// JSON) and no seat.call has taken yet, by adaptor.
 	answers map[string][]Step
-	// goals is each adaptor's latest request (NAME:KEY>> JSON), which
-	// seat.result ends.
+	// goals is each adaptor's request (NAME:KEY>> JSON) a rule took
+	// last, which seat.result ends.
 	goals map[string]*request
 	// goalsOut holds the action clients with a goal in progress: sent
 	// (a message to the adaptor), and no result given yet.
@@ -525,9 +525,14 @@ func (r *runner) step(st Step) *Failure {
 				r.mu.Unlock()
 			}
 			q := &request{conn: c}
-			r.mu.Lock()
-			r.goals[name] = q
-			r.mu.Unlock()
+			if st.Key == "ros_action_preempted" || st.Key == "ros_action_cancel" {
+				// About the goal the behavior has: answering it ends that
+				// goal, and it ends anyway, as the real adaptor's do.
+				r.mu.Lock()
+				q.about = r.goals[name]
+				r.mu.Unlock()
+				defer q.settle(st.Key)
+			}
 			from = q
 		case st.Data != nil:
 			r.remember(fmt.Sprintf("%s>> %s", name, st.Text))
@@ -897,21 +902,51 @@ func (a *memClient) Call(_ context.Context, v any) (any, error) {
 }
 
 // Finish stands in for an action server's seat.result: it answers the
-// adaptor's latest goal (NAME:ros_action>> JSON) with the result as JSON,
-// after its status when that is not "succeeded" ("aborted {}").
-func (a *memActionServer) Finish(v any, status string) error {
+// goal a rule took last (NAME:ros_action>> JSON; id, when given, must be
+// its peer) with the result as JSON, after its status when that is not
+// "succeeded" ("aborted {}"). A goal a NAME:ros_action_preempted>> or
+// NAME:ros_action_cancel>> step ended is adaptors.ErrGoalEnded.
+func (a *memActionServer) Finish(id string, v any, status string) error {
 	switch status {
 	case "succeeded", "aborted", "canceled":
 	default:
 		return fmt.Errorf("goal status %q: want succeeded, aborted or canceled", status)
 	}
+	q, err := a.goal(id)
+	if err != nil {
+		return err
+	}
+	return q.Send(interpreter.ResultText(v, status))
+}
+
+// Feedback stands in for an action server's feedback on a named goal: a
+// message to the adaptor, as JSON.
+func (a *memActionServer) Feedback(id string, v any) error {
+	if _, err := a.goal(id); err != nil {
+		return err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return &adaptors.InvalidMessageError{Err: err}
+	}
+	return a.Send(string(b))
+}
+
+// goal is the goal a rule took last, when it is still in progress and
+// id is "" or its peer.
+func (a *memActionServer) goal(id string) (*request, error) {
 	a.r.mu.Lock()
 	q := a.r.goals[a.name]
 	a.r.mu.Unlock()
-	if q == nil || q.answered {
-		return fmt.Errorf("%s: no goal in progress", a.name)
+	switch {
+	case q != nil && q.ended != "" && (id == "" || id == q.peer):
+		return nil, fmt.Errorf("%s: goal %q was %s: %w", a.name, q.peer, q.ended, adaptors.ErrGoalEnded)
+	case q == nil || q.answered:
+		return nil, fmt.Errorf("%s: no goal in progress", a.name)
+	case id != "" && id != q.peer:
+		return nil, fmt.Errorf("%s: no goal %q in progress", a.name, id)
 	}
-	return q.Send(interpreter.ResultText(v, status))
+	return q, nil
 }
 
 // memClient stands in for a ros_client, memActionServer for a
@@ -969,9 +1004,40 @@ func (c *conn) SendTopic(topic, text string, retain bool) error {
 type request struct {
 	*conn
 	answered bool // the machine's goroutine alone reads and sets it
+	// about is the goal a preemption or cancel is about (nil for a
+	// goal); ended says how a goal ended when the behavior did not end it.
+	about *request
+	ended string
 }
 
 func (q *request) Answered() bool { return q.answered }
+
+// Take makes a goal the one seat.result ends, as a rule firing on a real
+// goal's event does; a preemption or cancel is no goal.
+func (q *request) Take() {
+	if q.about != nil {
+		return
+	}
+	q.r.mu.Lock()
+	q.r.goals[q.adaptor] = q
+	q.r.mu.Unlock()
+}
+
+// settle ends the goal a preemption or cancel (key) was about once it
+// has been handled: a rule's answer ended it, else its client's side did.
+func (q *request) settle(key string) {
+	g := q.about
+	if g == nil || g.answered {
+		return
+	}
+	g.answered = true
+	if !q.answered {
+		g.ended = "canceled at its client's request"
+		if key == "ros_action_preempted" {
+			g.ended = "preempted by a new goal"
+		}
+	}
+}
 
 func (q *request) SendMessage(v any) error {
 	b, err := json.Marshal(v)

@@ -9,7 +9,8 @@ tutorial prints.
   serve_set_bool NAME              answer SetBool until killed
   echo NAME OUT                    publish each String of NAME on OUT at once
   publish_big NAME BYTES           publish a String of BYTES once a subscriber is there,
-                                   then "small" five times a second
+                                   then "small 0", "small 1"... ten times a second, and
+                                   the String of BYTES again after "small 4"
   serve_fibonacci NAME             a simple action server
   call_fibonacci NAME ORDER        print each feedback, then the result
   cancel_fibonacci NAME ORDER      send a goal, cancel it at its first feedback, print its state
@@ -146,14 +147,19 @@ def main():
         rospy.spin()
     elif mode == "publish_big":
         from std_msgs.msg import String
-        pub = rospy.Publisher(name, String, queue_size=2)
+        pub = rospy.Publisher(name, String, queue_size=100)
         print("ready", flush=True)
         while pub.get_num_connections() == 0:
             rospy.sleep(0.05)
-        pub.publish(String("x" * int(sys.argv[3])))
+        big = String("x" * int(sys.argv[3]))
+        pub.publish(big)
+        n = 0
         while not rospy.is_shutdown():
-            pub.publish(String("small"))
-            rospy.sleep(0.2)
+            pub.publish(String("small %d" % n))
+            if n == 4:
+                pub.publish(big)
+            n += 1
+            rospy.sleep(0.1)
     else:
         sys.exit("unknown mode " + mode)
 
