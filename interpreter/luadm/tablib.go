@@ -1,8 +1,6 @@
 package luadm
 
 import (
-	"context"
-	"io"
 	"sort"
 	"strings"
 
@@ -143,12 +141,13 @@ func collectGarbage(L *lua.LState) int {
 }
 
 const (
-	// maxLoad is the most source load compiles.
-	maxLoad = 1 << 20
+	// maxLoad is the most source load compiles: gopher-lua's parser and
+	// compiler cannot be interrupted, and the compiler takes time in the
+	// square of the nesting (functions nested 30,000 deep took 10 s); at
+	// 64 KiB and maxSyntaxLevels the worst chunk found takes about 50 ms.
+	maxLoad = 64 << 10
 	// maxSyntaxLevels is how deep blocks and expressions may nest in a
-	// chunk given to load, as Lua 5.1's LUAI_MAXCCALLS: gopher-lua's
-	// compiler takes time in the square of the nesting (functions nested
-	// 30,000 deep took 10 s), and cannot be interrupted.
+	// chunk given to load, as Lua 5.1's LUAI_MAXCCALLS.
 	maxSyntaxLevels = 200
 )
 
@@ -164,10 +163,9 @@ func baseLoad(L *lua.LState) int {
 	return baseLoadString(L)
 }
 
-// baseLoadString is loadstring: the source parsed while the context is
-// looked at, its nesting and size bounded so that the compiler's share,
-// which cannot be interrupted, is short. A binary chunk, like any chunk
-// that does not compile, gives nil and the reason.
+// baseLoadString is loadstring, its size and nesting bounded so that one
+// call is short. A binary chunk, like any chunk that does not compile,
+// gives nil and the reason.
 func baseLoadString(L *lua.LState) int {
 	src := L.CheckString(1)
 	name := L.OptString(2, "<string>")
@@ -182,11 +180,7 @@ func baseLoadString(L *lua.LState) int {
 	if len(src) > maxLoad {
 		return fail(name + ": chunk too large (" + BytesText(uint64(len(src))) + "; load takes " + BytesText(maxLoad) + " at most)")
 	}
-	ctx := L.Context()
-	chunk, err := parse.Parse(&ctxReader{r: strings.NewReader(src), ctx: ctx}, name)
-	if ctx != nil && ctx.Err() != nil {
-		L.RaiseError("%s", ctx.Err().Error())
-	}
+	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -199,24 +193,6 @@ func baseLoadString(L *lua.LState) int {
 	}
 	L.Push(L.NewFunctionFromProto(proto))
 	return 1
-}
-
-// ctxReader ends its input once ctx is done (the parser then stops, and
-// load raises the context's error).
-type ctxReader struct {
-	r   io.Reader
-	ctx context.Context
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if c.ctx != nil {
-		select {
-		case <-c.ctx.Done():
-			return 0, io.EOF
-		default:
-		}
-	}
-	return c.r.Read(p[:min(len(p), 1024)])
 }
 
 // deeperThan reports whether blocks and expressions nest more than limit
@@ -299,7 +275,8 @@ func (w *depthWalker) stmt(s ast.Stmt, d int) {
 		w.stmts(s.Stmts, d+1)
 	case *ast.FuncDefStmt:
 		w.expr(s.Name.Func, d+1)
-		w.expr(s.Func, d+1)
+		w.expr(s.Name.Receiver, d+1)
+		w.stmts(s.Func.Stmts, d+1)
 	case *ast.ReturnStmt:
 		w.exprs(s.Exprs, d+1)
 	}
