@@ -191,6 +191,30 @@ func (ms *matchState) addString(b *strings.Builder, s, e int, news string) {
 	}
 }
 
+// strCopy is string.upper, lower or reverse: f copies its argument in one
+// step, linear and short, but a string over the memory limit (grown over
+// several calls) would pass the limit again before the watchdog's next
+// look, so it is refused.
+func strCopy(name string, f func(string) string, memory uint64) lua.LGFunction {
+	return func(L *lua.LState) int {
+		s := L.CheckString(1)
+		if uint64(len(s)) > memory {
+			L.RaiseError("%s: the result (%d bytes) is over the script memory limit of %s", name, len(s), BytesText(memory))
+		}
+		L.Push(lua.LString(f(s)))
+		return 1
+	}
+}
+
+// reverse reverses s byte by byte, as Lua does.
+func reverse(s string) string {
+	b := make([]byte, len(s))
+	for i := range len(s) {
+		b[len(s)-1-i] = s[i]
+	}
+	return string(b)
+}
+
 // strRep builds its result in pieces, refusing one over the memory limit
 // outright (the heap would pass it before the watchdog's next look).
 func strRep(memory uint64) lua.LGFunction {
