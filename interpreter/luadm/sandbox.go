@@ -13,7 +13,10 @@ import (
 // Sandbox returns a Lua state with only the libraries SEATML §9.3 allows:
 // base without dofile and loadfile (load takes strings only), string without
 // dump, table, math, and os reduced to time, clock and date. The string
-// metatable is hidden, and setmetatable takes tables only.
+// metatable is hidden, and setmetatable takes tables only. The library
+// functions that could run long in one Go call are replaced by linear ones
+// that stop at the script limits (docs/seatml.md §9.3 lists them all);
+// memory bounds the results string.rep and table.concat may build.
 func Sandbox(memory uint64) *lua.LState {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 256, RegistryMaxSize: 1 << 20})
 	for _, lib := range []struct {
@@ -33,17 +36,27 @@ func Sandbox(memory uint64) *lua.LState {
 	for _, name := range []string{"dofile", "loadfile", "require", "module", "_printregs", "getfenv", "setfenv", "newproxy"} {
 		L.SetGlobal(name, lua.LNil)
 	}
+	// The library functions that could run long in one Go call are seat's
+	// own (strlib.go, tablib.go): linear, and stopped at the script
+	// limits as the VM is between instructions.
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		s.RawSetString("dump", lua.LNil)
-		// string.rep builds its result in one Go call, which neither
-		// limit can interrupt: refuse results over the memory limit.
-		s.RawSetString("rep", Guarded(L, s.RawGetString("rep"), func(L *lua.LState) {
-			str, n := L.CheckString(1), L.CheckInt(2)
-			if n > 0 && len(str) > 0 && uint64(n) > memory/uint64(len(str)) {
-				L.RaiseError("string.rep: the result (%d x %d bytes) is over the script memory limit of %s", n, len(str), BytesText(memory))
-			}
-		}))
+		for name, fn := range map[string]lua.LGFunction{
+			"find": strFind, "match": strMatch, "gmatch": strGmatch, "gfind": strGmatch,
+			"gsub": strGsub, "rep": strRep(memory), "byte": strByte, "format": strFormat,
+		} {
+			s.RawSetString(name, L.NewFunction(fn))
+		}
+		for name, f := range map[string]func(string) string{"upper": strings.ToUpper, "lower": strings.ToLower, "reverse": reverse} {
+			s.RawSetString(name, L.NewFunction(strCopy("string."+name, f, memory)))
+		}
 	}
+	if t, ok := L.GetGlobal("table").(*lua.LTable); ok {
+		t.RawSetString("concat", L.NewFunction(tableConcat(memory)))
+		t.RawSetString("sort", L.NewFunction(tableSort))
+	}
+	L.SetGlobal("unpack", L.NewFunction(baseUnpack))
+	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
 	// Strings share one metatable: scripts may use its methods but neither
 	// see nor replace it (getmetatable("") is false, as in Lua 5.1
 	// sandboxes; gopher-lua's setmetatable would accept a string).
@@ -64,14 +77,8 @@ func Sandbox(memory uint64) *lua.LState {
 		}
 	}
 	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
-	L.SetGlobal("load", Guarded(L, L.GetGlobal("loadstring"), func(L *lua.LState) {
-		if L.Get(1).Type() != lua.LTString {
-			L.ArgError(1, "load takes a string in seat")
-		}
-		if strings.HasPrefix(L.CheckString(1), "\x1bLua") {
-			L.ArgError(1, "binary chunks are not allowed")
-		}
-	}))
+	L.SetGlobal("load", L.NewFunction(baseLoad))
+	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
 	return L
 }
 

@@ -83,8 +83,9 @@ func (w *Watchdog) renew() {
 }
 
 // progressCtx is the Lua state's context. gopher-lua looks at Done before
-// every instruction, which tells the watchdog that the call is running,
-// not waiting for the CPU.
+// every instruction, and seat's long library functions every few thousand
+// steps, which tells the watchdog that the call is running, not waiting
+// for the CPU.
 type progressCtx struct {
 	context.Context
 	moved atomic.Bool
@@ -108,9 +109,11 @@ func (w *Watchdog) fire() {
 	heap := w.sample[0].Value.Uint64()
 	runnable := w.sample[1].Value.Uint64()
 	// A call that ran no Lua since the last tick while other goroutines
-	// waited for the CPU was waiting too: it is starved, not running (a
-	// call inside a long Go function, such as a concatenation or
-	// string.find, runs no Lua either, but then nothing else waits).
+	// waited for the CPU was waiting too: it is starved, not running. The
+	// library functions that can work long in one Go call (steps.go) look
+	// at the context as they go, which marks them running as the VM is; a
+	// host function that waits without looking (seat.call waiting for its service) is
+	// taken for starved while the CPU is busy.
 	starved := !w.ctx.moved.Swap(false) && runnable > uint64(runtime.GOMAXPROCS(0))
 	if w.started.IsZero() {
 		w.started, w.last = now, now
