@@ -4,7 +4,18 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Lua patterns, as Lua 5.1's lstrlib.c matches them: a backtracking
+// Lua patterns, as Lua 5.1's lstrlib.c matches them (this file follows
+// its matcher; lstrlib.c is Copyright (C) 1994-2012 Lua.org, PUC-Rio,
+// under the MIT licence: "Permission is hereby granted, free of charge,
+// to any person obtaining a copy of this software and associated
+// documentation files (the "Software"), to deal in the Software without
+// restriction, including without limitation the rights to use, copy,
+// modify, merge, publish, distribute, sublicense, and/or sell copies of
+// the Software, and to permit persons to whom the Software is furnished
+// to do so, subject to the following conditions: The above copyright
+// notice and this permission notice shall be included in all copies or
+// substantial portions of the Software. THE SOFTWARE IS PROVIDED "AS IS",
+// WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED."): a backtracking
 // matcher whose recursion follows the pattern's items, not the subject's
 // characters (a*, .- and the rest expand in loops), so that its depth is
 // bounded by maxMatchDepth whatever the subject's length. gopher-lua's own
