@@ -270,6 +270,8 @@ func (m *Machine) Run(ctx context.Context) error {
 	}
 	m.running.Store(true)
 	m.runCtx = ctx
+	// Stopping does not wait for a script under way to reach its limit.
+	defer context.AfterFunc(ctx, m.dog.Abort)()
 	m.runMu.Lock()
 	m.startDevices()
 	m.enterInitial()

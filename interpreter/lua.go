@@ -60,6 +60,9 @@ func scriptError(ch *seatml.Chunk, err error, stopped luadm.StopReason, opts *Op
 	case luadm.StoppedMemory:
 		se.Memory = true
 		msg = "script stopped: it grew the heap by more than the script memory limit of " + luadm.BytesText(opts.ScriptMemory)
+	case luadm.StoppedAborted:
+		se.Timeout = true
+		msg = "script stopped: seat is stopping"
 	}
 	se.Msg = strings.TrimSpace(msg)
 	return se

@@ -111,12 +111,42 @@ func TestSIGTERMDuringLongLibraryCall(t *testing.T) {
 	if err := wait(); err != nil {
 		t.Errorf("exit: %v\n%s", err, stderr.String())
 	}
-	// The time limit (1 s) and the stop sequence; generous for a loaded
-	// machine. Before, minutes.
+	// The stop sequence (the call is stopped at once); generous for a
+	// loaded machine. Before, minutes.
 	if took := time.Since(start); took > 8*time.Second {
 		t.Errorf("seat ended %v after SIGTERM", took)
 	}
-	if !strings.Contains(stderr.String(), "time limit of 1s exceeded") {
-		t.Errorf("the call was not stopped at the limit:\n%s", stderr.String())
+	if !strings.Contains(stderr.String(), "script stopped: seat is stopping") {
+		t.Errorf("the call was not stopped:\n%s", stderr.String())
+	}
+}
+
+// TestSIGTERMStopsAScriptAtOnce: with a script time limit of a minute,
+// SIGTERM stops the script under way at once (the time limit is not
+// waited for), then the stop sequence runs and seat exits 0. Before, it
+// waited for the limit: a minute.
+func TestSIGTERMStopsAScriptAtOnce(t *testing.T) {
+	for name, script := range map[string]string{
+		"a library call": `return string.rep("a", 20000):find("a-a-a-b")`,
+		"a Lua loop":     `while true do end`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			stderr, wait, term, addr := startLuaBehavior(t, `
+<rule source="chat"><key>^search$</key><script>seat.log("info", "searching") `+script+`</script></rule>`, "--script-timeout", "60s")
+			p := dialPeer(t, addr)
+			p.Write([]byte("search\n"))
+			waitFor(t, func() bool { return strings.Contains(stderr.String(), "searching") })
+			start := time.Now()
+			term()
+			if err := wait(); err != nil {
+				t.Errorf("exit: %v\n%s", err, stderr.String())
+			}
+			if took := time.Since(start); took > 8*time.Second {
+				t.Errorf("seat ended %v after SIGTERM, with a script limit of 60 s", took)
+			}
+			if !strings.Contains(stderr.String(), "script stopped: seat is stopping") {
+				t.Errorf("the script was not said to be stopped for the stop:\n%s", stderr.String())
+			}
+		})
 	}
 }

@@ -168,6 +168,8 @@ func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
 			return c.fail(fmt.Errorf("stopped: it ran longer than the time limit of %v", d.timeout))
 		case StoppedMemory:
 			return c.fail(fmt.Errorf("stopped: it grew the heap by more than the script memory limit of %s", BytesText(d.memory)))
+		case StoppedAborted:
+			return c.fail(errors.New("stopped: seat is stopping"))
 		}
 	}
 	if err != nil {

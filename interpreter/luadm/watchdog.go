@@ -51,6 +51,7 @@ const (
 	NotStopped StopReason = iota
 	StoppedTime
 	StoppedMemory
+	StoppedAborted // Abort: seat is stopping
 )
 
 // running counts the script calls under way in the process, across
@@ -180,6 +181,18 @@ func (w *Watchdog) Stop() StopReason {
 		w.renew()
 	}
 	return fired
+}
+
+// Abort stops the call under way, if any, as the limits would: seat is
+// stopping and does not wait for the time limit. The next call runs as
+// usual (the stop sequence's onexit). Safe from any goroutine.
+func (w *Watchdog) Abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.armed && w.fired == NotStopped {
+		w.fired = StoppedAborted
+		w.cancel()
+	}
 }
 
 // Close releases the context and the timer.
