@@ -82,6 +82,9 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chu
 	err := m.L.PCall(len(args), nret, nil)
 	stopped := m.dog.Stop()
 	if err != nil {
+		if stopped == luadm.StoppedAborted {
+			m.cutShort = true // the event is not handled: an adaptor that acknowledges does not
+		}
 		m.L.SetTop(0)
 		se := scriptError(at, err, stopped, &m.opts)
 		m.explainNil(se, at)

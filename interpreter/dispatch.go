@@ -41,7 +41,8 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 func (m *Machine) handleOne(ev *adaptors.Event) {
 	m.turn++
 	if ev.Done != nil {
-		defer ev.Done(true)
+		m.cutShort = false
+		defer func() { ev.Done(!m.cutShort) }() // a script cut short by seat stopping: not handled (MQTT sends it again)
 	}
 	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event

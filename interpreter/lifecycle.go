@@ -270,8 +270,9 @@ func (m *Machine) Run(ctx context.Context) error {
 	}
 	m.running.Store(true)
 	m.runCtx = ctx
-	// Stopping does not wait for a script under way to reach its limit.
-	defer context.AfterFunc(ctx, m.dog.Abort)()
+	if m.opts.Stopping != nil { // seat stopping does not wait for a script's time limit
+		defer context.AfterFunc(m.opts.Stopping, m.dog.Abort)()
+	}
 	m.runMu.Lock()
 	m.startDevices()
 	m.enterInitial()

@@ -67,6 +67,11 @@ type Options struct {
 	ManualDevices bool
 	// Observer, if set, is told what the machine does (Record).
 	Observer Observer
+	// Stopping, if set, ends when seat is stopping (SIGINT, SIGTERM): a
+	// script under way is then stopped at once instead of at its time
+	// limit. A reload, which stops one version while its peers go on,
+	// does not end it: the version's last script finishes.
+	Stopping context.Context
 	// session is the peer of a session's machine (set by its host), and
 	// sandbox a Lua state its host prepared for it.
 	session adaptors.Conn
@@ -195,9 +200,12 @@ type Machine struct {
 	// state was last entered or exited (a state left or entered by one
 	// region's transition does not handle what moved it); since, when
 	// each state with an onexec was entered.
-	turn    uint64
-	touched []uint64
-	since   []time.Time
+	turn uint64
+	// cutShort: a script of the event being handled was stopped because
+	// seat is stopping (Options.Stopping).
+	cutShort bool
+	touched  []uint64
+	since    []time.Time
 	// depths: drainInternal's chain depths; dropped: the raises the full
 	// internal queue dropped since it was last drained.
 	depths   []int
