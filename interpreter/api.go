@@ -84,6 +84,9 @@ func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chu
 	if err != nil {
 		if stopped == luadm.StoppedAborted {
 			m.cutShort = true // the event is not handled: an adaptor that acknowledges does not
+			if m.watching() {
+				m.observe(Record{Kind: RecCut})
+			}
 		}
 		m.L.SetTop(0)
 		se := scriptError(at, err, stopped, &m.opts)

@@ -47,6 +47,7 @@ const (
 	RecTimer      RecordKind = "timer"      // a timeout, onexec tick or delayed send ran (Timer)
 	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON, or with Key "error" the call failed (Text: why); its request is the RecOut before
 	RecRaise      RecordKind = "raise"      // an internal event the behavior raised is handled (Key: its name, Text: its data); a replay raises it again itself
+	RecCut        RecordKind = "cut"        // seat stopping stopped a script of the event being handled: that event was not handled, and a replay leaves it out
 )
 
 // Record is one thing a machine did.

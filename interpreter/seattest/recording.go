@@ -176,6 +176,27 @@ func (g *generator) line(l record.Line) {
 		g.t.Steps = slices.Insert(g.t.Steps, i, st)
 	case "raise":
 		// An internal event: the replayed behavior raises it itself.
+	case "cut":
+		// seat stopped in the middle of the last input: it was not
+		// handled, and what it did so far (a call's answer, messages) is
+		// not what a replay of it would do. It is left out.
+		k := len(g.t.Steps)
+		for k > 0 && !slices.Contains([]Kind{Send, Widget, Connect, Disconnect}, g.t.Steps[k-1].Kind) {
+			k--
+		}
+		if k > 0 {
+			k--
+			for k > 0 && g.t.Steps[k-1].Kind == Answer { // its calls' answers, given before it
+				k--
+			}
+			g.t.Steps = g.t.Steps[:k]
+			g.cur = 0 // the transcript's clock as its steps left it
+			for _, st := range g.t.Steps {
+				if st.Kind == Advance {
+					g.cur += st.Dur
+				}
+			}
+		}
 	case "in", "connect", "disconnect":
 		if l.Source == seatml.InternalSource {
 			return // an internal event, as recordings before the raise kind wrote it

@@ -359,3 +359,34 @@ fib< {"sequence":[1]}
 `)
 	mustPass(t, res, v)
 }
+
+// TestCutEventIsLeftOut: the input seat was handling when it stopped (a
+// cut line: SIGTERM stopped its script, here while seat.call waited) is
+// left out of the transcript with what it did so far, the call's answer
+// included: it was not handled, and a replay of it would do more.
+func TestCutEventIsLeftOut(t *testing.T) {
+	rec := `{"t":0,"kind":"recording","wall":"2026-11-27T00:00:00Z","seat":"0.1.0"}
+{"t":0,"kind":"start","behavior":"計算","file":"計算.seatml"}
+{"t":0.001,"kind":"state","behavior":"計算","state":"待機"}
+{"t":0.5,"kind":"in","behavior":"計算","source":"/ask","text":"40たす2"}
+{"t":0.5001,"kind":"out","behavior":"計算","source":"add","text":"[40,2]"}
+{"t":0.5002,"kind":"answer","behavior":"計算","source":"add","text":"{\"sum\":42}"}
+{"t":0.5003,"kind":"out","behavior":"計算","source":"/answer","text":"答えは42"}
+{"t":0.7,"kind":"in","behavior":"計算","source":"/ask","text":"1たす1"}
+{"t":0.7001,"kind":"out","behavior":"計算","source":"add","text":"[1,1]"}
+{"t":0.9,"kind":"answer","behavior":"計算","source":"add","key":"error","text":"no answer from add: context canceled"}
+{"t":0.9001,"kind":"cut","behavior":"計算"}
+`
+	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := FromRecording("r.jsonl", lines, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "behavior: 計算.seatml\n= 待機\n+499ms\nadd=> {\"sum\":42}\n/ask> 40たす2\nadd< [40,2]\n/answer< 答えは42\n+200ms\n"
+	if got := Format(tr); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+}
