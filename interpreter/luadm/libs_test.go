@@ -55,6 +55,12 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		}
 		L.SetGlobal("t", tb)
 	}
+	// A long set: the matcher reads it whole at each step ([...] and
+	// %f[...]), which must count as more than one step.
+	longSet := func(L *lua.LState) {
+		L.SetGlobal("s", lua.LString(strings.Repeat("a", 100000)))
+		L.SetGlobal("set", lua.LString(strings.Repeat("b", 1000000)))
+	}
 	words := func(L *lua.LState) {
 		tb := L.NewTable()
 		for i := range 3_000_000 {
@@ -72,6 +78,9 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		{"gmatch", subject, `for w in s:gmatch("a-a-b") do end`},
 		{"gsub", subject, `return s:gsub("a-a-b", "x")`},
 		{"pcall-find", subject, `while true do pcall(string.find, s, "a-a-a-b") end`},
+		{"long-set", longSet, `return s:find("[" .. set .. "]")`},
+		{"long-set-repeated", longSet, `return s:match("[" .. set .. "a]*")`},
+		{"long-frontier", longSet, `return s:find("%f[" .. set .. "]")`},
 		{"sort", bigTable, `table.sort(t)`},
 		{"sort-strings", words, `table.sort(t)`},
 		{"sort-function", bigTable, `table.sort(t, function(a, b) return a > b end)`},
