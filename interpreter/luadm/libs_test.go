@@ -154,6 +154,12 @@ func TestStringLibraryIsLua51(t *testing.T) {
 		{`return ("THE (quick) fox"):gsub("%f[%a]%a+", "<%0>")`, "<THE> (<quick>) <fox> 3"},
 		{`return ("f(a(b)c)d"):match("%b()")`, "(a(b)c)"},
 		{`return ("hello hello"):match("(h%a+) %1")`, "hello"},
+		// A back reference to a position capture matches nothing (it
+		// was a Go panic, "slice bounds out of range [:-2]").
+		{`return ("abc"):find("()%1")`, "nil"},
+		{`return ("abc"):match("()a%1")`, "nil"},
+		{`return ("abc"):gsub("()%1", "x")`, "abc 0"},
+		{`return select("#", ("abc"):gmatch("(a)()%2")())`, "0"},
 		{`return ("abc"):gsub("", "-")`, "-a-b-c- 4"},
 		{`return ("abc"):gsub(".", "x", 0)`, "abc 0"},
 		{`return ("abc"):gsub(".", "x", 2)`, "xxc 2"},

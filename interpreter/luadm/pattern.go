@@ -269,6 +269,9 @@ func (ms *matchState) endCapture(s, p int) int {
 
 func (ms *matchState) matchCapture(s int, l byte) int {
 	c := ms.capture[ms.checkCapture(l)]
+	if c.len < 0 { // a position capture, (): Lua 5.1's size_t compare fails
+		return -1
+	}
 	ms.steps.copied(c.len)
 	if len(ms.src)-s >= c.len && ms.src[c.init:c.init+c.len] == ms.src[s:s+c.len] {
 		return s + c.len
