@@ -176,6 +176,10 @@ func TestStringLibraryIsLua51(t *testing.T) {
 		{`return ("abc"):byte(1, -1)`, "97 98 99"},
 		{`return ("abc"):byte(10)`, ""},
 		{`return ("ab"):rep(3)`, "ababab"},
+		// upper and lower change ASCII letters only, byte by byte.
+		{`return ("héllo ａｂｃ ÀÉ 日本 \255"):upper() == "HéLLO ａｂｃ ÀÉ 日本 \255"`, "true"},
+		{`return ("HéLLO ＡＢＣ ÀÉ 日本 \255"):lower() == "héllo ＡＢＣ ÀÉ 日本 \255"`, "true"},
+		{`return #("\255"):rep(1000):upper(), #("Ⱥ"):rep(1000):lower()`, "1000 2000"},
 		{`return string.format("%d %s %5.2f %x %q", 3, "x", 3.14159, 255, "a")`, `3 x  3.14 ff "a"`},
 		{`return string.format("%5s|%-5s|%%", "ab", "cd")`, "   ab|cd   |%"},
 		{`return string.format("%s は %d 歳", "花子", 7)`, "花子 は 7 歳"},

@@ -5,7 +5,6 @@ package luadm
 
 import (
 	"fmt"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -47,7 +46,7 @@ func Sandbox(memory uint64) *lua.LState {
 		} {
 			s.RawSetString(name, L.NewFunction(fn))
 		}
-		for name, f := range map[string]func(string) string{"upper": strings.ToUpper, "lower": strings.ToLower, "reverse": reverse} {
+		for name, f := range map[string]func(string) string{"upper": upper, "lower": lower, "reverse": reverse} {
 			s.RawSetString(name, L.NewFunction(strCopy("string."+name, f, memory)))
 		}
 	}

@@ -209,6 +209,30 @@ func strCopy(name string, f func(string) string, memory uint64) lua.LGFunction {
 	}
 }
 
+// upper and lower change the case of ASCII letters only, byte by byte, as
+// Lua 5.1's toupper and tolower in the C locale: every other byte stays
+// (Go's strings.ToUpper changed é, ａ and the like, and wrote each byte
+// of invalid UTF-8 as U+FFFD, three bytes).
+func upper(s string) string { return flipCase(s, 'a', 'z') }
+func lower(s string) string { return flipCase(s, 'A', 'Z') }
+
+func flipCase(s string, from, to byte) string {
+	i := 0
+	for i < len(s) && (s[i] < from || s[i] > to) {
+		i++
+	}
+	if i == len(s) {
+		return s // nothing to change: no copy
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if from <= b[i] && b[i] <= to {
+			b[i] ^= 0x20
+		}
+	}
+	return string(b)
+}
+
 // reverse reverses s byte by byte, as Lua does.
 func reverse(s string) string {
 	b := make([]byte, len(s))
