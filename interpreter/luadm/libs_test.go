@@ -246,6 +246,10 @@ func TestLibraryErrors(t *testing.T) {
 		{`return string.format("%d", print)`, "bad argument #2 to format (number expected, got function)"},
 		{`return string.format("%x", "ff")`, "bad argument #2 to format (number expected, got string)"},
 		{`return unpack({}, 1, 1e7)`, "too many results to unpack"},
+		// A gmatch iterator whose call raised an error is as new for
+		// the next call (its matcher's depth was left counting: after
+		// 200 errors, "pattern too complex").
+		{`local it = ("xa"):gmatch("a[") for i = 1, 250 do pcall(it) end return it()`, "malformed pattern (missing ']')"},
 		{`return table.concat({1, 2, 3}, ",", 2, 5)`, "invalid value (nil) at index 4 in table for 'concat'"},
 		{`return table.concat({1, 2, 3}, ",", 0)`, "invalid value (nil) at index 0 in table for 'concat'"},
 		{`return table.concat({}, ",", 1, 3)`, "invalid value (nil) at index 1 in table for 'concat'"},

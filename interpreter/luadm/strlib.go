@@ -73,7 +73,9 @@ func strGmatch(L *lua.LState) int {
 	pos := 0
 	ms := newMatchState(L, s, p)
 	L.Push(L.NewFunction(func(L *lua.LState) int {
-		ms.L, ms.steps = L, newSteps(L)
+		// A call that raised an error (a malformed pattern, the time
+		// limit) left the depth counting: each call starts anew.
+		ms.L, ms.steps, ms.depth = L, newSteps(L), 0
 		for ; pos <= len(s); pos++ {
 			ms.level = 0
 			if e := ms.match(pos, 0); e >= 0 {
