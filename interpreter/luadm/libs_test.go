@@ -68,6 +68,16 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		}
 		L.SetGlobal("t", tb)
 	}
+	// Two long equal strings many times: each comparison reads them
+	// whole.
+	longStrings := func(L *lua.LState) {
+		tb := L.NewTable()
+		s := []lua.LString{lua.LString(strings.Repeat("x", 10_000_000)), lua.LString(strings.Repeat("x", 10_000_000))}
+		for i := range 2000 {
+			tb.Append(s[i%2])
+		}
+		L.SetGlobal("t", tb)
+	}
 	for _, c := range []struct {
 		name   string
 		setup  func(*lua.LState)
@@ -84,6 +94,7 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		{"sort", bigTable, `table.sort(t)`},
 		{"sort-strings", words, `table.sort(t)`},
 		{"sort-function", bigTable, `table.sort(t, function(a, b) return a > b end)`},
+		{"sort-long-strings", longStrings, `table.sort(t)`},
 		{"concat", words, `return #table.concat(t, "、")`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

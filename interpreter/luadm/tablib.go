@@ -131,6 +131,17 @@ func (s *sorter) Swap(i, j int) { s.vals[i], s.vals[j] = s.vals[j], s.vals[i] }
 func (s *sorter) Less(i, j int) bool {
 	s.steps.add(1)
 	if s.fn == nil {
+		// Two strings: Go's comparison (bytes, as Lua's strcmp in the C
+		// locale), counted by their length. gopher-lua's LessThan
+		// compares byte by byte in a loop, and counting one step for it
+		// let a sort of 2,000 copies of a 10 MB string run 18 s
+		// between two looks at the context.
+		if a, ok := s.vals[i].(lua.LString); ok {
+			if b, ok := s.vals[j].(lua.LString); ok {
+				s.steps.copied(min(len(a), len(b)))
+				return a < b
+			}
+		}
 		return s.L.LessThan(s.vals[i], s.vals[j])
 	}
 	s.L.Push(s.fn)
