@@ -55,10 +55,26 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		}
 		L.SetGlobal("t", tb)
 	}
+	// A long set: the matcher reads it whole at each step ([...] and
+	// %f[...]), which must count as more than one step.
+	longSet := func(L *lua.LState) {
+		L.SetGlobal("s", lua.LString(strings.Repeat("a", 100000)))
+		L.SetGlobal("set", lua.LString(strings.Repeat("b", 1000000)))
+	}
 	words := func(L *lua.LState) {
 		tb := L.NewTable()
 		for i := range 3_000_000 {
 			tb.Append(lua.LString(fmt.Sprint("語", i)))
+		}
+		L.SetGlobal("t", tb)
+	}
+	// Two long equal strings many times: each comparison reads them
+	// whole.
+	longStrings := func(L *lua.LState) {
+		tb := L.NewTable()
+		s := []lua.LString{lua.LString(strings.Repeat("x", 10_000_000)), lua.LString(strings.Repeat("x", 10_000_000))}
+		for i := range 2000 {
+			tb.Append(s[i%2])
 		}
 		L.SetGlobal("t", tb)
 	}
@@ -72,9 +88,13 @@ func TestLibraryCallsStopAtTheLimit(t *testing.T) {
 		{"gmatch", subject, `for w in s:gmatch("a-a-b") do end`},
 		{"gsub", subject, `return s:gsub("a-a-b", "x")`},
 		{"pcall-find", subject, `while true do pcall(string.find, s, "a-a-a-b") end`},
+		{"long-set", longSet, `return s:find("[" .. set .. "]")`},
+		{"long-set-repeated", longSet, `return s:match("[" .. set .. "a]*")`},
+		{"long-frontier", longSet, `return s:find("%f[" .. set .. "]")`},
 		{"sort", bigTable, `table.sort(t)`},
 		{"sort-strings", words, `table.sort(t)`},
 		{"sort-function", bigTable, `table.sort(t, function(a, b) return a > b end)`},
+		{"sort-long-strings", longStrings, `table.sort(t)`},
 		{"concat", words, `return #table.concat(t, "、")`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,6 +165,12 @@ func TestStringLibraryIsLua51(t *testing.T) {
 		{`return ("THE (quick) fox"):gsub("%f[%a]%a+", "<%0>")`, "<THE> (<quick>) <fox> 3"},
 		{`return ("f(a(b)c)d"):match("%b()")`, "(a(b)c)"},
 		{`return ("hello hello"):match("(h%a+) %1")`, "hello"},
+		// A back reference to a position capture matches nothing (it
+		// was a Go panic, "slice bounds out of range [:-2]").
+		{`return ("abc"):find("()%1")`, "nil"},
+		{`return ("abc"):match("()a%1")`, "nil"},
+		{`return ("abc"):gsub("()%1", "x")`, "abc 0"},
+		{`return select("#", ("abc"):gmatch("(a)()%2")())`, "0"},
 		{`return ("abc"):gsub("", "-")`, "-a-b-c- 4"},
 		{`return ("abc"):gsub(".", "x", 0)`, "abc 0"},
 		{`return ("abc"):gsub(".", "x", 2)`, "xxc 2"},
@@ -161,12 +187,40 @@ func TestStringLibraryIsLua51(t *testing.T) {
 		{`return ("abc"):byte(1, -1)`, "97 98 99"},
 		{`return ("abc"):byte(10)`, ""},
 		{`return ("ab"):rep(3)`, "ababab"},
+		// upper and lower change ASCII letters only, byte by byte.
+		{`return ("héllo ａｂｃ ÀÉ 日本 \255"):upper() == "HéLLO ａｂｃ ÀÉ 日本 \255"`, "true"},
+		{`return ("HéLLO ＡＢＣ ÀÉ 日本 \255"):lower() == "héllo ＡＢＣ ÀÉ 日本 \255"`, "true"},
+		{`return #("\255"):rep(1000):upper(), #("Ⱥ"):rep(1000):lower()`, "1000 2000"},
 		{`return string.format("%d %s %5.2f %x %q", 3, "x", 3.14159, 255, "a")`, `3 x  3.14 ff "a"`},
 		{`return string.format("%5s|%-5s|%%", "ab", "cd")`, "   ab|cd   |%"},
 		{`return string.format("%s は %d 歳", "花子", 7)`, "花子 は 7 歳"},
+		// format is C's sprintf's, not Go's fmt's: widths and
+		// precisions count bytes, %c is one byte, %o/%u/%x/%X take the
+		// number as unsigned, %g has 6 digits, inf and nan as C, %q as
+		// Lua reads back, strings read as numbers as Lua reads them.
+		{`return string.format("[%5s|%.2s|%-4s]", "日", "日本", "é")`, "[  日|\xe6\x97|é  ]"},
+		{`return string.format("%c%c%c", 200, 0x3042, -1) == "\200\066\255"`, "true"},
+		{`return string.format("%x %X %o %u", -1, -3.7, 8, 5)`, "ffffffffffffffff FFFFFFFFFFFFFFFD 10 5"},
+		{`return string.format("%x %x %d", 2^64, 0/0, 1e20)`, "0 8000000000000000 -9223372036854775808"},
+		{`return string.format("%g %g %g %.3g", 1234567, 0.1 + 0.2, 1e-5, 0.0001234)`, "1.23457e+06 0.3 1e-05 0.000123"},
+		{`return string.format("%5.1f|%f|%E|%+f", 1/0, -1/0, 1/0, 1/0)`, "  inf|-inf|INF|+inf"},
+		{`return string.format("%#x %#o %#.0o %+x % x %.0d|%#X", 0, 0, 0, 255, 255, 0, 255)`, "0 0 0 ff ff |0XFF"},
+		{`return string.format("%05s|%05c|%-05d|%05.3d|%+05d", "ab", 65, 5, 7, 5)`, "   ab|    A|5    |  007|+0005"},
+		{`return string.format("%10q", "x")`, `"x"`},
+		{`return string.format("%q", "a\n\"\0\r\\\1")`, "\"a\\\n\\\"\\000\\r\\\\\x01\""},
+		{`local s = "a\1\255\0\226\128\139\"\\\n\r\t" return loadstring("return " .. string.format("%q", s))() == s`, "true"},
+		{`return string.format("%d %d %d %.1f", "010", " 0x10 ", "1e2", "-inf")`, "10 16 100 -inf"},
+		{`return string.format("%s %s", 12, "%d")`, "12 %d"},
 		{`return unpack({1, 2, 3}, 2)`, "2 3"},
 		{`return unpack({1, 2, 3}, 2, 4)`, "2 3 nil"},
 		{`return table.concat({1, 2, 3}, "、", 2)`, "2、3"},
+		// concat does not cut the range to the sequence, takes a number
+		// as separator, and t[0] and unpack's t[0] are values too.
+		{`return table.concat({1, 2, 3}, 0)`, "10203"},
+		{`return table.concat({[0] = "z", "a"}, ",", 0)`, "z,a"},
+		{`return table.concat({}, ",", 3, 1), table.concat({}, ",", 1, 0)`, " "},
+		{`return unpack({[0] = "z", "a"}, 0)`, "z a"},
+		{`return unpack({[-1] = "y", [0] = "z"}, -1, 0)`, "y z"},
 		{`local t = {"b", "c", "a"} table.sort(t) return table.concat(t)`, "abc"},
 		{`local t = {1, 3, 2} table.sort(t, function(a, b) return a > b end) return table.concat(t)`, "321"},
 		{`return collectgarbage("count")`, "0"},
@@ -196,7 +250,23 @@ func TestLibraryErrors(t *testing.T) {
 		{`return string.format("%100d", 1)`, "invalid format (width or precision too long)"},
 		{`return string.format("%d %d", 1)`, "bad argument #3 to format (no value)"},
 		{`return string.format("%y", 1)`, "invalid option '%y' to 'format'"},
+		{`return string.format("%5%")`, "bad argument #2 to format (no value)"},
+		{`return string.format("%", 1)`, "invalid option '%' to 'format'"},
+		{`return string.format("%s", nil)`, "bad argument #2 to format (string expected, got nil)"},
+		{`return string.format("%q", {})`, "bad argument #2 to format (string expected, got table)"},
+		{`return string.format("%d", print)`, "bad argument #2 to format (number expected, got function)"},
+		{`return string.format("%x", "ff")`, "bad argument #2 to format (number expected, got string)"},
 		{`return unpack({}, 1, 1e7)`, "too many results to unpack"},
+		// A gmatch iterator whose call raised an error is as new for
+		// the next call (its matcher's depth was left counting: after
+		// 200 errors, "pattern too complex").
+		{`local it = ("xa"):gmatch("a[") for i = 1, 250 do pcall(it) end return it()`, "malformed pattern (missing ']')"},
+		{`return table.concat({1, 2, 3}, ",", 2, 5)`, "invalid value (nil) at index 4 in table for 'concat'"},
+		{`return table.concat({1, 2, 3}, ",", 0)`, "invalid value (nil) at index 0 in table for 'concat'"},
+		{`return table.concat({}, ",", 1, 3)`, "invalid value (nil) at index 1 in table for 'concat'"},
+		{`return table.concat({1, {}, 3})`, "invalid value (table) at index 2 in table for 'concat'"},
+		{`return table.concat({1, 2}, ",", 1, 2^31 - 1)`, "invalid value (nil) at index 3 in table for 'concat'"},
+		{`return table.concat({1, 2}, {})`, "bad argument #2 to concat (string expected, got table)"},
 		{`return ("x"):rep(1e6):byte(1, -1)`, "string slice too long"},
 		{`local s, t = string.rep("x", 2^20), {} for i = 1, 300 do t[i] = s end return table.concat(t)`, "table.concat: the result (314572800 bytes) is over the script memory limit of 256 MiB"},
 		{`return string.rep("abc", 1e10)`, "over the script memory limit"},
@@ -204,6 +274,10 @@ func TestLibraryErrors(t *testing.T) {
 		{`return select(2, load(string.rep("do ", 300) .. string.rep("end ", 300)))`, "too many syntax levels"},
 		{`return select(2, load(string.rep("function f() ", 1000) .. string.rep("end ", 1000)))`, "too many syntax levels"},
 		{`return select(2, load(string.rep(" ", 2^17)))`, "chunk too large (128.0 KiB; load takes 64.0 KiB at most)"},
+		// os.date writes its format in one Go call that cannot be
+		// stopped: 6 MB of %c took 555 ms under a 50 ms limit.
+		{`return os.date(("%c"):rep(40000))`, "os.date: format too long (78.1 KiB; os.date takes 64.0 KiB at most)"},
+		{`return #os.date(("%Y"):rep(30000), 0), os.date("!%Y-%m-%d", 86400)`, "120000 1970-01-02"},
 	} {
 		out, err, _, took := call(t, 5*time.Second, nil, c.script)
 		got := out

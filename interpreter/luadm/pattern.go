@@ -85,6 +85,7 @@ func (ms *matchState) classEnd(p int) int {
 			if p >= len(pat) {
 				ms.L.RaiseError("malformed pattern (missing ']')")
 			}
+			ms.setByte(p)
 			c := pat[p]
 			p++
 			if c == '%' && p < len(pat) {
@@ -140,6 +141,16 @@ func matchClass(c int, cl byte) bool {
 	return !res
 }
 
+// setByte counts the reading of a set's byte at p: a set is read whole
+// each time the matcher comes to it, so a long one ([ followed by a
+// million characters) is many steps, not one. A set of a few bytes costs
+// nothing.
+func (ms *matchState) setByte(p int) {
+	if p&63 == 0 {
+		ms.steps.add(16)
+	}
+}
+
 // matchBracketClass matches c against the set [...] from p (at '[') to
 // ec (at its ']').
 func (ms *matchState) matchBracketClass(c, p, ec int) bool {
@@ -150,6 +161,7 @@ func (ms *matchState) matchBracketClass(c, p, ec int) bool {
 		p++ // skip the '^'
 	}
 	for p++; p < ec; p++ {
+		ms.setByte(p)
 		switch {
 		case pat[p] == '%':
 			p++
@@ -257,6 +269,9 @@ func (ms *matchState) endCapture(s, p int) int {
 
 func (ms *matchState) matchCapture(s int, l byte) int {
 	c := ms.capture[ms.checkCapture(l)]
+	if c.len < 0 { // a position capture, (): Lua 5.1's size_t compare fails
+		return -1
+	}
 	ms.steps.copied(c.len)
 	if len(ms.src)-s >= c.len && ms.src[c.init:c.init+c.len] == ms.src[s:s+c.len] {
 		return s + c.len

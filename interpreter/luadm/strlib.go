@@ -1,7 +1,10 @@
 package luadm
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -70,7 +73,9 @@ func strGmatch(L *lua.LState) int {
 	pos := 0
 	ms := newMatchState(L, s, p)
 	L.Push(L.NewFunction(func(L *lua.LState) int {
-		ms.L, ms.steps = L, newSteps(L)
+		// A call that raised an error (a malformed pattern, the time
+		// limit) left the depth counting: each call starts anew.
+		ms.L, ms.steps, ms.depth = L, newSteps(L), 0
 		for ; pos <= len(s); pos++ {
 			ms.level = 0
 			if e := ms.match(pos, 0); e >= 0 {
@@ -206,6 +211,30 @@ func strCopy(name string, f func(string) string, memory uint64) lua.LGFunction {
 	}
 }
 
+// upper and lower change the case of ASCII letters only, byte by byte, as
+// Lua 5.1's toupper and tolower in the C locale: every other byte stays
+// (Go's strings.ToUpper changed é, ａ and the like, and wrote each byte
+// of invalid UTF-8 as U+FFFD, three bytes).
+func upper(s string) string { return flipCase(s, 'a', 'z') }
+func lower(s string) string { return flipCase(s, 'A', 'Z') }
+
+func flipCase(s string, from, to byte) string {
+	i := 0
+	for i < len(s) && (s[i] < from || s[i] > to) {
+		i++
+	}
+	if i == len(s) {
+		return s // nothing to change: no copy
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if from <= b[i] && b[i] <= to {
+			b[i] ^= 0x20
+		}
+	}
+	return string(b)
+}
+
 // reverse reverses s byte by byte, as Lua does.
 func reverse(s string) string {
 	b := make([]byte, len(s))
@@ -272,13 +301,23 @@ func reserve(L *lua.LState, n int) {
 	L.SetTop(top)
 }
 
-// strFormat is gopher-lua's string.format (each directive formatted by
-// Go's fmt from the Lua value) with Lua 5.1's bounds: a directive's width
-// and precision have two digits at most, so that no directive writes more
-// than 99 bytes beyond its argument. Go's fmt allowed widths up to a
-// million, and one call could write gigabytes.
+// strFormat is Lua 5.1's string.format (lstrlib.c's str_format, which
+// hands each directive to C's sprintf), written out so that it gives C's
+// output, not Go's fmt's: widths and precisions count bytes, not runes
+// (%5s of 日本 is not padded); %c writes one byte; %o, %u, %x and %X
+// write the number converted to an unsigned 64-bit integer (%x of -1 is
+// ffffffffffffffff); %g has a precision of 6; inf and nan are written as
+// C does; %q quotes as Lua reads back; %d, %s and the others take numbers
+// or strings as Lua 5.1 converts them, and any other value is an error.
+// A directive's width and precision have two digits at most, so that no
+// directive writes more than 99 bytes beyond its argument (Go's fmt
+// allowed widths up to a million, and one call could write gigabytes).
+// Two differences are kept on purpose (docs/seatml.md §9.3): numbers
+// become strings as tostring makes them, and a NUL byte in an argument
+// is kept (sprintf ended a directive's output at it).
 func strFormat(L *lua.LState) int {
 	f := L.CheckString(1)
+	top := L.GetTop()
 	st := newSteps(L)
 	var b strings.Builder
 	arg := 1
@@ -296,30 +335,61 @@ func strFormat(L *lua.LState) int {
 			i++
 			continue
 		}
-		start := i - 1
-		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
-			i++
-		}
-		if i-start-1 > 5 {
-			L.RaiseError("invalid format (repeated flags)")
-		}
-		i = skipDigits(L, f, i)
-		if i < len(f) && f[i] == '.' {
-			i = skipDigits(L, f, i+1)
-		}
-		if i >= len(f) {
-			L.RaiseError("invalid option in format: the format ends with '%s'", f[start:])
-		}
-		arg++
-		c := f[i]
-		i++
-		if strings.IndexByte("cdiouxXeEfgGqs", c) < 0 {
-			L.RaiseError("invalid option '%%%c' to 'format'", c)
-		}
-		if arg > L.GetTop() {
+		if arg++; arg > top {
 			L.ArgError(arg, "no value")
 		}
-		t := fmt.Sprintf(f[start:i], L.Get(arg))
+		var d directive
+		i = d.scan(L, f, i)
+		var c byte // the conversion; C reads the NUL after a format that ends
+		if i < len(f) {
+			c = f[i]
+			i++
+		}
+		var t string
+		switch c {
+		case 'c':
+			t = d.pad("", string([]byte{byte(cInt32(numberArg(L, arg)))}), false)
+		case 'd', 'i':
+			n := cInt64(numberArg(L, arg))
+			sign := ""
+			switch {
+			case n < 0:
+				sign = "-"
+			case d.plus:
+				sign = "+"
+			case d.space:
+				sign = " "
+			}
+			mag := uint64(n)
+			if n < 0 {
+				mag = -mag
+			}
+			t = d.integer(sign, mag, 10, c)
+		case 'o':
+			t = d.integer("", cUint64(numberArg(L, arg)), 8, c)
+		case 'u':
+			t = d.integer("", cUint64(numberArg(L, arg)), 10, c)
+		case 'x', 'X':
+			t = d.integer("", cUint64(numberArg(L, arg)), 16, c)
+		case 'e', 'E', 'f', 'g', 'G':
+			t = d.float(numberArg(L, arg), c)
+		case 'q':
+			t = quoted(formatString(L, arg))
+		case 's':
+			s := formatString(L, arg)
+			if d.prec < 0 && len(s) >= 100 {
+				t = s // C's buffer is too short for it: Lua keeps it whole
+				break
+			}
+			if d.prec >= 0 && d.prec < len(s) {
+				s = s[:d.prec]
+			}
+			t = d.pad("", s, false)
+		case 0: // Lua's message has the NUL it read
+			L.RaiseError("%s", "invalid option '%' to 'format'")
+		default:
+			L.RaiseError("invalid option '%%%s' to 'format'", string(c))
+		}
 		b.WriteString(t)
 		st.copied(len(t))
 	}
@@ -327,13 +397,251 @@ func strFormat(L *lua.LState) int {
 	return 1
 }
 
-// skipDigits skips a width or precision of two digits at most.
-func skipDigits(L *lua.LState, f string, i int) int {
-	for k := 0; i < len(f) && isdigit(int(f[i])); k++ {
-		if k == 2 {
-			L.RaiseError("invalid format (width or precision too long)")
+// directive is a format directive's flags, width and precision (-1:
+// none).
+type directive struct {
+	minus, plus, space, hash, zero bool
+	width, prec                    int
+}
+
+// scan reads the flags, width and precision from f[i:], as Lua 5.1's
+// scanformat, and returns where the conversion is.
+func (d *directive) scan(L *lua.LState, f string, i int) int {
+	start := i
+	for ; i < len(f); i++ {
+		switch f[i] {
+		case '-':
+			d.minus = true
+		case '+':
+			d.plus = true
+		case ' ':
+			d.space = true
+		case '#':
+			d.hash = true
+		case '0':
+			d.zero = true
+		default:
+			goto flagsDone
 		}
-		i++
+	}
+flagsDone:
+	if i-start >= len("-+ #0")+1 {
+		L.RaiseError("invalid format (repeated flags)")
+	}
+	d.width, i = digits(f, i)
+	d.prec = -1
+	if i < len(f) && f[i] == '.' {
+		d.prec, i = digits(f, i+1)
+	}
+	if i < len(f) && isdigit(int(f[i])) {
+		L.RaiseError("invalid format (width or precision too long)")
 	}
 	return i
+}
+
+// digits reads up to two digits at f[i:] (none is 0).
+func digits(f string, i int) (int, int) {
+	n := 0
+	for k := 0; k < 2 && i < len(f) && isdigit(int(f[i])); k++ {
+		n = n*10 + int(f[i]-'0')
+		i++
+	}
+	return n, i
+}
+
+// pad pads prefix and body to the width: with spaces on the left, or on
+// the right for '-', or with zeros between them for '0' where zeros may
+// go (numbers without a precision).
+func (d *directive) pad(prefix, body string, zeros bool) string {
+	n := d.width - len(prefix) - len(body)
+	switch {
+	case n <= 0:
+		return prefix + body
+	case d.minus:
+		return prefix + body + strings.Repeat(" ", n)
+	case d.zero && zeros:
+		return prefix + strings.Repeat("0", n) + body
+	}
+	return strings.Repeat(" ", n) + prefix + body
+}
+
+// integer writes mag in base as C's %d, %o, %u, %x or %X (conv) does.
+func (d *directive) integer(sign string, mag uint64, base int, conv byte) string {
+	body := strconv.FormatUint(mag, base)
+	if conv == 'X' {
+		body = strings.ToUpper(body)
+	}
+	if d.prec == 0 && mag == 0 {
+		body = ""
+	}
+	if len(body) < d.prec {
+		body = strings.Repeat("0", d.prec-len(body)) + body
+	}
+	prefix := sign
+	switch {
+	case !d.hash:
+	case conv == 'o' && !strings.HasPrefix(body, "0"):
+		body = "0" + body
+	case (conv == 'x' || conv == 'X') && mag != 0:
+		prefix = "0" + string(conv)
+	}
+	return d.pad(prefix, body, d.prec < 0)
+}
+
+// float writes v as C's %e, %E, %f, %g or %G (conv) does: Go's fmt
+// agrees for finite numbers once the precision is given (its %g is
+// otherwise the shortest); C writes inf and nan with their sign, never
+// padded with zeros.
+func (d *directive) float(v float64, conv byte) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		body := "inf"
+		if math.IsNaN(v) {
+			body = "nan"
+		}
+		if conv == 'E' || conv == 'G' {
+			body = strings.ToUpper(body)
+		}
+		sign := ""
+		switch {
+		case math.Signbit(v):
+			sign = "-"
+		case d.plus:
+			sign = "+"
+		case d.space:
+			sign = " "
+		}
+		return d.pad(sign, body, false)
+	}
+	prec := d.prec
+	if prec < 0 {
+		prec = 6
+	}
+	spec := []byte{'%'}
+	for _, fl := range []struct {
+		on bool
+		c  byte
+	}{{d.minus, '-'}, {d.plus, '+'}, {d.space, ' '}, {d.hash, '#'}, {d.zero, '0'}} {
+		if fl.on {
+			spec = append(spec, fl.c)
+		}
+	}
+	spec = fmt.Appendf(spec, "%d.%d%c", d.width, prec, conv)
+	return fmt.Sprintf(string(spec), v)
+}
+
+// numberArg is the argument of a numeric directive: a number, or a string
+// that Lua 5.1 reads as one (str2number).
+func numberArg(L *lua.LState, arg int) float64 {
+	switch v := L.Get(arg).(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		if n, ok := str2number(string(v)); ok {
+			return n
+		}
+	}
+	L.TypeError(arg, lua.LTNumber)
+	return 0
+}
+
+// str2number reads s as Lua 5.1's lua_tonumber does (luaO_str2d: C's
+// strtod, then strtoul for 0x, with spaces around): "010" is 10, not
+// gopher-lua's octal 8, and "1e2", " 0x10 ", "inf" and "nan" are numbers.
+func str2number(s string) (float64, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r < 0x80 && isspace(int(r)) })
+	t := strings.TrimLeft(s, "+-")
+	if len(s)-len(t) > 1 || t == "" {
+		return 0, false
+	}
+	lower := strings.ToLower(t)
+	switch {
+	case lower == "inf" || lower == "infinity" || lower == "nan":
+		v := math.Inf(1)
+		if lower == "nan" {
+			v = math.NaN()
+		}
+		if s[0] == '-' {
+			v = math.Copysign(v, -1)
+		}
+		return v, true
+	case strings.Contains(lower, "_"): // Go reads 1_000; C does not
+		return 0, false
+	case strings.HasPrefix(lower, "0x"):
+		if !strings.Contains(lower, "p") {
+			s += "p0" // strtod reads a hexadecimal number without exponent
+		}
+	case strings.ContainsAny(lower, "xpin"):
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return v, true
+}
+
+// formatString is the argument of %s or %q: a string, or a number as
+// tostring writes it.
+func formatString(L *lua.LState, arg int) string {
+	switch v := L.Get(arg).(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return v.String()
+	}
+	L.TypeError(arg, lua.LTString)
+	return ""
+}
+
+// quoted is s as Lua 5.1's %q writes it, for Lua to read back: in
+// quotes, with \, \" and the newline escaped by a backslash, \r as \r
+// and NUL as \000; every other byte as it is.
+func quoted(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '\n':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\r':
+			b.WriteString("\\r")
+		case 0:
+			b.WriteString("\\000")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// cInt64 is C's conversion of a double to a 64-bit integer on amd64, as
+// Lua 5.1 makes it for %d: toward zero, and 0x8000000000000000 for NaN
+// and for what is out of range.
+func cInt64(v float64) int64 {
+	if math.IsNaN(v) || v >= 1<<63 || v < -(1<<63) {
+		return math.MinInt64
+	}
+	return int64(v)
+}
+
+// cInt32 is the same for a 32-bit int (%c).
+func cInt32(v float64) int32 {
+	if math.IsNaN(v) || v >= 1<<31 || v < -(1<<31) {
+		return math.MinInt32
+	}
+	return int32(v)
+}
+
+// cUint64 is C's conversion of a double to an unsigned 64-bit integer as
+// gcc does it on amd64 (%o, %u, %x, %X): a negative number through the
+// signed conversion (-1 is 0xffffffffffffffff), one from 2^63 on by
+// subtracting 2^63 first (so 2^64 and beyond are 0).
+func cUint64(v float64) uint64 {
+	if v >= 1<<63 {
+		return uint64(cInt64(v-(1<<63))) ^ 1<<63
+	}
+	return uint64(cInt64(v))
 }

@@ -31,45 +31,54 @@ func baseUnpack(L *lua.LState) int {
 		L.RaiseError("too many results to unpack (at most %d)", maxResults)
 	}
 	reserve(L, n)
-	for ; i <= e; i++ {
-		L.Push(t.RawGetInt(i))
+	for k := range n {
+		L.Push(t.RawGet(lua.LNumber(i + k))) // RawGetInt sees the array part only: not t[0]
 	}
 	return n
 }
 
-// tableConcat is gopher-lua's table.concat (the range clamped to the
-// sequence) built in one buffer of the result's size, refused outright
-// when that is over the memory limit. gopher-lua pushed every piece and
-// separator on the registry first (quadratic, as unpack).
+// tableConcat is Lua 5.1's table.concat: t[i] .. sep .. ... .. t[j],
+// i and j 1 and #t by default, a value that is not a string or a number
+// an error (nil too: the range is not cut to the sequence), and the
+// separator a string or a number. The result is built in one buffer of
+// its size, refused outright when that is over the memory limit.
+// gopher-lua pushed every piece and separator on the registry first
+// (quadratic, as unpack).
 func tableConcat(memory uint64) lua.LGFunction {
 	return func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		sep := L.OptString(2, "")
-		n := t.Len()
-		i := L.OptInt(3, 1)
-		j := L.OptInt(4, n)
-		if L.GetTop() == 3 && (i > n || i < 1) {
-			L.Push(lua.LString(""))
-			return 1
+		sep := ""
+		switch v := L.Get(2).(type) {
+		case *lua.LNilType:
+		case lua.LString, lua.LNumber:
+			sep = v.String()
+		default:
+			L.TypeError(2, lua.LTString)
 		}
-		i = max(min(i, n), 1)
-		j = min(j, n)
+		i := L.OptInt(3, 1)
+		j := L.OptInt(4, t.Len())
 		if i > j {
 			L.Push(lua.LString(""))
 			return 1
 		}
 		st := newSteps(L)
-		parts := make([]string, 0, j-i+1)
-		total := uint64(len(sep)) * uint64(j-i)
-		for k := i; k <= j; k++ {
-			v := t.RawGetInt(k)
+		var parts []string // each value is there, so the loop is as long as the table at most
+		var total uint64
+		for k := i; ; k++ {
+			v := t.RawGet(lua.LNumber(k)) // RawGetInt sees the array part only: not t[0]
 			if !lua.LVCanConvToString(v) {
-				L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), k)
+				L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 			}
 			s := lua.LVAsString(v)
 			parts = append(parts, s)
 			total += uint64(len(s))
+			if k > i {
+				total += uint64(len(sep))
+			}
 			st.add(1)
+			if k == j {
+				break
+			}
 		}
 		if total > memory {
 			L.RaiseError("table.concat: the result (%d bytes) is over the script memory limit of %s", total, BytesText(memory))
@@ -122,6 +131,17 @@ func (s *sorter) Swap(i, j int) { s.vals[i], s.vals[j] = s.vals[j], s.vals[i] }
 func (s *sorter) Less(i, j int) bool {
 	s.steps.add(1)
 	if s.fn == nil {
+		// Two strings: Go's comparison (bytes, as Lua's strcmp in the C
+		// locale), counted by their length. gopher-lua's LessThan
+		// compares byte by byte in a loop, and counting one step for it
+		// let a sort of 2,000 copies of a 10 MB string run 18 s
+		// between two looks at the context.
+		if a, ok := s.vals[i].(lua.LString); ok {
+			if b, ok := s.vals[j].(lua.LString); ok {
+				s.steps.copied(min(len(a), len(b)))
+				return a < b
+			}
+		}
 		return s.L.LessThan(s.vals[i], s.vals[j])
 	}
 	s.L.Push(s.fn)
