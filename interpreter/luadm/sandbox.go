@@ -9,6 +9,17 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// maxArrayIndex bounds a table's array part (gopher-lua's MaxArrayIndex,
+// 67,108,864 by default). t[n] = v fills every index from the array's end
+// to n with nil in one Go call, which neither limit can interrupt:
+// t[60000000] = true took 4.7 GB and seconds, from one index a peer could
+// choose. 4,194,304 entries are 64 MiB, the default script memory limit;
+// a larger integer key is kept in the hash part: reading and writing it
+// work, # does not count it (docs/seatml.md §9.3).
+const maxArrayIndex = 1 << 22
+
+func init() { lua.MaxArrayIndex = maxArrayIndex }
+
 // Sandbox returns a Lua state with only the libraries SEATML §9.3 allows:
 // base without dofile and loadfile (load takes strings only), string without
 // dump, table, math, and os reduced to time, clock and date. The string
