@@ -95,39 +95,13 @@ func TestLongLineThroughGsubOnTheRealBinary(t *testing.T) {
 	}
 }
 
-// TestSIGTERMDuringLongLibraryCall: SIGTERM while a script is inside one
-// long library call (a pattern that backtracks over 20,000 characters,
-// minutes of work) ends seat within the time limit and its stop sequence:
-// the call is stopped at the limit as a Lua loop is, and seat exits 0.
-// Before, the call ran to its end and SIGTERM waited for it.
-func TestSIGTERMDuringLongLibraryCall(t *testing.T) {
-	stderr, wait, term, addr := startLuaBehavior(t, `
-<rule source="chat"><key>^search$</key><script>seat.log("info", "searching") return string.rep("a", 20000):find("a-a-a-b")</script></rule>`)
-	p := dialPeer(t, addr)
-	p.Write([]byte("search\n"))
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "searching") })
-	start := time.Now()
-	term()
-	if err := wait(); err != nil {
-		t.Errorf("exit: %v\n%s", err, stderr.String())
-	}
-	// The stop sequence (the call is stopped at once); generous for a
-	// loaded machine. Before, minutes.
-	if took := time.Since(start); took > 8*time.Second {
-		t.Errorf("seat ended %v after SIGTERM", took)
-	}
-	if !strings.Contains(stderr.String(), "script stopped: seat is stopping") {
-		t.Errorf("the call was not stopped:\n%s", stderr.String())
-	}
-}
-
 // TestSIGTERMStopsAScriptAtOnce: with a script time limit of a minute,
 // SIGTERM stops the script under way at once (the time limit is not
 // waited for), then the stop sequence runs and seat exits 0. Before, it
 // waited for the limit: a minute.
 func TestSIGTERMStopsAScriptAtOnce(t *testing.T) {
 	for name, script := range map[string]string{
-		"a library call": `return string.rep("a", 20000):find("a-a-a-b")`,
+		"a library call": `return string.rep("a", 20000):find("a-a-a-b")`, // before: minutes, whatever the limit
 		"a Lua loop":     `while true do end`,
 	} {
 		t.Run(name, func(t *testing.T) {
