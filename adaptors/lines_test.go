@@ -90,3 +90,15 @@ func TestWriteLineKeepsOneMessageOneLine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineBreak: lineBreak finds what strings.IndexAny(s, "\r\n") finds.
+func FuzzLineBreak(f *testing.F) {
+	for _, s := range []string{"", "a", "\n", "\r", "a\r\nb", "こんにちは\rx\n", "\xff\n", "abc\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lineBreak(s), strings.IndexAny(s, "\r\n"); got != want {
+			t.Errorf("lineBreak(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
