@@ -299,7 +299,7 @@ var AdaptorTypes = map[string]AdaptorType{
 	// ROS 1 (docs/ros.md): a topic is the adaptor's name, a service or
 	// an action too unless service= or action_id= says otherwise.
 	"ros_pub":           {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
-	"ros_sub":           {Attrs: rosAttrs(topicAttrs, nil)},
+	"ros_sub":           {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's subscriber queue size; seat's subscriber hands every message to the behavior's event queue; ignored`}})},
 	"ros_server":        {Attrs: rosAttrs(serviceAttrs, map[string]AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}})},
 	"ros_client":        {Attrs: rosAttrs(serviceAttrs, nil)},
 	"ros_action_server": {Attrs: rosAttrs(actionAttrs, map[string]AttrSpec{"callback": {Ignored: `attribute "callback" names a Python goal handler in eSEAT; write <rule source="ADAPTOR"><key>ros_action</key>, with seat.publish for feedback and seat.result to end the goal (docs/ros.md); ignored`}})},
