@@ -61,8 +61,9 @@ type Info struct {
 	Reason string    `json:"reason,omitempty"`
 	// SEATMLState is the current SEATML state of a running behavior.
 	SEATMLState string `json:"seatml_state,omitempty"`
-	// Active lists every active state of a running nested behavior or
-	// SCXML document (its configuration, in document order).
+	// Active lists every active state of a running behavior (its
+	// configuration, in document order): a flat behavior's one state, a
+	// nested behavior's or SCXML document's every active state.
 	Active []string `json:"active,omitempty"`
 	// Dropped counts events that arrived while the behavior was loaded but
 	// not running.
@@ -208,9 +209,7 @@ func (e *entry) info() Info {
 	if e.m != nil {
 		if e.state == Running || e.state == Stopping {
 			i.SEATMLState = e.m.CurrentState()
-			if a := e.m.ActiveStates(); len(a) > 1 {
-				i.Active = a
-			}
+			i.Active = e.m.ActiveStates() // one state too: a client reads the configuration the same way for every behavior
 			to, tick := e.m.Timers()
 			if !to.IsZero() {
 				i.Timeout = &to

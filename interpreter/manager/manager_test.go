@@ -232,6 +232,11 @@ func TestL4Start(t *testing.T) {
 	if err != nil || info.State != Running || info.SEATMLState != "start" {
 		t.Fatalf("Start = %+v, %v", info, err)
 	}
+	// The configuration of a flat behavior too (issue 33: the control API
+	// left active out for one state).
+	if len(info.Active) != 1 || info.Active[0] != "start" {
+		t.Errorf("Active = %q, want [start]", info.Active)
+	}
 	r.expect("L4 from loaded", []string{"enter:start"}, "b")
 	if _, err := r.mg.Start("b"); err == nil {
 		t.Error("double start succeeded")
