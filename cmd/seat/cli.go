@@ -109,6 +109,13 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 				printUsage(stdout, fs)
 				return nil, errHelp
 			}
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+				var names []string
+				fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+				if s := schema.Suggest(strings.TrimLeft(name, "-"), names); s != "" {
+					fmt.Fprintf(fs.Output(), "Did you mean --%s?\n", s)
+				}
+			}
 			fmt.Fprintf(fs.Output(), "Run \"seat help %s\" for usage.\n", fs.Name())
 			return nil, err
 		}

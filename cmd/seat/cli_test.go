@@ -131,3 +131,29 @@ func TestSetOverridesAPortAndAddressInUseSaysHow(t *testing.T) {
 		t.Errorf("run: %v", err)
 	}
 }
+
+// TestMisspellingsGetSuggestions: a misspelt command or flag gets a
+// suggestion, and seat ctl help prints ctl's commands (issue 33: seat
+// chek said only "unknown command", seat run --recrod only "flag
+// provided but not defined", and seat ctl help "unknown command").
+func TestMisspellingsGetSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // in standard error, or standard output for code 0
+	}{
+		{[]string{"chek", "x.seatml"}, 2, `seat: unknown command "chek"; did you mean "check"?`},
+		{[]string{"run", "--recrod", "x.jsonl", "y.seatml"}, 2, `Did you mean --record?`},
+		{[]string{"check", "-scirpts", "d", "x.seatml"}, 2, `Did you mean --scripts?`},
+		{[]string{"ctl", "help"}, 0, "Commands:"},
+	} {
+		stdout, stderr, code := runSeat(c.args...)
+		got := stderr
+		if c.code == 0 {
+			got = stdout
+		}
+		if code != c.code || !strings.Contains(got, c.out) {
+			t.Errorf("seat %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, stdout, stderr, c.code, c.out)
+		}
+	}
+}

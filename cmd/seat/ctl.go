@@ -71,6 +71,10 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(1)
 	}
 	cmd := rest[0]
+	if cmd == "help" {
+		fmt.Fprint(stdout, ctlCommands)
+		return nil
+	}
 	if !slices.Contains(ctlNames, cmd) {
 		fmt.Fprintf(stderr, "seat ctl: unknown command %q%s\n", cmd, schema.DidYouMean(cmd, ctlNames, "%s"))
 		fmt.Fprint(stderr, ctlCommands)

@@ -113,7 +113,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "seat: unknown command %q\n\n%s", args[0], usage)
+	names := []string{"version", "help"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stderr, "seat: unknown command %q%s\n\n%s", args[0], schema.DidYouMean(args[0], names, "%q"), usage)
 	return exitStatus(2)
 }
 
