@@ -35,7 +35,7 @@ var commands = []command{
 	{name: "graph", args: "FILE", summary: "Print a behavior's state machine: states, transitions labelled with their keys and [cond], timeouts with their delay, push and pop, connection handlers and buttons that move; includes resolved. Exit status 1 if the file has errors.",
 		more: "Render it: seat graph FILE | dot -Tsvg > FILE.svg, or paste --format mermaid into a Markdown page."},
 	{name: "port", args: "FILE...", summary: "Carry eSEAT behavior files to seat: older spellings become the modern ones and Python script bodies become Lua where the translation is mechanical; what is left for hand work is listed as file:line: reason. Prints the result, or rewrites the files with -w, or prints a diff with -d. Exit status 0 when everything was translated, 1 when some bodies need hand work, 2 on bad input."},
-	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error. " + scriptArg},
+	{name: "motion check", args: "SCRIPT...", summary: "Check motion scripts (NUbots YAML) against the device tree and servo mapping; exit 1 on any error. A directory stands for its .yaml scripts (not servos.yaml). " + scriptArg},
 	{name: "motion play", args: "SCRIPT", summary: "Play a motion script on the simulator and print the joint trajectory as CSV. " + scriptArg},
 	{name: "version", summary: "Print seat's version (seat --version and seat -v too): the module version, or (devel) and the commit it was built from, then the Go version and the platform."},
 	{name: "help", args: "[COMMAND [SUBCOMMAND]]", summary: "Print the usage of seat, or of one command: the same text as seat COMMAND -h, with the command's flags."},

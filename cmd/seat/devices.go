@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,6 +285,7 @@ func motionCheck(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(2)
 	}
 	failed := false
+	files, failed = scriptsIn(files, stderr)
 	for _, arg := range files {
 		file, err := scriptFile(arg, d.scripts)
 		if err != nil {
@@ -314,6 +316,26 @@ func motionCheck(args []string, stdout, stderr io.Writer) error {
 		return exitStatus(1)
 	}
 	return nil
+}
+
+// scriptsIn replaces each directory among args by the motion scripts in
+// it (its .yaml files but servos.yaml, the servo mapping), in order; a
+// directory without any is an error (failed).
+func scriptsIn(args []string, stderr io.Writer) (files []string, failed bool) {
+	for _, arg := range args {
+		if st, err := os.Stat(arg); err != nil || !st.IsDir() {
+			files = append(files, arg) // a file or a name: as before
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(arg, "*.yaml"))
+		found = slices.DeleteFunc(found, func(f string) bool { return filepath.Base(f) == "servos.yaml" })
+		if len(found) == 0 {
+			fmt.Fprintf(stderr, "%s: no motion scripts (.yaml files) in it\n", arg)
+			failed = true
+		}
+		files = append(files, found...)
+	}
+	return files, failed
 }
 
 func limitsOf(tree *hal.Tree) func(string) (float64, float64, bool) {

@@ -28,6 +28,14 @@ func TestMotionCheck(t *testing.T) {
 	if _, stderr, code := runSeat(append([]string{"motion", "check"}, shipped...)...); code != 0 || stderr != "" {
 		t.Errorf("shipped scripts: exit %d\n%s", code, stderr)
 	}
+	// A directory stands for the scripts in it (issue 33: it was read as
+	// a file and refused).
+	if _, stderr, code := runSeat("motion", "check", "../../examples/scripts"); code != 0 || stderr != "" {
+		t.Errorf("a directory: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runSeat("motion", "check", t.TempDir()); code != 1 || !strings.Contains(stderr, "no motion scripts (.yaml files) in it") {
+		t.Errorf("an empty directory: exit %d\n%s", code, stderr)
+	}
 	// A name finds a script in the scripts directory, as <motion script="Nod"> does.
 	if _, stderr, code := runSeat("motion", "check", "--scripts", "../../examples/scripts", "Nod", "KickRight"); code != 0 || stderr != "" {
 		t.Errorf("by name: exit %d\n%s", code, stderr)
