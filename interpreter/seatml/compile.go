@@ -848,11 +848,14 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		c.errorf(pos.Advance(text[:ke.Offset]), "key %q: %s", schema.Excerpt(text, maxQuoted), ke.Msg)
 		return
 	}
-	comma := false
+	comma, bad := false, false
 	for _, w := range words {
 		re, err := c.ld.pattern(w)
 		if err != nil {
-			c.errorf(n.TextPos, "key word %q: invalid pattern: %v", schema.Excerpt(w, maxQuoted), err)
+			if !bad { // once per key, not once per word it expands to
+				c.errorf(n.TextPos, "key word %q: invalid pattern: %v%s", schema.Excerpt(w, maxQuoted), err, keyHint(text))
+				bad = true
+			}
 			continue
 		}
 		if !comma && textSource(source) && hasLiteralComma(w) {
@@ -861,6 +864,20 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		}
 		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, RE: re, Rule: r})
 	}
+}
+
+// keyHint says what a key whose pattern does not compile probably meant:
+// a script RE2 does not know (\p{Kanji}), or [...] written as a regular
+// expression's character class, which a SEATML key reads as optional
+// text ([0-9]+個 expands to "0-9+個" and "+個").
+func keyHint(text string) string {
+	switch {
+	case strings.Contains(text, `\p{Kanji}`) || strings.Contains(text, `\P{Kanji}`):
+		return `; RE2 has no \p{Kanji}: write \p{Han} for kanji`
+	case strings.Contains(text, "["):
+		return `; in a SEATML key [...] is optional text, not a character class: write \d for a digit, (a|b) for one of several`
+	}
+	return ""
 }
 
 // adaptorType returns the type of a declared adaptor, or "".
