@@ -50,37 +50,48 @@ func Read(dir, name string) ([]byte, error) {
 	}
 	defer root.Close()
 	name = filepath.Clean(name)
-	// Stat first, so that a device is never opened (opening one can do
-	// something); then open without waiting for a FIFO's writer, and look
-	// again at what was opened, in case the file changed in between.
-	st, err := root.Stat(name)
+	data, err := readChecked(func() (fs.FileInfo, error) { return root.Stat(name) },
+		func() (*os.File, error) { return root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0) }, MaxSize, "a file a document names")
 	if err != nil {
 		return nil, cause(err)
 	}
-	if err := regular(st); err != nil {
+	return data, nil
+}
+
+// readChecked reads a file as the package's rules say: stat it first, so
+// that a device is never opened (opening one can do something); then
+// open it without waiting for a FIFO's writer and look again at what was
+// opened, in case the file changed in between; read at most limit bytes.
+// what names such files in the size error.
+func readChecked(stat func() (fs.FileInfo, error), open func() (*os.File, error), limit int64, what string) ([]byte, error) {
+	st, err := stat()
+	if err != nil {
 		return nil, err
 	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err := regular(st, limit, what); err != nil {
+		return nil, err
+	}
+	f, err := open()
 	if err != nil {
-		return nil, cause(err)
+		return nil, err
 	}
 	defer f.Close()
 	opened, err := f.Stat()
 	if err != nil {
-		return nil, cause(err)
+		return nil, err
 	}
-	if err := regular(opened); err != nil {
+	if err := regular(opened, limit, what); err != nil {
 		return nil, err
 	}
 	if !os.SameFile(st, opened) {
 		return nil, errors.New("the file changed while it was opened")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, cause(err)
+		return nil, err
 	}
-	if len(data) > MaxSize {
-		return nil, tooLarge
+	if int64(len(data)) > limit {
+		return nil, sizeError(limit, what)
 	}
 	return data, nil
 }
@@ -96,7 +107,8 @@ const MaxAuthored = 64 << 20
 // refused, not waited on or read forever), of at most MaxAuthored bytes.
 // Its errors name the path, as os.ReadFile's do.
 func ReadRegular(path string) ([]byte, error) {
-	data, err := readRegular(path, MaxAuthored)
+	data, err := readChecked(func() (fs.FileInfo, error) { return os.Stat(path) },
+		func() (*os.File, error) { return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) }, MaxAuthored, "such a file")
 	if err != nil {
 		var pe *fs.PathError
 		if !errors.As(err, &pe) {
@@ -106,71 +118,31 @@ func ReadRegular(path string) ([]byte, error) {
 	return data, err
 }
 
-func readRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := regularUpTo(st, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := regularUpTo(opened, limit); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, sizeError(limit)
-	}
-	return data, nil
+func sizeError(limit int64, what string) error {
+	return fmt.Errorf("it is larger than %d MiB, the most seat reads of %s", limit>>20, what)
 }
 
-func sizeError(limit int64) error {
-	return fmt.Errorf("it is larger than %d MiB, the most seat reads of such a file", limit>>20)
-}
-
-var tooLarge = fmt.Errorf("it is larger than %d MiB, the most seat reads of a file a document names", MaxSize>>20)
-
-// regular refuses what is not a regular file, or is too large.
-func regular(st fs.FileInfo) error {
-	if st.Mode().IsRegular() && st.Size() > MaxSize {
-		return tooLarge
-	}
-	return regularUpTo(st, MaxSize)
-}
-
-// regularUpTo refuses what is not a regular file, or is over limit bytes.
-func regularUpTo(st fs.FileInfo, limit int64) error {
+// regular refuses what is not a regular file, or is over limit bytes.
+func regular(st fs.FileInfo, limit int64, what string) error {
 	m := st.Mode()
 	if m.IsRegular() {
 		if st.Size() > limit {
-			return sizeError(limit)
+			return sizeError(limit, what)
 		}
 		return nil
 	}
-	what := "a special file"
+	kind := "a special file"
 	switch {
 	case m.IsDir():
-		what = "a directory"
+		kind = "a directory"
 	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO"
+		kind = "a FIFO"
 	case m&fs.ModeDevice != 0:
-		what = "a device"
+		kind = "a device"
 	case m&fs.ModeSocket != 0:
-		what = "a socket"
+		kind = "a socket"
 	}
-	return fmt.Errorf("it is not a regular file (%s): seat reads only regular files", what)
+	return fmt.Errorf("it is not a regular file (%s): seat reads only regular files", kind)
 }
 
 // cause is an error's cause without its path (the caller names the
