@@ -156,7 +156,7 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 		return
 	}
 	m.leafBuf = m.appendLeaves(m.leafBuf[:0])
-	m.movedBuf = m.movedBuf[:0] // the states whose handler ran: one shared by regions runs once
+	m.doneBuf = m.doneBuf[:0] // the states whose handler ran: one shared by regions runs once
 	for _, leaf := range m.leafBuf {
 		if !m.sc.Active(leaf.Node) || m.touchedNow(leaf) || m.exitCode != nil {
 			continue // an earlier region's transition left it
@@ -167,17 +167,17 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 			if !ok {
 				continue
 			}
-			for _, done := range m.movedBuf {
+			for _, done := range m.doneBuf {
 				if done == st {
 					break chain
 				}
 			}
-			m.movedBuf = append(m.movedBuf, st)
+			m.doneBuf = append(m.doneBuf, st)
 			run(list, st)
 			break
 		}
 	}
-	if len(m.movedBuf) == 0 && m.exitCode == nil {
+	if len(m.doneBuf) == 0 && m.exitCode == nil {
 		if list, ok := handler(m.prog.General); ok {
 			run(list, generalSource)
 		}
@@ -343,7 +343,7 @@ func (m *Machine) runDataRules(cc *callCtx, moves uint64) bool {
 	if m.prog.Nested {
 		list = m.scopes()
 	}
-	m.movedBuf = m.movedBuf[:0] // the states whose data rule moved on: their region is done
+	m.doneBuf = m.doneBuf[:0] // the states whose data rule moved on: their region is done with the event
 scopes:
 	for i, sc := range list {
 		if m.prog.Nested {
@@ -351,7 +351,7 @@ scopes:
 			if owner == generalSource && m.moves != moves || owner != generalSource && m.touchedNow(owner) {
 				continue
 			}
-			for _, done := range m.movedBuf {
+			for _, done := range m.doneBuf {
 				if done.Node.Descends(owner.Node) {
 					continue scopes
 				}
@@ -373,7 +373,7 @@ scopes:
 				return true
 			}
 			if m.moves != before {
-				m.movedBuf = append(m.movedBuf, m.ownerBuf[i])
+				m.doneBuf = append(m.doneBuf, m.ownerBuf[i])
 				break // this region is done; the other regions' go on
 			}
 		}

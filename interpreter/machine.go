@@ -193,7 +193,7 @@ type Machine struct {
 	leafBuf     []*seatml.State
 	scopeBuf    []*seatml.Scope
 	ownerBuf    []*seatml.State // the state of each of scopeBuf's scopes
-	movedBuf    []*seatml.State
+	doneBuf     []*seatml.State // the states done with the event being handled (dispatch)
 	execBuf     []*statechart.State
 	// turn counts the events, timers and ticks a nested behavior handles;
 	// touched holds, by the chart's state index, the turn in which each

@@ -102,11 +102,10 @@ func (m *Machine) entered(n *statechart.State) {
 	if len(s.OnExec) > 0 {
 		m.since[n.Index()] = m.clock.Now() // its first onexec waits a period from here
 	}
-	if n.Atomic() { // a leaf: its timers (observers are told once the step is over: syncCur)
+	if n.Atomic() { // a leaf: its timers (observers are told once the step is over: syncCur; onexec counts from since)
 		m.armTimeout()
 		if m.starting {
-			m.enteredAt = m.clock.Now()
-			m.nextTick = m.enteredAt.Add(m.period())
+			m.nextTick = m.clock.Now().Add(m.period())
 		}
 		m.publishTick()
 	}

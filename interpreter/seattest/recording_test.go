@@ -137,14 +137,7 @@ func TestRecordedAnswer(t *testing.T) {
 {"t":3.004,"kind":"answer","behavior":"robot","source":"add_two_ints","key":"error","text":"service /add_two_ints is not there"}
 {"t":3.004,"kind":"out","behavior":"robot","source":"io","text":"失敗 seat.call(\"add_two_ints\"): service /add_two_ints is not there"}
 `
-	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := FromRecording("r.jsonl", lines, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcriptOf(t, rec)
 	if got, want := Format(tr), "behavior: b.seatml\n= s\n+2s\nadd_two_ints=> {\"sum\":42}\nio> 足して\nadd_two_ints< {\"a\":40,\"b\":2}\nio< 答え 42\n"+
 		"+1s\nadd_two_ints=> !service /add_two_ints is not there\nio> 足して\nadd_two_ints< {\"a\":40,\"b\":2}\nio< 失敗 seat.call(\"add_two_ints\"): service /add_two_ints is not there\n"; got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
@@ -294,14 +287,7 @@ func TestRaisedEventsAreNotInput(t *testing.T) {
 {"t":0.5002,"kind":"in","behavior":"受付","source":"event","text":"","key":"再開"}
 {"t":0.5003,"kind":"out","behavior":"受付","source":"係員","text":"再開しました"}
 `
-	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := FromRecording("r.jsonl", lines, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcriptOf(t, rec)
 	want := "behavior: 受付.seatml\n= 待機\n+499ms\n係員@a:1> 中断して\n係員< 再開しました\n"
 	if got := Format(tr); got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
@@ -377,6 +363,16 @@ func TestCutEventIsLeftOut(t *testing.T) {
 {"t":0.9,"kind":"answer","behavior":"計算","source":"add","key":"error","text":"no answer from add: context canceled"}
 {"t":0.9001,"kind":"cut","behavior":"計算"}
 `
+	tr := transcriptOf(t, rec)
+	want := "behavior: 計算.seatml\n= 待機\n+499ms\nadd=> {\"sum\":42}\n/ask> 40たす2\nadd< [40,2]\n/answer< 答えは42\n+200ms\n"
+	if got := Format(tr); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// transcriptOf is the transcript of a recording's only behavior.
+func transcriptOf(t *testing.T, rec string) *Transcript {
+	t.Helper()
 	lines, _, err := record.Read("r.jsonl", strings.NewReader(rec))
 	if err != nil {
 		t.Fatal(err)
@@ -385,8 +381,5 @@ func TestCutEventIsLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "behavior: 計算.seatml\n= 待機\n+499ms\nadd=> {\"sum\":42}\n/ask> 40たす2\nadd< [40,2]\n/answer< 答えは42\n+200ms\n"
-	if got := Format(tr); got != want {
-		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
-	}
+	return tr
 }
