@@ -1397,20 +1397,26 @@ func luaQuote(s string) string {
 // luaEscapes are the escapes Lua 5.1 and Python read alike.
 var luaEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\t': `\t`, '\r': `\r`, '\a': `\a`, '\b': `\b`, '\f': `\f`, '\v': `\v`}
 
+// indexTop is the index of the first sep in s outside strings and
+// brackets, or -1; depth carries the brackets' depth from call to call.
+func indexTop(s string, sep byte, depth *int) int {
+	return indexCode(s, func(c byte) bool {
+		switch c {
+		case '(', '[', '{':
+			*depth++
+		case ')', ']', '}':
+			*depth--
+		}
+		return c == sep && *depth == 0
+	})
+}
+
 // splitArgs splits "a, b, c" at its top-level commas.
 func splitArgs(s string) ([]string, error) {
 	var out []string
 	depth := 0
 	for {
-		i := indexCode(s, func(c byte) bool {
-			switch c {
-			case '(', '[', '{':
-				depth++
-			case ')', ']', '}':
-				depth--
-			}
-			return c == ',' && depth == 0
-		})
+		i := indexTop(s, ',', &depth)
 		if i < 0 {
 			break
 		}

@@ -359,15 +359,7 @@ func splitStatements(s string) []string {
 	var out []string
 	for {
 		depth := 0
-		i := indexCode(s, func(c byte) bool {
-			switch c {
-			case '(', '[', '{':
-				depth++
-			case ')', ']', '}':
-				depth--
-			}
-			return c == ';' && depth == 0
-		})
+		i := indexTop(s, ';', &depth)
 		if i < 0 {
 			break
 		}
