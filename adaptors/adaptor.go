@@ -123,6 +123,16 @@ type Sink interface {
 	EndOfInput(source string)
 }
 
+// HandledSink is a Sink that tells when a peer's input has been handled:
+// Handled returns once every event delivered from the peer before the
+// call has been handled (or the behavior stopped, or ctx ended). A socket
+// whose peer finished sending waits for it before it closes, so that the
+// replies to the peer's last lines still go out, and no longer.
+type HandledSink interface {
+	Sink
+	Handled(ctx context.Context, from Conn) error
+}
+
 // BatchSink is a Sink that takes several events at once, in order. An
 // adaptor that has many events ready (lines already buffered) delivers them
 // as one batch: one queue operation and one wake-up instead of one each.

@@ -22,7 +22,18 @@ func BenchmarkSocketPipelined(b *testing.B) {
 	}
 }
 
-func socketPipelined(b *testing.B, file string) {
+// BenchmarkSocketOneLine is the same with one line in flight: each ping
+// waits for its pong, so the reader that reads it finds the behavior idle
+// and runs it itself (the inline hand-over), as an agent's turn-taking
+// does.
+func BenchmarkSocketOneLine(b *testing.B) {
+	socketRoundTrips(b, "message.seatml", 1)
+}
+
+func socketPipelined(b *testing.B, file string) { socketRoundTrips(b, file, 64) }
+
+// socketRoundTrips keeps window pings in flight.
+func socketRoundTrips(b *testing.B, file string, window int) {
 	prog, diags := seatml.Load(file, seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
@@ -36,7 +47,6 @@ func socketPipelined(b *testing.B, file string) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Minute))
 
-	const window = 64
 	pings := bytes.Repeat([]byte("ping\n"), window)
 	r := bufio.NewReaderSize(c, 64<<10)
 	errs := make(chan error, 1)

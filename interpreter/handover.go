@@ -63,6 +63,18 @@ func (r *relay) EndOfInput(source string) {
 	}
 }
 
+// Handled waits for the peer's events to be handled
+// (adaptors.HandledSink), by the machine that has them.
+func (r *relay) Handled(ctx context.Context, from adaptors.Conn) error {
+	for {
+		m := r.m.Load()
+		err := m.Handled(ctx, from)
+		if !errors.Is(err, errStopped) || r.m.Load() == m {
+			return err
+		}
+	}
+}
+
 func (r *relay) Flushes() bool          { return r.m.Load().Flushes() }
 func (r *relay) Ready() <-chan struct{} { return r.m.Load().Ready() }
 
@@ -70,6 +82,7 @@ var (
 	_ adaptors.BatchSink    = (*relay)(nil)
 	_ adaptors.FlushingSink = (*relay)(nil)
 	_ adaptors.Readier      = (*relay)(nil)
+	_ adaptors.HandledSink  = (*relay)(nil)
 	_ adaptors.Sink         = (*Machine)(nil)
 	_ adaptors.FlushingSink = (*Machine)(nil)
 	_ adaptors.BatchSink    = (*Machine)(nil)

@@ -109,6 +109,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		m.L = newSandbox(opts.ScriptMemory)
 	}
 	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
+	m.dog.Long = m.passBaton
 	m.luaOpen = true
 	if prog.Document != nil {
 		m.installSCXML()

@@ -133,7 +133,10 @@ type Machine struct {
 	// producer that found it idle (handOver). Everything below it is
 	// touched only by the holder.
 	runMu  sync.Mutex
-	inline atomic.Bool     // producers may run the machine (Run's loop is on)
+	inline atomic.Bool // producers may run the machine (Run's loop is on)
+	// baton is the reading of the producer running the machine, if it can
+	// be passed on: a script that runs long passes it (passBaton).
+	baton  atomic.Pointer[adaptors.Baton]
 	runCtx context.Context // Run's context
 	armed  time.Time       // what Run's timer waits for; zero: nothing
 	ended  bool            // the end of input was handled
@@ -404,6 +407,16 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 	if it.at.IsZero() {
 		it.at = m.clock.Now()
 	}
+	// The producer's reading, passed to a new goroutine if a script runs
+	// long meanwhile (adaptors.Baton).
+	var baton *adaptors.Baton
+	from := it.ev.From
+	if it.batch != nil {
+		from = it.batch[0].From
+	}
+	if h, ok := from.(adaptors.BatonHolder); ok {
+		baton = h.Baton()
+	}
 	if err := m.q.add(ctx, it); err != nil {
 		return err
 	}
@@ -416,7 +429,9 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 			return nil
 		}
 		armed := m.armed
+		m.baton.Store(baton)
 		more := m.drain(inlineLimit)
+		m.baton.Store(nil)
 		due, timed := m.nextWake()
 		// The machine's goroutine must look again when work is left, the
 		// run ends, or a timer is now due before the one it waits for.
@@ -431,6 +446,16 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 		}
 	}
 	return nil
+}
+
+// passBaton is called when a script runs long: the producer running the
+// machine, if any, has its input read on another goroutine meanwhile, so
+// that what arrives is stamped when it arrives and comes before the timers
+// that fall due after it (docs/seatml.md "Order").
+func (m *Machine) passBaton() {
+	if b := m.baton.Load(); b != nil {
+		b.Pass()
+	}
 }
 
 // Flushes tells adaptors that the machine calls their Flush after each
@@ -480,6 +505,22 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 	case <-m.done:
 		return errStopped
 	}
+}
+
+// Handled returns once every event delivered from the peer before it has
+// been handled (adaptors.HandledSink): in a session behavior by the
+// peer's session, else by the behavior; at once when the behavior is not
+// running (its events were dropped).
+func (m *Machine) Handled(ctx context.Context, from adaptors.Conn) error {
+	if m.host != nil {
+		if s := m.host.session(from); s != nil {
+			m = s.m
+		}
+	}
+	if !m.running.Load() {
+		return nil
+	}
+	return m.Sync(ctx, nil)
 }
 
 // CurrentState returns the current state's name; safe from any goroutine.

@@ -329,6 +329,13 @@ func (h *sessionHost) list() []*session {
 	return out
 }
 
+// session returns the peer's session, if it has one.
+func (h *sessionHost) session(from adaptors.Conn) *session {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.sessions[sessionKey(from)]
+}
+
 func (h *sessionHost) remove(key any) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()

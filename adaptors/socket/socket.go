@@ -243,6 +243,11 @@ type conn struct {
 	inputEnded atomic.Bool
 	once       sync.Once
 	warned     bool // a repaired line was logged (reader goroutine)
+	// The reading: lr and baton are set before the first line, leave
+	// reports the peer's departure once the reading ends.
+	lr    *adaptors.LineReader
+	baton *adaptors.Baton
+	leave func()
 
 	// wmu is held by whoever writes: Flush, which writes what fits
 	// without blocking on the machine's side, or the writer goroutine,
@@ -303,16 +308,74 @@ func (cn *conn) Send(text string) error {
 }
 
 // lingerQuiet is how long a connection whose peer finished sending stays
-// open with nothing sent to it before it is closed. A peer that closed
-// both ways looks the same until something is written to it, so this is
-// also how late ondisconnect comes for it.
+// open with nothing sent to it before it is closed, in client role (the
+// server half-closed), or when the behavior cannot tell that the peer's
+// input was handled (a sink that is not an adaptors.HandledSink).
 const lingerQuiet = time.Second
 
-// linger keeps a connection whose peer ended its input open while replies
-// go to it: it closes it once nothing was queued or waited to be written
-// for lingerQuiet, and returns when the connection is closed (by it, a
-// failed write, a hang-up or the adaptor's end).
+// lingerPoll is how often a connection whose peer finished sending looks
+// whether what was queued for it has been written.
+const lingerPoll = 5 * time.Millisecond
+
+// linger keeps a connection whose peer ended its input open while there
+// is something to wait for: the behavior handling the lines it sent, then
+// the replies to them being written. Then the peer has left: the
+// connection is closed, and ondisconnect runs at once (a client that
+// reads its greeting and closes is gone before the next client's line).
+// A reply the behavior makes later (a timeout's) no longer reaches it.
+// linger returns when the connection is closed (by it, a failed write, a
+// hang-up or the adaptor's end).
 func (cn *conn) linger() {
+	hs, ok := cn.a.sink.(adaptors.HandledSink)
+	if !ok || !cn.a.server {
+		// In client role the connection to the server is seat's own: it
+		// is closed only once quiet (a reply from a timeout still goes
+		// to a server that half-closed), and then dialled again.
+		cn.lingerQuietly()
+		return
+	}
+	ctx, cancel := context.WithCancel(cn.a.ctx)
+	defer cancel()
+	go func() { // the wait ends with the connection
+		select {
+		case <-cn.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := hs.Handled(ctx, cn); err != nil && ctx.Err() == nil {
+		cn.close() // the behavior stopped: nothing will answer
+		return
+	}
+	t := time.NewTicker(lingerPoll)
+	defer t.Stop()
+	for !cn.written() {
+		select {
+		case <-cn.done:
+			return
+		case <-cn.drain:
+			<-cn.done // the writer sends what is queued, then closes
+			return
+		case <-t.C:
+		}
+	}
+	cn.close()
+}
+
+// written reports whether everything queued for the peer has been
+// written.
+func (cn *conn) written() bool {
+	if _, empty := cn.out.Quiet(); !empty {
+		return false
+	}
+	cn.wmu.Lock()
+	defer cn.wmu.Unlock()
+	return len(cn.pending) == 0
+}
+
+// lingerQuietly closes the connection once nothing was queued or waited
+// to be written for lingerQuiet.
+func (cn *conn) lingerQuietly() {
 	t := time.NewTicker(lingerQuiet / 4)
 	defer t.Stop()
 	last, _ := cn.out.Quiet()
@@ -325,11 +388,8 @@ func (cn *conn) linger() {
 			<-cn.done // the writer sends what is queued, then closes
 			return
 		case now := <-t.C:
-			added, empty := cn.out.Quiet()
-			cn.wmu.Lock()
-			written := len(cn.pending) == 0
-			cn.wmu.Unlock()
-			if added != last || !empty || !written {
+			added, _ := cn.out.Quiet()
+			if added != last || !cn.written() {
 				last, since = added, now
 				continue
 			}
@@ -371,12 +431,33 @@ func (cn *conn) read() {
 	// The peer's arrival comes before its first line, its departure after
 	// its last and after the connection is closed (a reply to it fails).
 	leave, ok := adaptors.Arrive(cn.a.ctx, cn.a.sink, cn.a.connEvents, cn.a.name, cn)
-	defer leave()
-	defer cn.close()
 	if !ok {
+		cn.close()
+		leave()
 		return
 	}
-	lr := adaptors.NewLineReader(cn.c, cn.a.maxline)
+	cn.leave = leave
+	cn.lr = adaptors.NewLineReader(cn.c, cn.a.maxline)
+	cn.baton = adaptors.NewBaton(func() {
+		cn.a.wg.Add(1)
+		go func() {
+			defer cn.a.wg.Done()
+			cn.readLines()
+		}()
+	})
+	cn.readLines()
+}
+
+// Baton is the connection's reading (adaptors.BatonHolder).
+func (cn *conn) Baton() *adaptors.Baton { return cn.baton }
+
+// readLines reads and delivers the connection's lines until it ends, then
+// closes it and reports the peer's departure; or returns early when the
+// reading was passed to another goroutine while this one ran the
+// behavior.
+func (cn *conn) readLines() {
+	leg := cn.baton.Take()
+	lr := cn.lr
 	bs, batching := cn.a.sink.(adaptors.BatchSink)
 	event := func(line string) adaptors.Event {
 		if lr.Repaired() {
@@ -396,44 +477,64 @@ func (cn *conn) read() {
 				}
 				batch = append(batch, event(line))
 			}
-			if derr := bs.DeliverBatch(cn.a.ctx, batch); derr != nil {
-				return
+			leg.Deliver()
+			derr := bs.DeliverBatch(cn.a.ctx, batch)
+			if !leg.Delivered() {
+				return // the reading went on on another goroutine
+			}
+			if derr != nil {
+				err = nil // the behavior stopped taking events
+				break
 			}
 			if err == nil {
 				continue
 			}
 		case err == nil:
-			if derr := cn.a.sink.Deliver(cn.a.ctx, event(line)); derr != nil {
+			leg.Deliver()
+			derr := cn.a.sink.Deliver(cn.a.ctx, event(line))
+			if !leg.Delivered() {
 				return
+			}
+			if derr != nil {
+				break
 			}
 			continue
 		}
-		switch {
-		case errors.Is(err, adaptors.ErrLineTooLong):
-			cn.a.log.Error("line too long; connection closed", zap.String("peer", cn.peer), zap.Int("maxline", cn.a.maxline))
-			cn.a.stats.LineTooLong.Add(1)
-		case errors.Is(err, adaptors.ErrPartialLine):
-			cn.a.log.Warn("peer closed inside a line; partial line dropped", zap.String("peer", cn.peer), zap.Int("bytes", len(line)))
-			cn.a.stats.PartialLine.Add(1)
-		case errors.Is(err, io.EOF):
-			// The peer finished sending (printf 'hi\n' | nc): its input
-			// ends, not its connection. Replies still go to it until it
-			// is quiet, or gone (a write fails).
-			cn.inputEnded.Store(true)
-			cn.linger()
-			if cn.a.server {
-				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
-			}
-		case errors.Is(err, net.ErrClosed):
-			if cn.a.server {
-				cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
-			}
-		default:
-			if !cn.closed() {
-				cn.a.log.Warn("read failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
-			}
-		}
+		cn.ended(line, err)
+		cn.close()
+		cn.leave()
 		return
+	}
+}
+
+// ended logs why the connection's input ended (err nil: the behavior
+// stopped taking events).
+func (cn *conn) ended(line string, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, adaptors.ErrLineTooLong):
+		cn.a.log.Error("line too long; connection closed", zap.String("peer", cn.peer), zap.Int("maxline", cn.a.maxline))
+		cn.a.stats.LineTooLong.Add(1)
+	case errors.Is(err, adaptors.ErrPartialLine):
+		cn.a.log.Warn("peer closed inside a line; partial line dropped", zap.String("peer", cn.peer), zap.Int("bytes", len(line)))
+		cn.a.stats.PartialLine.Add(1)
+	case errors.Is(err, io.EOF):
+		// The peer finished sending (printf 'hi\n' | nc): its input
+		// ends, not its connection. Replies still go to it until it
+		// is quiet, or gone (a write fails).
+		cn.inputEnded.Store(true)
+		cn.linger()
+		if cn.a.server {
+			cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
+		}
+	case errors.Is(err, net.ErrClosed):
+		if cn.a.server {
+			cn.a.log.Info("client disconnected", zap.String("peer", cn.peer))
+		}
+	default:
+		if !cn.closed() {
+			cn.a.log.Warn("read failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
+		}
 	}
 }
 

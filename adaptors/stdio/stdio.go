@@ -27,6 +27,8 @@ type Adaptor struct {
 
 	stats  adaptors.Counters
 	warned bool // a repaired line was logged (reader goroutine)
+	lr     *adaptors.LineReader
+	baton  *adaptors.Baton // the reading of standard input
 	queue  *adaptors.Outbox
 	stop   chan struct{}
 	once   sync.Once
@@ -74,14 +76,32 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 }
 
 func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
-	lr := adaptors.NewLineReader(a.in, adaptors.DefaultMaxLine)
+	a.lr = adaptors.NewLineReader(a.in, adaptors.DefaultMaxLine)
+	a.baton = adaptors.NewBaton(func() { go a.readLines(ctx, sink) })
+	a.readLines(ctx, sink)
+}
+
+// Baton is standard input's reading (adaptors.BatonHolder).
+func (a *Adaptor) Baton() *adaptors.Baton { return a.baton }
+
+// readLines reads and delivers standard input's lines to its end; or
+// returns early when the reading was passed to another goroutine while
+// this one ran the behavior.
+func (a *Adaptor) readLines(ctx context.Context, sink adaptors.Sink) {
+	leg := a.baton.Take()
+	lr := a.lr
 	for {
 		line, err := lr.Next()
 		if lr.Repaired() {
 			a.stats.NoteRepair(a.log, "standard input", &a.warned)
 		}
 		if err == nil || errors.Is(err, adaptors.ErrPartialLine) {
-			if derr := sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: line, From: a}); derr != nil {
+			leg.Deliver()
+			derr := sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: line, From: a})
+			if !leg.Delivered() {
+				return // the reading went on on another goroutine
+			}
+			if derr != nil {
 				return
 			}
 		}

@@ -570,6 +570,10 @@ type client struct {
 	dOnce sync.Once
 	// warned is set once a repaired frame was logged (reader goroutine).
 	warned bool
+	// baton is the reading, set before the first frame; leave reports the
+	// page's departure once it ends.
+	baton *adaptors.Baton
+	leave func()
 	// values are a session's page's own widget values (a.mu); nil for a
 	// page that shows the behavior's.
 	values map[string]string
@@ -679,11 +683,31 @@ func (c *client) read() {
 	// The page's arrival comes before its first frame, its departure after
 	// its last and after the connection is closed.
 	leave, ok := adaptors.Arrive(c.a.ctx, c.a.sink, c.a.connEvents, c.a.name, c)
-	defer leave()
-	defer c.close()
 	if !ok {
+		c.close()
+		leave()
 		return
 	}
+	c.leave = leave
+	c.baton = adaptors.NewBaton(func() {
+		c.a.wg.Add(1)
+		go func() {
+			defer c.a.wg.Done()
+			c.readFrames()
+		}()
+	})
+	c.readFrames()
+}
+
+// Baton is the connection's reading (adaptors.BatonHolder).
+func (c *client) Baton() *adaptors.Baton { return c.baton }
+
+// readFrames reads and delivers the page's frames until the connection
+// ends, then closes it and reports the departure; or returns early when
+// the reading was passed to another goroutine while this one ran the
+// behavior.
+func (c *client) readFrames() {
+	leg := c.baton.Take()
 	for {
 		kind, data, err := c.ws.ReadMessage()
 		if err != nil {
@@ -699,7 +723,7 @@ func (c *client) read() {
 					c.a.log.Info("client disconnected", zap.String("peer", c.peer), zap.Error(err))
 				}
 			}
-			return
+			break
 		}
 		if kind != websocket.TextMessage {
 			c.a.log.Warn("binary frame ignored", zap.String("peer", c.peer))
@@ -718,10 +742,17 @@ func (c *client) read() {
 			c.a.stats.NoteRepair(c.a.log, c.peer, &c.warned)
 		}
 		ev.From = c
-		if err := c.a.sink.Deliver(c.a.ctx, ev); err != nil {
-			return
+		leg.Deliver()
+		err = c.a.sink.Deliver(c.a.ctx, ev)
+		if !leg.Delivered() {
+			return // the reading went on on another goroutine
+		}
+		if err != nil {
+			break
 		}
 	}
+	c.close()
+	c.leave()
 }
 
 // decode turns an incoming frame into an event.

@@ -42,6 +42,11 @@ type Watchdog struct {
 	fired  StopReason
 	cancel context.CancelFunc
 	sample []metrics.Sample
+
+	// Long, if set before the first call, is called once per call that
+	// runs past the first tick (2 ms), on the timer's goroutine: the
+	// machine passes its producer's reading on (adaptors.Baton).
+	Long func()
 }
 
 // StopReason says why the watchdog stopped a call.
@@ -119,6 +124,9 @@ func (w *Watchdog) fire() {
 	if w.started.IsZero() {
 		w.started, w.last = now, now
 		w.used = min(w.limit, memoryTick) // the time before the first tick
+		if w.Long != nil {
+			w.Long()
+		}
 	} else {
 		// A starved call is not charged for the wait.
 		if !starved {
