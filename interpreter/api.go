@@ -159,6 +159,7 @@ func (m *Machine) eventGlobalValue(i int) lua.LValue {
 // setmetatable(_G, …) an error.
 func (m *Machine) installGlobals() {
 	L := m.L
+	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		if k, ok := L.Get(2).(lua.LString); ok {
@@ -166,12 +167,26 @@ func (m *Machine) installGlobals() {
 				L.Push(m.eventGlobalValue(i))
 				return 1
 			}
-			if k == "py" { // built on first use: most behaviors never port Python
-				t := pyLib(L)
-				L.G.Global.RawSetString("py", t)
+			// Built on first use: most behaviors never port Python, and
+			// most never keep values on eSEAT's self.
+			var t *lua.LTable
+			switch k {
+			case "py":
+				t = pyLib(L)
+			case "self":
+				if !m.selfMade {
+					t = L.NewTable()
+				}
+			}
+			if t != nil {
+				m.selfMade = m.selfMade || k == "self"
+				L.G.Global.RawSetString(string(k), t)
 				L.Push(t)
 				return 1
 			}
+		}
+		if libs != nil {
+			return libs(L)
 		}
 		L.Push(lua.LNil)
 		return 1

@@ -12,13 +12,11 @@ import (
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
-// newSandbox returns the Lua sandbox of luadm with eSEAT's self: a table
-// for the behavior's own values, as eSEAT scripts keep them on their self
-// (self.count = 0); docs/porting.md.
+// newSandbox returns the Lua sandbox of luadm. eSEAT's self, a table for
+// the behavior's own values as eSEAT scripts keep them on their self
+// (self.count = 0; docs/porting.md), is made on first use (installGlobals).
 func newSandbox(memory uint64) *lua.LState {
-	L := luadm.Sandbox(memory)
-	L.SetGlobal("self", L.NewTable())
-	return L
+	return luadm.Sandbox(memory)
 }
 
 // ScriptError is a failed Lua chunk or a runaway.

@@ -178,6 +178,7 @@ type Machine struct {
 	cc          *callCtx
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
+	selfMade    bool                        // eSEAT's self was made (installGlobals)
 
 	sc      *statechart.Instance // enters and exits the states
 	pending []request            // the transitions onentry lists asked for (request)

@@ -337,3 +337,33 @@ func TestSparseIndexIsBounded(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestLibrariesOpenOnFirstUse: string, table, math and os cost a Lua
+// state kilobytes each and most sessions never touch some of them; they
+// open on first use and then behave as if they had always been there
+// (issue 33: 62 KB per idle session, the goal 50). A string method works
+// before string was named, the string metatable stays hidden, and a
+// library a script removed stays removed.
+func TestLibrariesOpenOnFirstUse(t *testing.T) {
+	for _, c := range []struct{ script, want string }{
+		{`return rawget(_G, "string"), rawget(_G, "table"), rawget(_G, "math"), rawget(_G, "os")`, "nil nil nil nil"},
+		{`return ("受付"):rep(2), getmetatable(""), type(rawget(_G, "string"))`, "受付受付 false table"},
+		{`return string.upper("ok"), rawget(_G, "string") == string, string.dump`, "OK true nil"},
+		{`return math.floor(2.5), math.pi > 3, rawget(_G, "math") ~= nil`, "2 true true"},
+		{`return table.concat({"a", "b"}, ","), os.execute, type(os.time())`, "a,b nil number"},
+		{`local s = string; string = nil; return string, s.len("abc"), ("x"):upper()`, "nil 3 X"},
+		{`math.floor(1); math = nil; return math`, "nil"},
+		{`return os.date(string.rep("%c", 40000))`, ""},
+	} {
+		got, err, _, _ := call(t, time.Second, nil, c.script)
+		if c.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "format too long") {
+				t.Errorf("%s: %v, want the os.date guard's error", c.script, err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s\ngot %q (%v), want %q", c.script, got, err, c.want)
+		}
+	}
+}

@@ -27,77 +27,163 @@ func init() { lua.MaxArrayIndex = maxArrayIndex }
 // functions that could run long in one Go call are replaced by linear ones
 // that stop at the script limits (docs/seatml.md §9.3 lists them all);
 // memory bounds the results string.rep and table.concat may build.
+//
+// string, table, math and os are opened on first use: a Lua state costs
+// kilobytes per library, and ten thousand sessions each have one while
+// most never touch math or os. The globals' metatable answers their names
+// (GlobalsIndex passes a replacement metatable on to it), and the string
+// metatable opens string at a script's first method call on a string.
+// Until then rawget(_G, "math") and pairs(_G) do not see them; once a
+// script assigns the name (math = nil), it is not opened again.
 func Sandbox(memory uint64) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 256, RegistryMaxSize: 1 << 20})
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{
-		{lua.BaseLibName, lua.OpenBase},
-		{lua.TabLibName, lua.OpenTable},
-		{lua.StringLibName, lua.OpenString},
-		{lua.MathLibName, lua.OpenMath},
-		{lua.OsLibName, lua.OpenOs},
-	} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
-	}
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 128, RegistryMaxSize: 1 << 20})
+	L.Push(L.NewFunction(lua.OpenBase))
+	L.Push(lua.LString(lua.BaseLibName))
+	L.Call(1, 0)
 	for _, name := range []string{"dofile", "loadfile", "require", "module", "_printregs", "getfenv", "setfenv", "newproxy"} {
 		L.SetGlobal(name, lua.LNil)
 	}
-	// The library functions that could run long in one Go call are seat's
-	// own (strlib.go, tablib.go): linear, and stopped at the script
-	// limits as the VM is between instructions.
-	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		s.RawSetString("dump", lua.LNil)
-		for name, fn := range map[string]lua.LGFunction{
-			"find": strFind, "match": strMatch, "gmatch": strGmatch, "gfind": strGmatch,
-			"gsub": strGsub, "rep": strRep(memory), "byte": strByte, "format": strFormat,
-		} {
-			s.RawSetString(name, L.NewFunction(fn))
-		}
-		for name, f := range map[string]func(string) string{"upper": upper, "lower": lower, "reverse": reverse} {
-			s.RawSetString(name, L.NewFunction(strCopy("string."+name, f, memory)))
-		}
-	}
-	if t, ok := L.GetGlobal("table").(*lua.LTable); ok {
-		t.RawSetString("concat", L.NewFunction(tableConcat(memory)))
-		t.RawSetString("sort", L.NewFunction(tableSort))
-	}
 	L.SetGlobal("unpack", L.NewFunction(baseUnpack))
 	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
-	// Strings share one metatable: scripts may use its methods but neither
-	// see nor replace it (getmetatable("") is false, as in Lua 5.1
-	// sandboxes; gopher-lua's setmetatable would accept a string).
-	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		mt.RawSetString("__metatable", lua.LFalse)
-	}
 	L.SetGlobal("setmetatable", Guarded(L, L.GetGlobal("setmetatable"), func(L *lua.LState) { L.CheckTable(1) }))
-	if os, ok := L.GetGlobal("os").(*lua.LTable); ok {
-		keep := map[string]bool{"time": true, "clock": true, "date": true}
-		var drop []lua.LValue
-		os.ForEach(func(k, _ lua.LValue) {
-			if !keep[k.String()] {
-				drop = append(drop, k)
-			}
-		})
-		for _, k := range drop {
-			os.RawSet(k, lua.LNil)
-		}
-		// gopher-lua's os.date writes its format in one Go call that
-		// cannot be stopped, about 24 bytes for each 2 of it (%c): a
-		// 6 MB format took 555 ms under a 50 ms limit.
-		os.RawSetString("date", Guarded(L, os.RawGetString("date"), func(L *lua.LState) {
-			if f, ok := L.Get(1).(lua.LString); ok && len(f) > maxDateFormat {
-				L.RaiseError("os.date: format too long (%s; os.date takes %s at most)", BytesText(uint64(len(f))), BytesText(maxDateFormat))
-			}
-		}))
-	}
 	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
 	L.SetGlobal("load", L.NewFunction(baseLoad))
 	L.SetGlobal("loadstring", L.NewFunction(baseLoadString))
+
+	libs := &lazyLibs{memory: memory}
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(libs.index))
+	L.G.Global.Metatable = mt
+	// Strings' methods ("x"):upper() open string on first use too. Scripts
+	// may use them but neither see nor replace the metatable
+	// (getmetatable("") is false, as in Lua 5.1 sandboxes; gopher-lua's
+	// setmetatable would accept a string).
+	smt := L.NewTable()
+	smt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.Push(libs.str(L).RawGet(L.Get(2)))
+		return 1
+	}))
+	smt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(lua.LString(""), smt)
 	return L
+}
+
+// lazyLibs opens a sandbox's libraries on first use.
+type lazyLibs struct {
+	memory uint64
+	opened [4]bool // string, table, math, os: opened or assigned
+	string *lua.LTable
+}
+
+var lazyNames = [...]string{"string", "table", "math", "os"}
+
+// index is the globals' __index: a library's name opens it, once.
+func (z *lazyLibs) index(L *lua.LState) int {
+	k, _ := L.Get(2).(lua.LString)
+	for i, name := range lazyNames {
+		if string(k) != name {
+			continue
+		}
+		if z.opened[i] { // opened, then assigned nil by a script
+			break
+		}
+		var lib *lua.LTable
+		switch i {
+		case 0:
+			lib = z.str(L)
+		case 1:
+			lib = z.table(L)
+		case 2:
+			lib = z.open(L, lua.OpenMath, lua.MathLibName)
+		case 3:
+			lib = z.os(L)
+		}
+		z.opened[i] = true
+		L.Push(lib)
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// open runs a gopher-lua library opener, which sets the global, and
+// returns its table.
+func (z *lazyLibs) open(L *lua.LState, opener lua.LGFunction, name string) *lua.LTable {
+	L.Push(L.NewFunction(opener))
+	L.Push(lua.LString(name))
+	L.Call(1, 1)
+	lib := L.Get(-1).(*lua.LTable)
+	L.Pop(1)
+	return lib
+}
+
+// str opens string without dump, with seat's linear functions that stop
+// at the script limits (strlib.go), and hides its metatable.
+func (z *lazyLibs) str(L *lua.LState) *lua.LTable {
+	if z.string != nil {
+		return z.string
+	}
+	s := z.open(L, lua.OpenString, lua.StringLibName)
+	s.RawSetString("dump", lua.LNil)
+	for name, fn := range map[string]lua.LGFunction{
+		"find": strFind, "match": strMatch, "gmatch": strGmatch, "gfind": strGmatch,
+		"gsub": strGsub, "rep": strRep(z.memory), "byte": strByte, "format": strFormat,
+	} {
+		s.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, f := range map[string]func(string) string{"upper": upper, "lower": lower, "reverse": reverse} {
+		s.RawSetString(name, L.NewFunction(strCopy("string."+name, f, z.memory)))
+	}
+	// OpenString made the string table the strings' metatable.
+	s.RawSetString("__metatable", lua.LFalse)
+	z.string = s
+	z.opened[0] = true
+	return s
+}
+
+// table opens table with seat's linear concat and sort (tablib.go).
+func (z *lazyLibs) table(L *lua.LState) *lua.LTable {
+	t := z.open(L, lua.OpenTable, lua.TabLibName)
+	t.RawSetString("concat", L.NewFunction(tableConcat(z.memory)))
+	t.RawSetString("sort", L.NewFunction(tableSort))
+	return t
+}
+
+// os opens os reduced to time, clock and date.
+func (z *lazyLibs) os(L *lua.LState) *lua.LTable {
+	os := z.open(L, lua.OpenOs, lua.OsLibName)
+	keep := map[string]bool{"time": true, "clock": true, "date": true}
+	var drop []lua.LValue
+	os.ForEach(func(k, _ lua.LValue) {
+		if !keep[k.String()] {
+			drop = append(drop, k)
+		}
+	})
+	for _, k := range drop {
+		os.RawSet(k, lua.LNil)
+	}
+	// gopher-lua's os.date writes its format in one Go call that
+	// cannot be stopped, about 24 bytes for each 2 of it (%c): a
+	// 6 MB format took 555 ms under a 50 ms limit.
+	os.RawSetString("date", Guarded(L, os.RawGetString("date"), func(L *lua.LState) {
+		if f, ok := L.Get(1).(lua.LString); ok && len(f) > maxDateFormat {
+			L.RaiseError("os.date: format too long (%s; os.date takes %s at most)", BytesText(uint64(len(f))), BytesText(maxDateFormat))
+		}
+	}))
+	return os
+}
+
+// GlobalsIndex returns the __index function of L's globals' metatable, if
+// it is a Go function: a caller that replaces the metatable calls it for
+// the names it does not answer itself, so that the libraries still open
+// on first use.
+func GlobalsIndex(L *lua.LState) lua.LGFunction {
+	if mt, ok := L.G.Global.Metatable.(*lua.LTable); ok {
+		if f, ok := mt.RawGetString("__index").(*lua.LFunction); ok && f.IsG {
+			return f.GFunction
+		}
+	}
+	return nil
 }
 
 // maxDateFormat is the longest format os.date takes: its result is 786 KB

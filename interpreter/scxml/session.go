@@ -361,6 +361,7 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 // the table is built for an event only when a script reads it (most
 // transitions match on the name alone), and assigning it is an error.
 func (s *Session) lazyEvent(L *lua.LState) {
+	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
@@ -369,6 +370,9 @@ func (s *Session) lazyEvent(L *lua.LState) {
 			}
 			L.Push(s.evLV)
 			return 1
+		}
+		if libs != nil {
+			return libs(L)
 		}
 		L.Push(lua.LNil)
 		return 1
