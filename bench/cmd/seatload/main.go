@@ -149,10 +149,14 @@ type Results struct {
 
 // Figures are one run's.
 type Figures struct {
-	P50us      float64 `json:"p50_us"`
-	P99us      float64 `json:"p99_us"`
-	StopWait   float64 `json:"stopwait_per_s"`
-	Pipelined  float64 `json:"pipelined_per_s"`
+	P50us     float64 `json:"p50_us"`
+	P99us     float64 `json:"p99_us"`
+	StopWait  float64 `json:"stopwait_per_s"`
+	Pipelined float64 `json:"pipelined_per_s"`
+	// PipeCPUus is the serving process's CPU time per event in the
+	// pipelined run (its threads' schedstat): steadier than throughput
+	// while the load generator shares the cores.
+	PipeCPUus  float64 `json:"pipelined_cpu_us"`
 	IdleRSSkiB int     `json:"idle_rss_kib,omitempty"`
 }
 
@@ -178,7 +182,7 @@ var results = Results{Workloads: map[string]map[string][]Figures{}, Jitter: map[
 
 func (r result) figures() Figures {
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
-	return Figures{P50us: us(r.p50), P99us: us(r.p99), StopWait: r.stopWait, Pipelined: r.pipelined}
+	return Figures{P50us: us(r.p50), P99us: us(r.p99), StopWait: r.stopWait, Pipelined: r.pipelined, PipeCPUus: us(r.pipeCPU)}
 }
 
 func keep(workload, mode string, r result, rss int) {
@@ -579,8 +583,9 @@ func (w *wsConn) close() { w.ws.Close() }
 
 type result struct {
 	p50, p90, p99, max time.Duration
-	stopWait           float64 // requests/s, one connection
-	pipelined          float64 // requests/s, c connections
+	stopWait           float64       // requests/s, one connection
+	pipelined          float64       // requests/s, c connections
+	pipeCPU            time.Duration // the server's CPU per request, pipelined
 }
 
 func stopAndWait(c conn, n int) (result, error) {
@@ -661,7 +666,9 @@ func pipelined(conns []conn, n int) (float64, error) {
 	return float64(per*len(conns)) / elapsed.Seconds(), nil
 }
 
-func measure(dial func(i int) (conn, error), n int) (result, error) {
+// measure runs the stop-and-wait and pipelined runs against the server
+// process pid, whose CPU time it reads around the pipelined run.
+func measure(pid int, dial func(i int) (conn, error), n int) (result, error) {
 	one, err := dial(0)
 	if err != nil {
 		return result{}, err
@@ -687,7 +694,11 @@ func measure(dial func(i int) (conn, error), n int) (result, error) {
 	if _, err := pipelined(conns, *warmup*len(conns)); err != nil {
 		return r, err
 	}
+	before, cerr := cpuTime(pid)
 	r.pipelined, err = pipelined(conns, n)
+	if after, aerr := cpuTime(pid); err == nil && cerr == nil && aerr == nil {
+		r.pipeCPU = (after - before) / time.Duration(n)
+	}
 	return r, err
 }
 
@@ -722,6 +733,9 @@ func report(title string, floor []result, modes []string, seat map[string][]resu
 		}
 		format := func(v float64) string {
 			if unit == "µs" {
+				if v < 10 {
+					return fmt.Sprintf("%.2f µs", v)
+				}
 				return fmt.Sprintf("%.1f µs", v)
 			}
 			return fmt.Sprintf("%.0f/s", v)
@@ -740,6 +754,7 @@ func report(title string, floor []result, modes []string, seat map[string][]resu
 	row("stop-and-wait max", func(r result) float64 { return us(r.max) }, "µs")
 	row("stop-and-wait throughput", func(r result) float64 { return r.stopWait }, "/s")
 	row(fmt.Sprintf("pipelined throughput, %d conns", *cFlag), func(r result) float64 { return r.pipelined }, "/s")
+	row("pipelined, server CPU per request", func(r result) float64 { return us(r.pipeCPU) }, "µs")
 	tw.Flush()
 	for _, e := range extra {
 		fmt.Println("  " + e)
@@ -766,7 +781,7 @@ func workload(bin, name string, echo *echoProc, cpuprofile string) error {
 	seatRes := map[string][]result{}
 	var jitter []uint64
 	for range *rounds {
-		f, err := measure(func(int) (conn, error) { return dialTCP(echo.tcp, "ping") }, *nFlag)
+		f, err := measure(echo.cmd.Process.Pid, func(int) (conn, error) { return dialTCP(echo.tcp, "ping") }, *nFlag)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
@@ -780,7 +795,7 @@ func workload(bin, name string, echo *echoProc, cpuprofile string) error {
 					return err
 				}
 			}
-			s, err := measure(func(i int) (conn, error) { return dialTCP("127.0.0.1:"+p.ports[i], "pong") }, *nFlag)
+			s, err := measure(p.cmd.Process.Pid, func(i int) (conn, error) { return dialTCP("127.0.0.1:"+p.ports[i], "pong") }, *nFlag)
 			if err != nil {
 				return fmt.Errorf("seat (%s): %w", mode, err)
 			}
@@ -840,11 +855,11 @@ func webWorkload(bin string, echo *echoProc) error {
 	var floor []result
 	seatRes := map[string][]result{}
 	for range *rounds {
-		f, err := measure(func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0, string(wsRequest)) }, *nFlag/5)
+		f, err := measure(echo.cmd.Process.Pid, func(int) (conn, error) { return dialWS("ws://"+echo.ws+"/", 0, string(wsRequest)) }, *nFlag/5)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		s, err := measure(func(int) (conn, error) { return dialWS("ws://127.0.0.1:"+seat.ports[0]+"/ws", 2, `"pong"`) }, *nFlag/5)
+		s, err := measure(seat.cmd.Process.Pid, func(int) (conn, error) { return dialWS("ws://127.0.0.1:"+seat.ports[0]+"/ws", 2, `"pong"`) }, *nFlag/5)
 		if err != nil {
 			return fmt.Errorf("seat: %w", err)
 		}

@@ -5,6 +5,7 @@
 //	go run ./bench/cmd/seatreport -write   # run, then rewrite the tables in README.md and bench/README.md
 //	go run ./bench/cmd/seatreport -gate    # a short run; exit 1 if a figure passes its threshold
 //	go run ./bench/cmd/seatreport -check   # only check that the tables in the docs parse
+//	go run ./bench/cmd/seatreport -callgrind -gate   # only the event paths' instruction counts, against bench/callgrind.json
 //
 // The tables sit between <!-- seatreport:begin NAME --> and
 // <!-- seatreport:end NAME --> markers; nothing else in the files is
@@ -35,6 +36,7 @@ var (
 	check  = flag.Bool("check", false, "only check that the generated tables parse")
 	rounds = flag.Int("rounds", 5, "rounds of each measurement")
 	seat   = flag.String("seat", "", "the seat binary to measure (default: built from this tree)")
+	cgOnly = flag.Bool("callgrind", false, "only the instruction counts of the event paths (with -gate: check them; with -write: rewrite bench/callgrind.json alone)")
 )
 
 func main() {
@@ -56,6 +58,17 @@ func run() error {
 		return errors.New("-rounds must be at least 3: figures are medians")
 	}
 	measured = commit() // the code measured, before any table is rewritten
+	if *cgOnly {
+		figs, err := callgrindFigures()
+		if err != nil {
+			return err
+		}
+		printFigures(figs)
+		if *gate {
+			return gateFigures(figs)
+		}
+		return nil
+	}
 	figs, err := measure()
 	if err != nil {
 		return err
@@ -152,6 +165,7 @@ type loadResults struct {
 	Workloads map[string]map[string][]struct {
 		P50us     float64 `json:"p50_us"`
 		Pipelined float64 `json:"pipelined_per_s"`
+		PipeCPUus float64 `json:"pipelined_cpu_us"`
 	} `json:"workloads"`
 	Jitter map[string]struct {
 		P99us float64 `json:"p99_us"`
@@ -168,6 +182,11 @@ type loadResults struct {
 func measure() ([]*Figure, error) {
 	var figs []*Figure
 	add := func(f *Figure) { figs = append(figs, f) }
+	cg, err := callgrindFigures()
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, cg...)
 	fmt.Fprintln(os.Stderr, "seatreport: Go benchmarks ...")
 	lines, err := goBench("^(BenchmarkPingPongRatio|BenchmarkPingPongLua|BenchmarkLoad10000Rules|BenchmarkDeepTransitionRatio|BenchmarkDeepTransition)$", *rounds)
 	if err != nil {
@@ -287,6 +306,16 @@ func measure() ([]*Figure, error) {
 		}
 		return out
 	}
+	pipeCPU := func(workload, mode string) []float64 {
+		f, s := lr.Workloads[workload]["floor"], lr.Workloads[workload][mode]
+		var out []float64
+		for i := range min(len(f), len(s)) {
+			if f[i].PipeCPUus > 0 {
+				out = append(out, s[i].PipeCPUus/f[i].PipeCPUus)
+			}
+		}
+		return out
+	}
 	pipe := func(_, p float64) float64 { return p }
 	p50 := func(l, _ float64) float64 { return l }
 	perS := func(workload, mode string) []float64 {
@@ -299,6 +328,7 @@ func measure() ([]*Figure, error) {
 	add(&Figure{Key: "pipe-control", What: "pipelined, 8 TCP connections, message reply, seat --control / bare echo server", Unit: "x",
 		Rounds: ratio("message", "control", pipe), Min: 0.25, Target: "≥ 0.55"})
 	add(&Figure{Key: "pipe-plain", What: "the same, seat without --control / bare echo server", Unit: "x", Rounds: ratio("message", "plain", pipe), Min: 0.25, Target: "≥ 0.55"})
+	add(&Figure{Key: "pipe-control-cpu", What: "the same: seat --control's CPU per event / the bare echo server's", Unit: "x", Rounds: pipeCPU("message", "control"), Max: 4, Target: "≤ 2"})
 	ctlVsPlain := &Figure{Key: "pipe-control-vs-plain", What: "the same, seat --control / seat without it", Unit: "x", Min: 0.6, Target: "= 1"}
 	for i, c := range perS("message", "control") {
 		if p := perS("message", "plain"); i < len(p) {
@@ -360,6 +390,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.2f M/s", v/1e6)
 	case "s":
 		return fmt.Sprintf("%.2f s", v)
+	case "instr":
+		return fmt.Sprintf("%.0f instr", v)
 	case "ns", "µs", "ms", "%", "allocs", "KB":
 		if v >= 100 || unit == "allocs" {
 			return fmt.Sprintf("%.0f %s", v, unit)
