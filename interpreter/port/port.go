@@ -52,15 +52,7 @@ func File(name string, data []byte) (*Result, error) {
 	if root == nil {
 		return nil, diags
 	}
-	var nodes []*schema.Node // elements in document order, for positions
-	var walk func(n *schema.Node)
-	walk = func(n *schema.Node) {
-		nodes = append(nodes, n)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(root)
+	nodes := inOrder(root) // for positions
 
 	doc := etree.NewDocument()
 	// DecodeUTF8 has decoded the bytes and made the declaration say UTF-8.
@@ -70,15 +62,7 @@ func File(name string, data []byte) (*Result, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	res := &Result{}
-	var elems []*etree.Element
-	var collect func(e *etree.Element)
-	collect = func(e *etree.Element) {
-		elems = append(elems, e)
-		for _, c := range e.ChildElements() {
-			collect(c)
-		}
-	}
-	collect(doc.Root())
+	elems := treeInOrder(doc.Root())
 	if len(elems) != len(nodes) {
 		return nil, fmt.Errorf("%s: the file reads differently as a tree (%d elements, %d positioned); not ported", name, len(elems), len(nodes))
 	}
@@ -104,6 +88,29 @@ func File(name string, data []byte) (*Result, error) {
 	return res, nil
 }
 
+// inOrder lists the elements under n, n first, in document order (none
+// for nil).
+func inOrder(n *schema.Node) []*schema.Node {
+	if n == nil {
+		return nil
+	}
+	out := []*schema.Node{n}
+	for _, c := range n.Children {
+		out = append(out, inOrder(c)...)
+	}
+	return out
+}
+
+// treeInOrder is inOrder of an etree element: the same elements, in the
+// same order, as inOrder of the same text parsed by schema.
+func treeInOrder(e *etree.Element) []*etree.Element {
+	out := []*etree.Element{e}
+	for _, c := range e.ChildElements() {
+		out = append(out, treeInOrder(c)...)
+	}
+	return out
+}
+
 func write(doc *etree.Document) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := doc.WriteTo(&buf); err != nil {
@@ -115,35 +122,16 @@ func write(doc *etree.Document) ([]byte, error) {
 // markBroken checks the ported document out as seat check would check it
 // in place of the file (--allow-shell given: a <shell> needs the flag, not
 // hand work), and marks each error port left: a comment before the
-// element it is in, and a note. An error in a file this one includes is a
-// note only (that file is ported on its own). It reports whether it
-// changed the document.
+// element it is in, and a note. An error in a file this one includes is
+// marked at the <rule file> that includes it (that file is ported on its
+// own). It reports whether it changed the document.
 func (r *Result) markBroken(name string, doc *etree.Document, out []byte) bool {
 	_, diags := seatml.LoadBytes(name, out, seatml.LoadOptions{AllowShell: true})
 	if !diags.HasErrors() {
 		return false
 	}
 	root, _ := schema.ParseXML(name, out)
-	var nodes []*schema.Node
-	var walk func(n *schema.Node)
-	walk = func(n *schema.Node) {
-		nodes = append(nodes, n)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	if root != nil {
-		walk(root)
-	}
-	var elems []*etree.Element
-	var collect func(e *etree.Element)
-	collect = func(e *etree.Element) {
-		elems = append(elems, e)
-		for _, c := range e.ChildElements() {
-			collect(c)
-		}
-	}
-	collect(doc.Root())
+	nodes, elems := inOrder(root), treeInOrder(doc.Root())
 	if len(elems) != len(nodes) {
 		nodes = nil // cannot place them: notes only
 	}
