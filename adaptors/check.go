@@ -15,9 +15,12 @@ type Check struct {
 }
 
 // Problem is an error in one attribute of a declaration ("" for the
-// element itself).
+// element itself), or a warning: what the declaration needs is not on
+// this machine (a ROS package), and seat run will say so if it still is
+// not.
 type Problem struct {
 	Attr, Msg string
+	Warning   bool
 }
 
 var checks = map[string]Check{}

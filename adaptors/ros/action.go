@@ -45,7 +45,7 @@ func actionType(attrs map[string]string) (*rosmsg.Action, error) {
 
 func checkAction(attrs map[string]string) []adaptors.Problem {
 	if _, err := actionType(attrs); err != nil {
-		return []adaptors.Problem{{Attr: "action_type", Msg: err.Error()}}
+		return []adaptors.Problem{typeProblem("action_type", err)}
 	}
 	return nil
 }

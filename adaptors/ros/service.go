@@ -44,7 +44,7 @@ func serviceType(attrs map[string]string) (*rosmsg.Service, error) {
 
 func checkService(attrs map[string]string) []adaptors.Problem {
 	if _, err := serviceType(attrs); err != nil {
-		return []adaptors.Problem{{Attr: "service_type", Msg: err.Error()}}
+		return []adaptors.Problem{typeProblem("service_type", err)}
 	}
 	return nil
 }

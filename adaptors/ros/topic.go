@@ -76,7 +76,7 @@ func topicType(attrs map[string]string) (*rosmsg.Type, error) {
 // checkTopic finds a topic adaptor's type, for seat check.
 func checkTopic(attrs map[string]string) []adaptors.Problem {
 	if _, err := topicType(attrs); err != nil {
-		return []adaptors.Problem{{Attr: "datatype", Msg: err.Error()}}
+		return []adaptors.Problem{typeProblem("datatype", err)}
 	}
 	if attrs["master"] != "" {
 		if _, err := MasterAddress(attrs); err != nil {
@@ -84,6 +84,14 @@ func checkTopic(attrs map[string]string) []adaptors.Problem {
 		}
 	}
 	return nil
+}
+
+// typeProblem is the problem of a type attribute whose type is not
+// found: a warning when its whole package is missing from this machine
+// (the file may be right; seat run needs the package), else an error.
+func typeProblem(attr string, err error) adaptors.Problem {
+	_, missing := rosmsg.MissingPackage(err)
+	return adaptors.Problem{Attr: attr, Msg: err.Error(), Warning: missing}
 }
 
 // checkMessage fills the type of a ros_pub from a <message> text, as Send

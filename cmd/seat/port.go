@@ -10,7 +10,8 @@ import (
 
 // portCmd is seat port [-w] [-d] FILE...: eSEAT files carried to seat
 // (package interpreter/port does the work). Exit status 0 when everything
-// was translated, 1 when some bodies need hand work, 2 on bad input.
+// was translated and the result passes seat check, 1 when something needs
+// hand work, 2 on bad input.
 func portCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("port", stderr)
 	write := fs.Bool("w", false, "Write the result back to each file instead of printing it.")
@@ -35,6 +36,10 @@ func portCmd(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		for _, n := range res.Notes {
+			if n.Line == 0 {
+				fmt.Fprintf(stderr, "%s: %s\n", file, n.Reason)
+				continue
+			}
 			fmt.Fprintf(stderr, "%s:%d: %s\n", file, n.Line, n.Reason)
 		}
 		if *verbose {

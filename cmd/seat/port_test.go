@@ -14,7 +14,10 @@ import (
 // what it prints (NAME.ported), what it lists and its exit status
 // (NAME.notes) with the golden files (go test ./cmd/seat -update rewrites
 // them). Every ported file passes seat check, and seat port run on it
-// changes nothing: it reads the Lua it wrote as Lua.
+// changes nothing: it reads the Lua it wrote as Lua. A file named broken-*
+// has what seat port cannot mend: its result fails seat check, seat port
+// exits 1, and each error seat check reports in it comes right after a
+// "seat port: seat check fails" comment.
 func TestPortGolden(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/port/*.seatml")
 	if len(files) < 3 {
@@ -28,11 +31,31 @@ func TestPortGolden(t *testing.T) {
 			notes := strings.ReplaceAll(stderr, dir+string(filepath.Separator), "") + fmt.Sprintf("exit %d\n", code)
 			golden(t, strings.TrimSuffix(file, ".seatml")+".ported", stdout)
 			golden(t, strings.TrimSuffix(file, ".seatml")+".notes", notes)
-			// The result checks clean (warnings aside), beside the original.
-			ported := filepath.Join(t.TempDir(), name+".seatml")
+			// The result checks clean (warnings aside), in place of the
+			// original: beside a copy of the files it includes.
+			tmp := t.TempDir()
+			if err := os.CopyFS(filepath.Join(tmp, "lib"), os.DirFS(filepath.Join(dir, "lib"))); err != nil {
+				t.Fatal(err)
+			}
+			ported := filepath.Join(tmp, name+".seatml")
 			os.WriteFile(ported, []byte(stdout), 0o644)
-			if _, stderr, code := runSeat("check", ported); code != 0 {
-				t.Errorf("seat check of the ported %s: exit %d\n%s", name, code, stderr)
+			_, checked, ccode := runSeat("check", ported)
+			if broken := strings.HasPrefix(name, "broken-"); !broken && ccode != 0 {
+				t.Errorf("seat check of the ported %s: exit %d\n%s", name, ccode, checked)
+			} else if broken {
+				if ccode != 1 || code != 1 {
+					t.Errorf("seat port exit %d, seat check of its result exit %d; want 1 and 1", code, ccode)
+				}
+				lines := strings.Split(stdout, "\n")
+				for _, l := range strings.Split(checked, "\n") {
+					var line, col int
+					if n, _ := fmt.Sscanf(strings.TrimPrefix(l, ported), ":%d:%d:", &line, &col); n != 2 || strings.Contains(l, ": warning: ") || !strings.HasPrefix(l, ported) {
+						continue
+					}
+					if line < 2 || !strings.Contains(lines[line-2], "<!-- seat port: seat check fails") {
+						t.Errorf("no seat port comment before the error %s", l)
+					}
+				}
 			}
 			if diff, stderr, _ := runSeat("port", "-d", ported); diff != "" {
 				t.Errorf("seat port changes its own output:\n%s%s", diff, stderr)

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -29,11 +30,15 @@ type Note struct {
 // Result is a ported file and what happened to its bodies.
 type Result struct {
 	Output []byte
-	Notes  []Note
+	// Notes are what is left for hand work, by input line; a note of line
+	// 0 names no line of this file (an error in a file it includes).
+	Notes []Note
 	// The script and cond bodies: Lua those that were Lua already,
 	// Translated those translated whole, Partial those with a part left
 	// for hand work.
 	Lua, Translated, Partial int
+
+	lines map[*etree.Element]int // input lines of the elements read
 }
 
 // File ports one behavior file. An error means the file could not be read
@@ -47,15 +52,7 @@ func File(name string, data []byte) (*Result, error) {
 	if root == nil {
 		return nil, diags
 	}
-	var nodes []*schema.Node // elements in document order, for positions
-	var walk func(n *schema.Node)
-	walk = func(n *schema.Node) {
-		nodes = append(nodes, n)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(root)
+	nodes := inOrder(root) // for positions
 
 	doc := etree.NewDocument()
 	// DecodeUTF8 has decoded the bytes and made the declaration say UTF-8.
@@ -65,29 +62,174 @@ func File(name string, data []byte) (*Result, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	res := &Result{}
-	var elems []*etree.Element
-	var collect func(e *etree.Element)
-	collect = func(e *etree.Element) {
-		elems = append(elems, e)
-		for _, c := range e.ChildElements() {
-			collect(c)
-		}
-	}
-	collect(doc.Root())
+	elems := treeInOrder(doc.Root())
 	if len(elems) != len(nodes) {
 		return nil, fmt.Errorf("%s: the file reads differently as a tree (%d elements, %d positioned); not ported", name, len(elems), len(nodes))
 	}
+	res.lines = map[*etree.Element]int{}
 	for i, e := range elems {
+		res.lines[e] = nodes[i].Pos.Line
 		res.element(e, nodes[i])
 	}
-	var buf bytes.Buffer
 	doc.WriteSettings.CanonicalText = true    // " and ' stay as written in scripts
 	doc.WriteSettings.CanonicalAttrVal = true // > and ' stay as written in attributes
+	// Marks of an earlier run go; what is still broken is marked again.
+	unmark(doc.Root())
+	out, err := write(doc)
+	if err != nil {
+		return nil, err
+	}
+	if res.markBroken(name, doc, out) {
+		if out, err = write(doc); err != nil {
+			return nil, err
+		}
+	}
+	res.Output = out
+	return res, nil
+}
+
+// inOrder lists the elements under n, n first, in document order (none
+// for nil).
+func inOrder(n *schema.Node) []*schema.Node {
+	if n == nil {
+		return nil
+	}
+	out := []*schema.Node{n}
+	for _, c := range n.Children {
+		out = append(out, inOrder(c)...)
+	}
+	return out
+}
+
+// treeInOrder is inOrder of an etree element: the same elements, in the
+// same order, as inOrder of the same text parsed by schema.
+func treeInOrder(e *etree.Element) []*etree.Element {
+	out := []*etree.Element{e}
+	for _, c := range e.ChildElements() {
+		out = append(out, treeInOrder(c)...)
+	}
+	return out
+}
+
+func write(doc *etree.Document) ([]byte, error) {
+	var buf bytes.Buffer
 	if _, err := doc.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	res.Output = buf.Bytes()
-	return res, nil
+	return buf.Bytes(), nil
+}
+
+// markBroken checks the ported document out as seat check would check it
+// in place of the file (--allow-shell given: a <shell> needs the flag, not
+// hand work), and marks each error port left: a comment before the
+// element it is in, and a note. An error in a file this one includes is
+// marked at the <rule file> that includes it (that file is ported on its
+// own). It reports whether it changed the document.
+func (r *Result) markBroken(name string, doc *etree.Document, out []byte) bool {
+	_, diags := seatml.LoadBytes(name, out, seatml.LoadOptions{AllowShell: true})
+	if !diags.HasErrors() {
+		return false
+	}
+	root, _ := schema.ParseXML(name, out)
+	nodes, elems := inOrder(root), treeInOrder(doc.Root())
+	if len(elems) != len(nodes) {
+		nodes = nil // cannot place them: notes only
+	}
+	// Paths in messages as the file names them, not as seat port was
+	// given it: the same comments from any directory.
+	rel := func(msg string) string {
+		if dir := filepath.Dir(name); dir != "." {
+			msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
+		}
+		return msg
+	}
+	changed := false
+	elsewhere := map[schema.Pos]bool{}
+	for _, d := range diags {
+		if d.Severity != schema.Error {
+			continue
+		}
+		if filepath.Clean(d.Pos.File) != filepath.Clean(name) || d.Pos.Line == 0 {
+			// In a file this one includes (reported once, also when
+			// reached by more than one way), or of the whole file.
+			if elsewhere[d.Pos] {
+				continue
+			}
+			elsewhere[d.Pos] = true
+			inc := includeOf(name, elems, d.Pos.File)
+			if inc == nil {
+				r.Notes = append(r.Notes, Note{Reason: "seat check fails in what this file uses: " + d.Error()})
+				continue
+			}
+			f, _, _ := strings.Cut(inc.SelectAttrValue("file", ""), ":")
+			at := fmt.Sprintf("%s:%d:%d: %s", f, d.Pos.Line, d.Pos.Col, rel(d.Msg)) // named as this file names it
+			r.Notes = append(r.Notes, Note{Line: r.lines[inc], Reason: "seat check fails in the rules included here: " + at})
+			r.commentBefore(inc, brokenMark+"in the rules included here: "+commentSafe(at)+" ")
+			changed = true
+			continue
+		}
+		i := len(nodes) - 1 // the last element that starts at or before the error
+		for i >= 0 && (nodes[i].Pos.Line > d.Pos.Line || nodes[i].Pos.Line == d.Pos.Line && nodes[i].Pos.Col > d.Pos.Col) {
+			i--
+		}
+		if i < 0 {
+			r.Notes = append(r.Notes, Note{Reason: "seat check fails here: " + rel(d.Msg) + "; fix it by hand"})
+			continue
+		}
+		line := 0
+		for k := i; k >= 0 && line == 0; k-- { // an element port added has the line of the one before
+			line = r.lines[elems[k]]
+		}
+		r.Notes = append(r.Notes, Note{Line: line, Reason: "seat check fails here: " + rel(d.Msg) + "; fix it by hand (a comment marks the place)"})
+		r.commentBefore(elems[i], brokenMark+"here: "+commentSafe(rel(d.Msg))+" ")
+		changed = true
+	}
+	return changed
+}
+
+// brokenMark begins the comments markBroken writes.
+const brokenMark = " seat port: seat check fails "
+
+// unmark removes the comments markBroken wrote under e, each with the line
+// break after it.
+func unmark(e *etree.Element) {
+	for i := 0; i < len(e.Child); i++ {
+		switch c := e.Child[i].(type) {
+		case *etree.Comment:
+			if !strings.HasPrefix(c.Data, brokenMark) {
+				continue
+			}
+			e.RemoveChildAt(i)
+			if i < len(e.Child) {
+				if cd, ok := e.Child[i].(*etree.CharData); ok && strings.TrimSpace(cd.Data) == "" {
+					e.RemoveChildAt(i)
+				}
+			}
+			i--
+		case *etree.Element:
+			unmark(c)
+		}
+	}
+}
+
+// includeOf is the element of elems that includes the rules of file
+// (<rule file="file:state">, relative to the file name), or nil.
+func includeOf(name string, elems []*etree.Element, file string) *etree.Element {
+	for _, e := range elems {
+		f, _, _ := strings.Cut(e.SelectAttrValue("file", ""), ":")
+		if e.Tag == "rule" && f != "" && filepath.Clean(filepath.Join(filepath.Dir(name), f)) == filepath.Clean(file) {
+			return e
+		}
+	}
+	return nil
+}
+
+// commentSafe is text an XML comment can hold: no "--".
+func commentSafe(s string) string {
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "- -")
+	}
+	return s
 }
 
 // element ports one element in place.
@@ -112,13 +254,67 @@ func (r *Result) element(e *etree.Element, n *schema.Node) {
 	case e.Tag == "adaptor":
 		r.rosHandler(e, n)
 	case e.Tag == "script":
-		if a := e.SelectAttr("execfile"); a != nil && strings.HasSuffix(strings.ToLower(a.Value), ".py") {
-			r.Notes = append(r.Notes, Note{n.Pos.Line, fmt.Sprintf("execfile %q is Python: port the helper to Lua by hand and name the .lua file", a.Value)})
-		}
 		r.script(e, n)
+		r.pythonExecfile(e, n)
 	case e.Tag == "cond":
 		r.cond(e, n)
+		r.pythonExecfile(e, n)
 	}
+}
+
+// pythonExecfile moves a script's or cond's execfile of a Python helper,
+// which seat cannot run, into a "-- seat port:" comment at the start of
+// its body, as any Python without a translation is: the file loads (seat
+// check warns at the comment), and what calls the helper's functions
+// fails when it runs, until the helper is ported to Lua and named in
+// execfile= again.
+func (r *Result) pythonExecfile(e *etree.Element, n *schema.Node) {
+	a := e.SelectAttr("execfile")
+	if a == nil || !strings.HasSuffix(strings.ToLower(a.Value), ".py") {
+		return
+	}
+	reason := fmt.Sprintf("execfile %q is Python: port the helper to Lua by hand and name the .lua file in execfile=", a.Value)
+	r.Notes = append(r.Notes, Note{n.Pos.Line, reason})
+	e.RemoveAttr("execfile")
+	body := bodyOf(e)
+	if e.Tag == "cond" {
+		marker := "--[[ seat port: " + strings.ReplaceAll(reason, "]]", "] ]") + " ]] "
+		if strings.TrimSpace(body) == "" {
+			body = "true" // eSEAT ran the helper and had no condition
+		}
+		setBody(e, marker+body)
+		return
+	}
+	marker := "-- seat port: " + reason
+	switch {
+	case strings.TrimSpace(body) == "":
+		setBody(e, marker)
+	case strings.HasPrefix(body, "\n"):
+		first := strings.TrimLeft(body, "\n")
+		indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
+		setBody(e, "\n"+indent+marker+body)
+	default:
+		setBody(e, marker+"\n"+body)
+	}
+}
+
+// bodyOf is the text of a script or cond as seat reads it: its character
+// data, or, when it has none, its comments (eSEAT ran code written in an
+// XML comment).
+func bodyOf(e *etree.Element) string {
+	var text, comments strings.Builder
+	for _, c := range e.Child {
+		switch c := c.(type) {
+		case *etree.CharData:
+			text.WriteString(c.Data)
+		case *etree.Comment:
+			comments.WriteString(c.Data)
+		}
+	}
+	if strings.TrimSpace(text.String()) == "" {
+		return comments.String()
+	}
+	return text.String()
 }
 
 // rosHandler turns the Python handler eSEAT names on a ROS adaptor
@@ -181,8 +377,12 @@ func (r *Result) commentBefore(e *etree.Element, text string) {
 	if i := e.Index(); i > 0 {
 		// Keep the element's indentation: comment, then the same break.
 		if cd, ok := p.Child[i-1].(*etree.CharData); ok && strings.TrimSpace(cd.Data) == "" {
+			brk := cd.Data // one line break and the indentation, not the blank lines before
+			if k := strings.LastIndexByte(brk, '\n'); k > 0 {
+				brk = brk[k:]
+			}
 			p.InsertChildAt(i, etree.NewComment(text))
-			p.InsertChildAt(i+1, etree.NewText(cd.Data))
+			p.InsertChildAt(i+1, etree.NewText(brk))
 			return
 		}
 	}

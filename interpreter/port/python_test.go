@@ -1,8 +1,11 @@
 package port
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/seatml/seat/interpreter/seatml"
 )
@@ -196,5 +199,55 @@ func TestValidLuaInAnESEATFile(t *testing.T) {
 	again, err := File("t.seatml", r.Output)
 	if err != nil || string(again.Output) != out {
 		t.Errorf("ported again (%v):\n%s", err, again.Output)
+	}
+}
+
+// TestMarkBroken: what seat check would refuse in the ported file is
+// marked at its place, with a note of its input line; a second run marks
+// it once, with the same text (the positions in a message are those of
+// the ported file); once mended by hand, the mark goes.
+func TestMarkBroken(t *testing.T) {
+	src := `<?xml version="1.0" encoding="UTF-8"?>
+<seatml>
+  <general name="受付">
+    <adaptor name="in" type="rtcin" datatype="TimedString"/>
+    <adaptor name="chat" type="socket" role="server" port="0"/>
+    <adaptor name="chat" type="socket" role="server" port="0"/>
+  </general>
+  <state name="待機">
+    <rule source="webb"><message sendto="chat">こんにちは</message></rule>
+  </state>
+</seatml>
+`
+	name := filepath.Join(t.TempDir(), "t.seatml")
+	r, err := File(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Note{
+		{6, `seat check fails here: adaptor "chat" is declared twice (first at 6:5); fix it by hand (a comment marks the place)`},
+		{9, `seat check fails here: rule source "webb" is not a declared adaptor; fix it by hand (a comment marks the place)`},
+	}
+	if diff := cmp.Diff(want, r.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	out := string(r.Output)
+	for _, w := range []string{
+		"\n    <!-- seat port: seat check fails here: adaptor \"chat\" is declared twice (first at 6:5) -->\n    <adaptor name=\"chat\"",
+		"\n    <!-- seat port: seat check fails here: rule source \"webb\" is not a declared adaptor -->\n    <rule source=\"webb\">",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	again, err := File(name, r.Output)
+	if err != nil || string(again.Output) != out || len(again.Notes) != 2 {
+		t.Errorf("ported again (%v, %v):\n%s", err, again.Notes, again.Output)
+	}
+	mended := strings.Replace(strings.Replace(out, `source="webb"`, `source="chat"`, 1), `<adaptor name="chat" type="socket" role="server" port="0"/>
+  </general>`, `</general>`, 1)
+	fixed, err := File(name, []byte(mended))
+	if err != nil || strings.Contains(string(fixed.Output), "seat check fails") || len(fixed.Notes) != 0 {
+		t.Errorf("mended (%v, %v):\n%s", err, fixed.Notes, fixed.Output)
 	}
 }

@@ -465,7 +465,11 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 				if a, ok := n.Attr(p.Attr); ok {
 					pos = a.ValuePos
 				}
-				c.errorf(pos, "adaptor %q: %s", d.Name, p.Msg)
+				if p.Warning {
+					c.warnf(pos, "adaptor %q: %s", d.Name, p.Msg)
+				} else {
+					c.errorf(pos, "adaptor %q: %s", d.Name, p.Msg)
+				}
 			}
 		}
 		if d.Name == "" {

@@ -1,6 +1,7 @@
 package rosmsg
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,10 @@ type NotFoundError struct {
 	UsedBy  string // the type whose field needs it, if any
 	Problem string // set when the name itself is wrong
 	Suggest string // a type of the same package with a close name
+	// NoPackage is set when no root holds the type's package at all: the
+	// name may well be right, and what is missing is the package.
+	NoPackage bool
+	Roots     []string // the directories searched, for NoPackage
 }
 
 func (e *NotFoundError) Error() string {
@@ -76,6 +81,18 @@ func (e *NotFoundError) Error() string {
 	if e.Problem != "" {
 		return fmt.Sprintf("%s type %q: %s", kind, e.Type, e.Problem)
 	}
+	if e.NoPackage {
+		pkg, typ, _ := strings.Cut(e.Type, "/")
+		dir := map[string]string{"service": "srv", "action": "action"}[e.Kind]
+		if dir == "" {
+			dir = "msg"
+		}
+		s := fmt.Sprintf("%s type %q: package %s is not on this machine (searched %s)", kind, e.Type, pkg, strings.Join(e.Roots, ", "))
+		if e.UsedBy != "" {
+			s += "; a field of " + e.UsedBy + " needs it"
+		}
+		return s + fmt.Sprintf("; seat run needs %s/%s/%s.%s: install the ROS package %s, or add the directory that holds %s/ to ROS_PACKAGE_PATH", pkg, dir, typ, dir, pkg, pkg)
+	}
 	s := fmt.Sprintf("%s type %q not found; searched %s", kind, e.Type, strings.Join(e.Tried, ", "))
 	if e.UsedBy != "" {
 		s += " (a field of " + e.UsedBy + " needs it)"
@@ -84,6 +101,59 @@ func (e *NotFoundError) Error() string {
 		s += "; did you mean " + e.Suggest + "?"
 	}
 	return s
+}
+
+// MissingPackage reports whether err says that a type's whole package is
+// not on this machine, and which package: seat check warns of it (the name
+// may be right; seat run needs the package), where a type missing from a
+// package that is there is an error.
+func MissingPackage(err error) (string, bool) {
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !nf.NoPackage {
+		return "", false
+	}
+	pkg, _, _ := strings.Cut(nf.Type, "/")
+	return pkg, true
+}
+
+// hasPackage reports whether a root holds package pkg (a directory
+// pkg/ under it, or the root itself when it is named pkg), or goroslib
+// ships types of it compiled.
+func (r *Registry) hasPackage(pkg string) bool {
+	for _, root := range r.Roots {
+		for _, d := range []string{filepath.Join(root, pkg), root} {
+			if filepath.Base(d) != pkg {
+				continue
+			}
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				return true
+			}
+		}
+	}
+	for name := range compiled {
+		if strings.HasPrefix(name, pkg+"/") {
+			return true
+		}
+	}
+	for name := range compiledServices {
+		if strings.HasPrefix(name, pkg+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// notFound is the error for type pkg/typ (a kind found in dir, with
+// extension ext) that no root has: the paths tried and a close name of
+// the package, or that the package itself is missing.
+func (r *Registry) notFound(kind, pkg, typ, dir, ext string, tried []string) *NotFoundError {
+	nf := &NotFoundError{Type: pkg + "/" + typ, Kind: kind, Tried: tried}
+	if r.hasPackage(pkg) {
+		nf.Suggest = r.near(pkg, typ, dir, ext)
+	} else {
+		nf.NoPackage, nf.Roots = true, r.Roots
+	}
+	return nf
 }
 
 // SplitName splits "pkg/Type" (or eSEAT's "pkg.Type", as in
@@ -152,6 +222,11 @@ func (r *Registry) near(pkg, typ, dir, ext string) string {
 			names = append(names, n)
 		}
 	}
+	for name := range compiledServices {
+		if p, n, _ := strings.Cut(name, "/"); p == pkg && dir == "srv" {
+			names = append(names, n)
+		}
+	}
 	slices.Sort(names) // the same suggestion every time
 	if s := schema.Suggest(typ, names); s != "" {
 		return pkg + "/" + s
@@ -179,7 +254,7 @@ func (r *Registry) message(name string, stack []string) (*Type, error) {
 		text, err = compiledText(zero)
 	}
 	if err != nil {
-		nf := &NotFoundError{Type: pkg + "/" + typ, Tried: tried, Suggest: r.near(pkg, typ, "msg", ".msg")}
+		nf := r.notFound("", pkg, typ, "msg", ".msg", tried)
 		if len(stack) > 0 {
 			nf.UsedBy = stack[len(stack)-1]
 		}

@@ -157,6 +157,62 @@ func TestNotFoundNamesThePaths(t *testing.T) {
 	}
 }
 
+// TestMissingPackage: a type whose whole package no root holds (a robot
+// SDK's, the user's own) says the package is missing and what seat run
+// needs, for seat check to warn of; a type missing from a package that is
+// there (a directory on a root, a root that is the package, or goroslib's
+// compiled types) stays a plain not-found error, with a close name.
+func TestMissingPackage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "robot", "msg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "robot", "msg", "Arm.msg"), []byte("baxter_core_msgs/JointCommand cmd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry([]string{dir})
+	_, err := r.Message("robot/Arm")
+	want := `message type "baxter_core_msgs/JointCommand": package baxter_core_msgs is not on this machine (searched ` + dir +
+		`); a field of robot/Arm needs it; seat run needs baxter_core_msgs/msg/JointCommand.msg: install the ROS package baxter_core_msgs, or add the directory that holds baxter_core_msgs/ to ROS_PACKAGE_PATH`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	if pkg, ok := MissingPackage(err); !ok || pkg != "baxter_core_msgs" {
+		t.Errorf("MissingPackage = %q, %v", pkg, ok)
+	}
+	_, err = r.Service("my_tutorials.AddTwoInts")
+	if pkg, ok := MissingPackage(err); !ok || pkg != "my_tutorials" || !strings.Contains(err.Error(), "seat run needs my_tutorials/srv/AddTwoInts.srv") {
+		t.Errorf("service: MissingPackage = %q, %v (%v)", pkg, ok, err)
+	}
+	_, err = r.Action("my_tutorials/Fibonacci")
+	if _, ok := MissingPackage(err); !ok || !strings.Contains(err.Error(), "seat run needs my_tutorials/action/Fibonacci.action") {
+		t.Errorf("action: %v", err)
+	}
+	for _, c := range []struct {
+		r          *Registry
+		kind, name string
+		suggest    string
+	}{
+		{r, "message", "robot/Armm", "robot/Arm"},                                                // a directory robot/ on a root
+		{NewRegistry([]string{filepath.Join(dir, "robot")}), "message", "robot/Ar", "robot/Arm"}, // the root is the package
+		{r, "message", "sensor_msgs/Joi", "sensor_msgs/Joy"},                                     // compiled
+		{r, "service", "std_srvs/SetBol", "std_srvs/SetBool"},                                    // compiled service
+	} {
+		var err error
+		if c.kind == "service" {
+			_, err = c.r.Service(c.name)
+		} else {
+			_, err = c.r.Message(c.name)
+		}
+		if _, ok := MissingPackage(err); ok || err == nil || !strings.Contains(err.Error(), "not found; searched") || !strings.HasSuffix(err.Error(), "did you mean "+c.suggest+"?") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	if _, ok := MissingPackage(errors.New("other")); ok {
+		t.Error("MissingPackage of another error")
+	}
+}
+
 // TestOwnTypes: types of a package on the search path (not Debian's),
 // using each other and std_msgs/Header, are built with fields a script
 // can fill; eSEAT's pkg.Type spelling names the same type.

@@ -139,7 +139,7 @@ func (r *Registry) definition(name, kind, dir string, n int) (pkg, typ, path str
 	}
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "", "", "", nil, &NotFoundError{Type: pkg + "/" + typ, Kind: kind, Tried: tried, Suggest: r.near(pkg, typ, dir, "."+dir)}
+			return "", "", "", nil, r.notFound(kind, pkg, typ, dir, "."+dir, tried)
 		}
 		return "", "", "", nil, fmt.Errorf("%s: %w", path, err)
 	}
