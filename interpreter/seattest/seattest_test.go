@@ -116,6 +116,31 @@ func TestScriptErrorsReported(t *testing.T) {
 	}
 }
 
+// TestWarningsOfAPass: a transcript that passes while the behavior logged
+// an error (a Lua error, which raised error.execution) says so on its ok
+// line and lists what was logged; before, it said only "ok".
+func TestWarningsOfAPass(t *testing.T) {
+	b := `<seatml><general name="e"><adaptor name="io" type="stdio"/></general>
+<state name="s"><rule><key>go</key><message sendto="io">はい</message><script>nosuch.call()</script></rule></state></seatml>`
+	res, v := run(t, b, "> go\n< はい\n")
+	mustPass(t, res, v)
+	var out strings.Builder
+	res.Report(&out)
+	got := out.String()
+	if !strings.HasPrefix(got, "ok   ") || !strings.Contains(strings.SplitN(got, "\n", 2)[0], "  (1 warning)") ||
+		!strings.Contains(got, "\n    the behavior logged:\n        error\tscript failed") || !strings.Contains(got, "attempt to index nosuch") {
+		t.Errorf("report:\n%s", got)
+	}
+	// Without any, the ok line is as it was.
+	res, v = run(t, b, "> nothing\n")
+	mustPass(t, res, v)
+	out.Reset()
+	res.Report(&out)
+	if got := out.String(); strings.Contains(got, "warning") || strings.Count(got, "\n") != 1 {
+		t.Errorf("report of a clean pass:\n%s", got)
+	}
+}
+
 func TestParse(t *testing.T) {
 	tr, diags := Parse("x.seattest", []byte("\ufeff# c\nbehavior: ../b.seatml\n  > こんにちは\nio> \n< a  b \nio<~ ^a\n= 待機\n+1m30s\n@connect web alice\n@disconnect web\nmemory> A/B = 3\ngui:Begin session>\ngui:say> hi\n...\n"))
 	if diags.HasErrors() {
