@@ -178,6 +178,10 @@ type Machine struct {
 	cc          *callCtx
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
+	// globalSets is where each global was last assigned while it was
+	// not set (the globals' __newindex sees only those), so that a nil
+	// global can be told apart from one never assigned (explain.go).
+	globalSets map[string]globalSet
 
 	sc      *statechart.Instance // enters and exits the states
 	pending []request            // the transitions onentry lists asked for (request)
