@@ -193,6 +193,9 @@ type Machine struct {
 	src      *seatml.State
 	leafBuf2 []*seatml.State
 	starting bool // the initial configuration is being entered
+	// leftLeaves is the leaves the microstep under way exited, which its
+	// "state" log lines give as from (states.go).
+	leftLeaves leftLeaves
 	// stateTimers: in a nested behavior, the countdown of each active
 	// state with an ontimeout, in the order ties fire (timers.go).
 	stateTimers []stateTimer

@@ -329,11 +329,12 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 		m.cur = s
 		m.notifyState()
 	}
+	m.leftLeaves.entering()
 	if in.Microsteps() > stateLinesSteps || m.scx.burst > stateLinesBurst {
 		m.scx.unlogged++
 		m.scx.last = s.Name
 	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		ce.Write(zap.String("to", s.Name))
+		m.leftLeaves.write(ce, s.Name, m.scxmlName)
 	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
@@ -343,8 +344,12 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 	}
 }
 
+// scxmlName names a document's state.
+func (m *Machine) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
+
 func (m *Machine) scxmlExited(n *statechart.State) {
 	m.active[n.Index()].Store(false)
+	m.leftLeaves.exited(n)
 	if m.tracing() {
 		m.trace("exit:" + m.prog.SCXMLStates[n].Name)
 	}
