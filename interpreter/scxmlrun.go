@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,27 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 	defer func() { m.cc = prev }()
 	m.scx.sys.Post(m.scx.s, scxmlEventOf(ev))
 	m.scxmlSettled(m.scxmlDrain())
+}
+
+// ErrNotSCXML is returned by PostEvent for a SEATML behavior.
+var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it takes events from its adaptors")
+
+// PostEvent hands an SCXML document the external event name, with data
+// as its _event.data (nil for none), as a seat test transcript's @event
+// step does, and handles what it causes, as an adaptor's event is
+// handled. Call it from Sync. A SEATML behavior has no named events from
+// outside: ErrNotSCXML.
+func (m *Machine) PostEvent(name string, data any) error {
+	if m.scx == nil {
+		return ErrNotSCXML
+	}
+	m.turn++
+	prev := m.cc
+	m.cc = nil // no peer: seat.reply has no one to answer
+	defer func() { m.cc = prev }()
+	m.scx.sys.Post(m.scx.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
+	m.scxmlSettled(m.scxmlDrain())
+	return nil
 }
 
 // scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line

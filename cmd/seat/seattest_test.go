@@ -148,3 +148,38 @@ func TestSeatTestWarnings(t *testing.T) {
 		t.Errorf("seat test: exit %d\n%s%s\nwant it to begin\n%s", code, stdout, stderr, want)
 	}
 }
+
+// TestSeatTestEventsAndConfigurationsOnTheRealBinary: seat test sends an
+// SCXML document named events with data (@event NAME JSON) and checks
+// its exact active states (== A, B, C), on the real binary: the shipped
+// reception.events.seattest pauses and resumes the dialogue by its own
+// events, and a wrong set of states fails naming the states missing and
+// those active too.
+func TestSeatTestEventsAndConfigurationsOnTheRealBinary(t *testing.T) {
+	stdout, stderr, code := runBinaryIO(t, "", "test", "../../examples/reception.events.seattest")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "ok   ../../examples/reception.events.seattest  ") {
+		t.Errorf("seat test reception.events.seattest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	behavior, err := filepath.Abs("../../examples/reception.scxml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "中断.seattest")
+	os.WriteFile(f, []byte("behavior: "+behavior+`
+> こんにちは
+< いらっしゃいませ。本日はどのようなご用件でしょうか。
+@event 中断 {"理由": "点検"}
+== 稼働, 対話, 会話, 接客, 用件, 見守り, 平常
+`), 0o644)
+	stdout, stderr, code = runBinaryIO(t, "", "test", f)
+	for _, want := range []string{
+		f + ":5: == 稼働, 対話, 会話, 接客, 用件, 見守り, 平常\n",
+		"        wrong active states (not active: 会話, 接客, 用件; active too: 中断)\n",
+		"        got:   稼働, 対話, 中断, 見守り, 平常\n",
+		`            @event 中断 {"理由": "点検"}` + "\n",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d; no %q in\n%s%s", code, want, stdout, stderr)
+		}
+	}
+}

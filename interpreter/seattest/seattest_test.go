@@ -299,3 +299,95 @@ func TestStateOfANestedBehavior(t *testing.T) {
 		t.Errorf("failure %+v; want one naming 用件 and the active states", res.Failure)
 	}
 }
+
+// document is an SCXML document with a parallel state, a named event
+// with data, and an event name with a dot.
+const document = `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat"
+       version="1.0" datamodel="lua" name="受付" initial="待機">
+  <seat:adaptor name="io" type="stdio"/>
+  <state id="待機">
+    <transition event="呼び出し" target="稼働">
+      <send type="seat" target="io"><content expr="'番号 ' .. tostring(_event.data and _event.data['番号'])"/></send>
+    </transition>
+  </state>
+  <parallel id="稼働">
+    <state id="対話">
+      <state id="用件"><transition event="案内.終わり" target="確認"/></state>
+      <state id="確認"/>
+    </state>
+    <state id="見守り"><state id="平常"/></state>
+  </parallel>
+</scxml>`
+
+// runFiles writes files into a directory and runs the transcript among
+// them.
+func runFiles(t *testing.T, transcript string, files map[string]string) (*Result, string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	var verbose strings.Builder
+	res, err := RunFile(filepath.Join(dir, transcript), Options{Verbose: &verbose})
+	return res, verbose.String(), err
+}
+
+// TestEventsAndConfigurations: @event NAME [JSON] hands an SCXML document
+// a named external event with its data; == A, B checks the exact set of
+// active states, in any order, and a failure says which are missing and
+// which are active too. Before, a transcript could only send lines
+// (io.line) and check one state at a time.
+func TestEventsAndConfigurations(t *testing.T) {
+	pass := "== 待機\n@event 呼び出し {\"番号\": 7}\n< 番号 7\n== 稼働, 対話, 用件, 見守り, 平常\n@event 案内.終わり\n== 平常, 確認, 対話, 見守り, 稼働\n= 確認\n"
+	res, v, err := runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res, v)
+	// No data: _event.data is nil.
+	res, v, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "@event 呼び出し\n< 番号 nil\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res, v)
+
+	res, _, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "@event 呼び出し {\"番号\": 1}\n< 番号 1\n== 稼働, 対話, 確認, 見守り, 平常\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Failure
+	if f == nil || f.What != "wrong active states (not active: 確認; active too: 用件)" || f.Want != "稼働, 対話, 確認, 見守り, 平常" || f.Got != "稼働, 対話, 用件, 見守り, 平常" || f.Step.Pos.Line != 3 {
+		t.Errorf("failure %+v", f)
+	}
+	var out strings.Builder
+	res.Report(&out)
+	if !strings.Contains(out.String(), "b.seattest:3: == 稼働, 対話, 確認, 見守り, 平常\n        wrong active states (not active: 確認; active too: 用件)\n") {
+		t.Errorf("report:\n%s", out.String())
+	}
+
+	// A nested SEATML behavior's configuration too.
+	res, v = run(t, nested, "== 接客, 挨拶\nio> こんにちは\n< ご用件は?\n== 用件, 接客\n")
+	mustPass(t, res, v)
+
+	// Bad input: a state the document does not have, an @event to a
+	// SEATML behavior, JSON that is not.
+	_, _, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "== 稼働, 対話x\n"})
+	if err == nil || !strings.Contains(err.Error(), `b.seattest:1:1: the behavior has no state "対話x"; did you mean "対話"?`) {
+		t.Errorf("unknown state: %v", err)
+	}
+	_, _, err = runFiles(t, "b.seattest", map[string]string{"b.seatml": nested, "b.seattest": "@event 呼び出し\n"})
+	if err == nil || !strings.Contains(err.Error(), "b.seattest:1:1: @event sends an SCXML document a named event;") {
+		t.Errorf("@event to SEATML: %v", err)
+	}
+	for text, want := range map[string]string{
+		"@event 呼び出し {番号: 1}\n": `@event 呼び出し: its data must be JSON`,
+		"@event\n":              "@event wants an event's name",
+		"== 稼働,,対話\n":           "== wants every active state, separated by commas",
+		"== 稼働, 稼働\n":           "== names 稼働 twice",
+	} {
+		_, diags := Parse("x.seattest", []byte(text))
+		if !strings.Contains(diags.Error(), "x.seattest:1:1: "+want) {
+			t.Errorf("%q: %v, want %s", text, diags.Error(), want)
+		}
+	}
+}
