@@ -198,6 +198,7 @@ func (m *Machine) installGlobals() {
 				m.luaAssigned[i] = v
 				return 0
 			}
+			m.noteGlobalSet(L, string(s), v == lua.LNil)
 		}
 		t.RawSet(k, v)
 		return 0

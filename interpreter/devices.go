@@ -19,6 +19,7 @@ import (
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/srcfile"
+	"github.com/seatml/seat/schema"
 )
 
 // Devices is the device layer a machine drives: the engine and the motion
@@ -559,9 +560,10 @@ func (m *Machine) luaScripts(L *lua.LState, v lua.LValue, field string) []*motio
 	return out
 }
 
-// namedScript loads a script by name from the scripts directory, once.
+// namedScript loads a script by name, found where <motion script> finds
+// it (seatml.FindScript), once.
 func (m *Machine) namedScript(name string) (*motion.Script, error) {
-	path, err := motion.Resolve(m.prog.ScriptsDir, name)
+	path, err := seatml.FindScript(m.prog.ScriptDirs, name)
 	if err != nil {
 		return nil, err
 	}
@@ -571,9 +573,9 @@ func (m *Machine) namedScript(name string) (*motion.Script, error) {
 	if s != nil {
 		return s, nil
 	}
-	data, err := srcfile.ReadRegular(path) // a regular file, bounded: a FIFO named walk.yaml must not block the behavior
+	data, err := seatml.ReadScript(path, srcfile.ReadRegular) // a regular file, bounded: a FIFO named walk.yaml must not block the behavior
 	if err != nil {
-		return nil, fmt.Errorf("script %q: %w", name, err)
+		return nil, fmt.Errorf("script %q: %s: %w", name, path, schema.FileCause(err))
 	}
 	s, diags := motion.Parse(path, data)
 	if s == nil {

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,6 +92,12 @@ func (m *Machine) nilReason(path []string, called bool) string {
 			return fmt.Sprintf("attempt to %s %s, which the sandbox removes (os keeps only time, clock and date)", what, name)
 		case i == 1 && path[0] == "seat":
 			return fmt.Sprintf("attempt to %s %s, which is nil: seat has no %q%s", what, name, p, schema.DidYouMean(p, m.seatNames(), "seat.%s"))
+		case i == 0 && m.globalSets[p].at != "":
+			set := m.globalSets[p]
+			if set.nil {
+				return fmt.Sprintf("attempt to %s %s, which is nil (a global set to nil at %s)", what, name, set.at)
+			}
+			return fmt.Sprintf("attempt to %s %s, which is nil (a global set at %s, then set to nil)", what, name, set.at)
 		case i == 0:
 			hint := "check its spelling"
 			if lua, ok := luaSpelling[name]; ok {
@@ -108,6 +115,34 @@ func (m *Machine) nilReason(path []string, called bool) string {
 	return ""
 }
 
+// globalSet is where a global was last assigned while it was not set,
+// file:line, and whether to nil.
+type globalSet struct {
+	at  string
+	nil bool
+}
+
+// maxGlobalSets bounds the globals whose assignments are remembered: a
+// script that makes globals by the thousand (_G["k" .. i] = v) does not
+// grow the machine without end.
+const maxGlobalSets = 4096
+
+// noteGlobalSet remembers where the global name is being assigned, from
+// the globals' __newindex: the script's file and line.
+func (m *Machine) noteGlobalSet(L *lua.LState, name string, toNil bool) {
+	if _, seen := m.globalSets[name]; !seen && len(m.globalSets) >= maxGlobalSets {
+		return
+	}
+	if m.globalSets == nil {
+		m.globalSets = map[string]globalSet{}
+	}
+	at := strings.TrimSuffix(L.Where(1), ":")
+	if at == "" {
+		at = "an unknown line"
+	}
+	m.globalSets[name] = globalSet{at: at, nil: toNil}
+}
+
 // seatNames lists the functions of the seat table.
 func (m *Machine) seatNames() []string {
 	var names []string
@@ -117,7 +152,8 @@ func (m *Machine) seatNames() []string {
 	return names
 }
 
-// globalNames lists the defined globals, for suggestions.
+// globalNames lists the defined globals, and those assigned nil, for
+// suggestions.
 func (m *Machine) globalNames() []string {
 	var names []string
 	m.L.G.Global.ForEach(func(k, _ lua.LValue) {
@@ -125,7 +161,8 @@ func (m *Machine) globalNames() []string {
 			names = append(names, string(s))
 		}
 	})
-	return names
+	set := slices.Sorted(maps.Keys(m.globalSets))
+	return append(names, set...)
 }
 
 // Operands of the operators gopher-lua's errors do not name: the path

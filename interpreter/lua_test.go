@@ -295,6 +295,33 @@ func TestNilOperandsNameTheCulprit(t *testing.T) {
 	}
 }
 
+// TestNilGlobalSetToNilSaysWhere: a global assigned nil (a capture that
+// did not match) is not "a global not defined": the message says where it
+// was set to nil, or where it was set before something set it to nil; one
+// never assigned keeps the old words, with assigned names as suggestions.
+func TestNilGlobalSetToNilSaysWhere(t *testing.T) {
+	h := start(t, doc(`<script>visitor = "佐藤"</script>`, `<state name="s">`+
+		rule("", `<key>a</key><script>guest = string.match(event.text, "(%d+)番")</script>`)+
+		rule("", `<key>b</key><script>seat.reply(guest .. "様")</script>`)+
+		rule("", `<key>c</key><script>visitor = nil</script>`)+
+		rule("", `<key>d</key><script>return visitor .. "様"</script>`)+
+		rule("", `<key>e</key><script>return guest.name</script>`)+
+		rule("", `<key>f</key><script>return #gust</script>`)+
+		`</state>`))
+	for _, k := range []string{"a", "b", "c", "d", "e", "f"} {
+		h.event("chat", k)
+	}
+	want := []string{
+		`script failed: t.seatml:8: guest is nil (a global set to nil at t.seatml:7), in ` + "`..`",
+		`script failed: t.seatml:10: visitor is nil (a global set at t.seatml:6, then set to nil), in ` + "`..`",
+		`script failed: t.seatml:11: attempt to index guest, which is nil (a global set to nil at t.seatml:7)`,
+		`script failed: t.seatml:12: gust is nil (a global not defined when this ran; did you mean guest?), in ` + "`#`",
+	}
+	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestLuaNamesGetSuggestions(t *testing.T) {
 	h := start(t, doc("", `<state name="talking">`+
 		rule("", `<key>a</key><script>seat.send("caht", "x")</script>`)+

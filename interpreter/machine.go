@@ -179,6 +179,10 @@ type Machine struct {
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
 	selfMade    bool                        // eSEAT's self was made (installGlobals)
+	// globalSets is where each global was last assigned while it was
+	// not set (the globals' __newindex sees only those), so that a nil
+	// global can be told apart from one never assigned (explain.go).
+	globalSets map[string]globalSet
 
 	sc      *statechart.Instance // enters and exits the states
 	pending []request            // the transitions onentry lists asked for (request)
@@ -190,6 +194,9 @@ type Machine struct {
 	src      *seatml.State
 	leafBuf2 []*seatml.State
 	starting bool // the initial configuration is being entered
+	// leftLeaves is the leaves the microstep under way exited, which its
+	// "state" log lines give as from (states.go).
+	leftLeaves leftLeaves
 	// stateTimers: in a nested behavior, the countdown of each active
 	// state with an ontimeout, in the order ties fire (timers.go).
 	stateTimers []stateTimer

@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -193,6 +194,27 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 	m.scxmlSettled(m.scxmlDrain())
 }
 
+// ErrNotSCXML is returned by PostEvent for a SEATML behavior.
+var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it takes events from its adaptors")
+
+// PostEvent hands an SCXML document the external event name, with data
+// as its _event.data (nil for none), as a seat test transcript's @event
+// step does, and handles what it causes, as an adaptor's event is
+// handled. Call it from Sync. A SEATML behavior has no named events from
+// outside: ErrNotSCXML.
+func (m *Machine) PostEvent(name string, data any) error {
+	if m.scx == nil {
+		return ErrNotSCXML
+	}
+	m.turn++
+	prev := m.cc
+	m.cc = nil // no peer: seat.reply has no one to answer
+	defer func() { m.cc = prev }()
+	m.scx.sys.Post(m.scx.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
+	m.scxmlSettled(m.scxmlDrain())
+	return nil
+}
+
 // scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line
 // from adaptor chat, "chat.connect" and "chat.disconnect" for a peer's
 // arrival and departure, "memory.KEY" and "motion.done.NAME" (a device
@@ -329,11 +351,12 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 		m.cur = s
 		m.notifyState()
 	}
+	m.leftLeaves.entering()
 	if in.Microsteps() > stateLinesSteps || m.scx.burst > stateLinesBurst {
 		m.scx.unlogged++
 		m.scx.last = s.Name
 	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		ce.Write(zap.String("to", s.Name))
+		m.leftLeaves.write(ce, s.Name, m.scxmlName)
 	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
@@ -343,8 +366,12 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 	}
 }
 
+// scxmlName names a document's state.
+func (m *Machine) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
+
 func (m *Machine) scxmlExited(n *statechart.State) {
 	m.active[n.Index()].Store(false)
+	m.leftLeaves.exited(n)
 	if m.tracing() {
 		m.trace("exit:" + m.prog.SCXMLStates[n].Name)
 	}

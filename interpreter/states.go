@@ -4,6 +4,8 @@ package interpreter
 // states; these hooks run their lists and keep the bookkeeping.
 
 import (
+	"strings"
+
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -91,8 +93,9 @@ func (m *Machine) entered(n *statechart.State) {
 	if !m.starting {
 		m.moves++
 	}
+	m.leftLeaves.entering()
 	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		ce.Write(zap.String("to", s.Name)) // no from: with regions it would be a guess
+		m.leftLeaves.write(ce, s.Name, seatmlName)
 	}
 	m.active[n.Index()].Store(true)
 	m.touched[n.Index()] = m.turn
@@ -132,6 +135,7 @@ func (m *Machine) entered(n *statechart.State) {
 // state's onexit list runs, where no transition may be asked for.
 func (m *Machine) exited(n *statechart.State) {
 	s := n.Ext.(*seatml.State)
+	m.leftLeaves.exited(n)
 	if m.active != nil {
 		m.active[n.Index()].Store(false)
 		m.touched[n.Index()] = m.turn
@@ -386,3 +390,47 @@ func (m *Machine) notifyState() {
 		o.StateChanged(m.cur.Name)
 	}
 }
+
+// leftLeaves is what a nested behavior's "state" log lines give as from:
+// the leaves the microstep exited before entering the state (one, or
+// those of the regions it left, in exit order). A microstep exits before
+// it enters, so the first exit after an entry begins a new list; the
+// initial configuration, entered with no exit, has no from.
+type leftLeaves struct {
+	states  []*statechart.State
+	entered bool // the list is the current microstep's, and entry has begun
+}
+
+// exited notes a state the engine exits.
+func (l *leftLeaves) exited(n *statechart.State) {
+	if l.entered {
+		clear(l.states)
+		l.states, l.entered = l.states[:0], false
+	}
+	if n.Atomic() {
+		l.states = append(l.states, n)
+	}
+}
+
+// entering notes that the microstep now enters states.
+func (l *leftLeaves) entering() { l.entered = true }
+
+// write logs a "state" line for the state to: from and to, as a flat
+// behavior's, or to alone when no leaf was left; name names a state.
+func (l *leftLeaves) write(ce *zapcore.CheckedEntry, to string, name func(*statechart.State) string) {
+	switch len(l.states) {
+	case 0:
+		ce.Write(zap.String("to", to))
+	case 1:
+		ce.Write(zap.String("from", name(l.states[0])), zap.String("to", to))
+	default:
+		names := make([]string, len(l.states))
+		for i, n := range l.states {
+			names[i] = name(n)
+		}
+		ce.Write(zap.String("from", strings.Join(names, ", ")), zap.String("to", to))
+	}
+}
+
+// seatmlName names a SEATML behavior's state.
+func seatmlName(n *statechart.State) string { return n.Ext.(*seatml.State).Name }

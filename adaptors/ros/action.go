@@ -206,6 +206,7 @@ func (a *actionServer) attach(n *goroslib.Node) error {
 	a.mu.Lock()
 	a.server = s
 	a.mu.Unlock()
+	a.registered("action server", "action", a.typ.Name)
 	return nil
 }
 
@@ -533,6 +534,7 @@ func (a *actionClient) attach(n *goroslib.Node) error {
 	a.mu.Lock()
 	a.client, a.ready = c, false
 	a.mu.Unlock()
+	a.registered("action client", "action", a.typ.Name)
 	go func() {
 		c.WaitForServer() // or the client is closed
 		a.mu.Lock()

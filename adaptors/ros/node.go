@@ -331,6 +331,13 @@ func newEndpoint(cfg adaptors.Config, remoteAttr string) (endpoint, error) {
 
 func (e *endpoint) Name() string { return e.name }
 
+// registered logs, at info, that the adaptor's end on the ROS graph is
+// there (again, after the master restarted): what it is ("publisher"),
+// on which kind of name ("topic") and of which type.
+func (e *endpoint) registered(what, kind, typ string) {
+	e.log.Info("ROS "+what+" registered", zap.String(kind, e.remote), zap.String("type", typ), zap.String("node", "/"+e.nodeName))
+}
+
 // Keep lets a reload hand the open adaptor to the new version of its
 // behavior when it declares it the same: opening a second one beside it
 // would register the same topic, service or action twice on the one node.

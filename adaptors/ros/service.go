@@ -150,6 +150,7 @@ func (a *server) attach(n *goroslib.Node) error {
 	a.mu.Lock()
 	a.reg = r
 	a.mu.Unlock()
+	a.registered("service server", "service", a.typ.Name)
 	return nil
 }
 
@@ -414,6 +415,7 @@ func (a *client) attach(n *goroslib.Node) error {
 	a.mu.Lock()
 	a.caller = c
 	a.mu.Unlock()
+	a.registered("service client", "service", a.typ.Name)
 	return nil
 }
 

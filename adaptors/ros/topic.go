@@ -195,6 +195,7 @@ func (a *topic) attach(n *goroslib.Node) error {
 		a.mu.Lock()
 		a.writer = w
 		a.mu.Unlock()
+		a.registered("publisher", "topic", a.typ.Spec.FullName())
 		return nil
 	}
 	sub, err := a.subscribe()
@@ -204,6 +205,7 @@ func (a *topic) attach(n *goroslib.Node) error {
 	a.mu.Lock()
 	a.sub = sub
 	a.mu.Unlock()
+	a.registered("subscriber", "topic", a.typ.Spec.FullName())
 	return nil
 }
 

@@ -583,3 +583,46 @@ func BenchmarkSubscriberMessage(b *testing.B) {
 		}
 	}
 }
+
+// TestRegistrationsLoggedAtInfo: each ROS adaptor says at info level that
+// it is on the graph, with its topic, service or action and its type;
+// before, a behavior's log showed nothing of them at info.
+func TestRegistrationsLoggedAtInfo(t *testing.T) {
+	m := rostest.Start(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	log := zap.New(core)
+	for _, c := range []struct {
+		factory adaptors.Factory
+		name    string
+		attrs   map[string]string
+	}{
+		{func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) }, "/speech", nil},
+		{func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) }, "/joy", map[string]string{"datatype": "sensor_msgs/Joy"}},
+		{NewServer, "/set_led", map[string]string{"service_type": "std_srvs.SetBool"}},
+		{NewClient, "add_two_ints", map[string]string{"service_type": "rospy_tutorials/AddTwoInts"}},
+		{NewActionServer, "fibonacci", map[string]string{"action_type": "actionlib_tutorials.Fibonacci"}},
+		{NewActionClient, "/fib", map[string]string{"action_type": "actionlib_tutorials/Fibonacci"}},
+	} {
+		attrs := map[string]string{"master": m.URI}
+		for k, v := range c.attrs {
+			attrs[k] = v
+		}
+		openConfig(t, c.factory, adaptors.Config{Behavior: "受付", Name: c.name, Log: log, Attrs: attrs})
+	}
+	var got []string
+	for _, e := range logs.All() {
+		f := e.ContextMap()
+		got = append(got, fmt.Sprintf("%s %s: %v %v %v %v", e.Level, e.Message, f["topic"], f["service"], f["action"], f["type"]))
+	}
+	want := []string{
+		"info ROS publisher registered: /speech <nil> <nil> std_msgs/String",
+		"info ROS subscriber registered: /joy <nil> <nil> sensor_msgs/Joy",
+		"info ROS service server registered: <nil> /set_led <nil> std_srvs/SetBool",
+		"info ROS service client registered: <nil> add_two_ints <nil> rospy_tutorials/AddTwoInts",
+		"info ROS action server registered: <nil> <nil> fibonacci actionlib_tutorials/Fibonacci",
+		"info ROS action client registered: <nil> <nil> /fib actionlib_tutorials/Fibonacci",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("info lines (-want +got):\n%s", diff)
+	}
+}

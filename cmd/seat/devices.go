@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seatml/seat/examples/scripts"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"
@@ -35,7 +33,7 @@ type deviceFlags struct {
 
 func (d *deviceFlags) register(fs *flag.FlagSet, running bool) {
 	d.registerDevices(fs)
-	fs.StringVar(&d.scripts, "scripts", "", "Motion scripts directory (default: general@scripts, else scripts/ beside the behavior, else "+seatml.DefaultScriptsDir+").")
+	fs.StringVar(&d.scripts, "scripts", "", "Directory to look for motion scripts in, alone (default: general@scripts, else scripts/ beside the behavior, ./scripts, ./"+seatml.DefaultScriptsDir+", then seat's built-in copy of examples/scripts).")
 	if running {
 		fs.DurationVar(&d.period, "period", hal.DefaultPeriod, "Control period of the device layer.")
 		fs.StringVar(&d.simSpeed, "sim-speed", strconv.FormatFloat(hal.DefaultSimSpeed, 'g', -1, 64), "Simulated joint speed in rad/s, or inf.")
@@ -175,94 +173,23 @@ func servosFor(dir string, tree *hal.Tree, stderr io.Writer) (map[int]motion.Map
 	return m, m != nil
 }
 
-// builtinScripts stands, in paths and messages, for the copy of
-// examples/scripts built into seat: "<built-in>/Nod.yaml".
-const builtinScripts = "<built-in>"
-
-// builtinName returns the name in scripts.FS of a path under
-// builtinScripts.
-func builtinName(path string) (string, bool) {
-	return strings.CutPrefix(filepath.ToSlash(path), builtinScripts+"/")
-}
-
 // readScript reads a motion script or servos.yaml: a file, or one of the
 // built-in scripts.
 func readScript(path string) ([]byte, error) {
-	if name, ok := builtinName(path); ok {
-		return iofs.ReadFile(scripts.FS, name)
-	}
-	return srcfile.ReadRegular(path)
-}
-
-// scriptDirs is where a script given by name is looked for, in order:
-// --scripts alone when given; else ./scripts and ./examples/scripts (as
-// absolute paths, for messages), where a behavior in the working
-// directory finds its scripts, then the built-in copy of examples/scripts,
-// so that seat motion play Nod works in any directory.
-func scriptDirs(scriptsDir string) []string {
-	if scriptsDir != "" {
-		return []string{scriptsDir}
-	}
-	dirs := []string{"scripts", seatml.DefaultScriptsDir}
-	for i, d := range dirs {
-		if abs, err := filepath.Abs(d); err == nil {
-			dirs[i] = abs
-		}
-	}
-	return append(dirs, builtinScripts)
+	return seatml.ReadScript(path, srcfile.ReadRegular)
 }
 
 // scriptFile finds a motion script given on the command line. A path (an
 // existing file, or an argument with a slash or an extension) is taken as
-// it is; a name (Nod) is looked for in scriptDirs, as <motion script="Nod">
-// is in a behavior's scripts directory. The error for a name found nowhere
-// lists every path tried.
+// it is; a name (Nod) is looked for where <motion script="Nod"> looks for
+// it (seatml.ScriptDirs, without a behavior): --scripts alone when given,
+// else ./scripts, ./examples/scripts, then the built-in copy. The error for
+// a name found nowhere lists every path tried.
 func scriptFile(arg, scriptsDir string) (string, error) {
 	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, `/\`) || filepath.Ext(arg) != "" {
 		return arg, nil
 	}
-	var tried, names []string
-	for _, dir := range scriptDirs(scriptsDir) {
-		path, err := motion.Resolve(dir, arg)
-		if err != nil {
-			return "", fmt.Errorf("motion script %w", err)
-		}
-		if isScript(path) {
-			return path, nil
-		}
-		tried = append(tried, path)
-		names = append(names, scriptNames(dir)...)
-	}
-	return "", fmt.Errorf("no motion script %q; tried %s%s", arg, strings.Join(tried, ", "), schema.DidYouMean(arg, names, "%q"))
-}
-
-// isScript reports whether path is a file or a built-in script.
-func isScript(path string) bool {
-	var fi iofs.FileInfo
-	var err error
-	if name, ok := builtinName(path); ok {
-		fi, err = iofs.Stat(scripts.FS, name)
-	} else {
-		fi, err = os.Stat(path)
-	}
-	return err == nil && !fi.IsDir()
-}
-
-// scriptNames lists the scripts in dir by name, for suggestions.
-func scriptNames(dir string) []string {
-	var entries []iofs.DirEntry
-	if dir == builtinScripts {
-		entries, _ = iofs.ReadDir(scripts.FS, ".")
-	} else {
-		entries, _ = os.ReadDir(dir)
-	}
-	var names []string
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() && name != "servos" {
-			names = append(names, name)
-		}
-	}
-	return names
+	return seatml.FindScript(seatml.ScriptDirs(scriptsDir, ""), arg)
 }
 
 // servosDir is the directory whose servos.yaml maps a script's servos:

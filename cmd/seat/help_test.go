@@ -22,6 +22,12 @@ import (
 // "", and returns what it printed and its exit status.
 func seatProcess(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return seatProcessIn(t, dir, "", args...)
+}
+
+// seatProcessIn is seatProcess with stdin as the process's input.
+func seatProcessIn(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	exe, err := os.Executable() // absolute: dir may be elsewhere
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +37,7 @@ func seatProcess(t *testing.T, dir string, args ...string) (stdout, stderr strin
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seatml/seat/adaptors/ros"
 	"github.com/seatml/seat/adaptors/ros/rosmsg"
+	"github.com/seatml/seat/interpreter/scxml/irptest"
 
 	"go.uber.org/goleak"
 )
@@ -31,5 +32,6 @@ func TestMain(m *testing.M) {
 	// on every machine (the golden files run from testdata/check, two
 	// levels down as well).
 	ros.Types = rosmsg.NewRegistry(append([]string{"../../testdata/ros"}, rosmsg.DefaultRoots()[1:]...))
+	irptest.Note(os.Stderr, "cmd/seat TestRunIRPOnTheRealClock") // a skip is silent without -v
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("io.(*pipe).read"))
 }

@@ -89,3 +89,57 @@ func TestMotionByNameFromAnyDirectory(t *testing.T) {
 		t.Errorf("seat motion play 会: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestBehaviorMotionByNameOutsideTheRepository: a behavior copied out of
+// the repository finds its scripts by name where seat motion play does
+// (scripts/ beside it, ./scripts, ./examples/scripts, then the built-in
+// copy), in seat check, in <motion script> and in seat.motion at run; a
+// name found nowhere lists every path tried, at check and at run. Before,
+// the copy of reception.seatml failed with "no such file or directory
+// (scripts directory examples/scripts)". On the real binary, in a
+// temporary working directory.
+func TestBehaviorMotionByNameOutsideTheRepository(t *testing.T) {
+	away := t.TempDir()
+	if real, err := filepath.EvalSymlinks(away); err == nil {
+		away = real
+	}
+	src, err := os.ReadFile("../../examples/reception.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(away, "reception.seatml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := seatProcess(t, away, "check", "reception.seatml"); code != 0 || stderr != "" {
+		t.Errorf("seat check reception.seatml outside the repository: exit %d\n%s", code, stderr)
+	}
+
+	f := filepath.Join(away, "会釈.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="会釈"><adaptor name="係員" type="stdio"/></general>
+<state name="待機">
+  <rule><key>うなずいて</key><motion script="Nod"/><message sendto="係員">うなずいた</message></rule>
+  <rule><key>手を振って</key><script>local h = seat.motion{scripts = "Wave"}; seat.reply("振る " .. h.name)</script></rule>
+  <rule><key>回って</key><script>local ok, err = pcall(seat.motion, {scripts = "回転"}); seat.reply(tostring(err))</script></rule>
+  <rule><key>終わり</key><script>seat.exit(0)</script></rule>
+</state></seatml>
+`), 0o644)
+	stdout, stderr, code := seatProcessIn(t, away, "うなずいて\n手を振って\n回って\n終わり\n", "run", "--sim-speed", "inf", f)
+	wantErr := `seat.motion: no motion script "回転"; tried ` + filepath.Join(away, "scripts", "回転.yaml") + ", " +
+		filepath.Join(away, "examples", "scripts", "回転.yaml") + ", <built-in>/回転.yaml"
+	if code != 0 || !strings.HasPrefix(stdout, "うなずいた\n振る Wave\n") || !strings.Contains(stdout, wantErr) {
+		t.Errorf("seat run outside the repository: exit %d\nstdout:\n%s\nwant it to contain %s\nstderr:\n%s", code, stdout, wantErr, stderr)
+	}
+
+	// A <motion> name found nowhere: the paths tried and the closest name.
+	os.WriteFile(f, []byte(`<seatml><general name="会釈"><adaptor name="係員" type="stdio"/></general>
+<state name="待機">
+  <rule><key>うなずいて</key><motion script="Nodd"/></rule>
+</state></seatml>
+`), 0o644)
+	_, stderr, code = seatProcess(t, away, "check", f)
+	want := f + `:3:41: <motion> script: no motion script "Nodd"; tried ` + filepath.Join(away, "scripts", "Nodd.yaml") + ", " +
+		filepath.Join(away, "examples", "scripts", "Nodd.yaml") + `, <built-in>/Nodd.yaml; did you mean "Nod"?` + "\n"
+	if code != 1 || stderr != want {
+		t.Errorf("seat check with Nodd: exit %d\n%s\nwant\n%s", code, stderr, want)
+	}
+}

@@ -349,3 +349,75 @@ func TestTimeoutTiesInTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedTransitionsLogFromAndTo: a nested behavior's "state" lines
+// say from and to, as a flat behavior's do: from is the leaf the
+// transition left (the leaves, when it left several regions), on every
+// state it entered; the initial states have no from. Before, they said
+// only to. An SCXML document's lines do the same. On the real binary.
+func TestNestedTransitionsLogFromAndTo(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "受付.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="受付"><adaptor name="客" type="stdio"/>
+  <rule><key>終了</key><statetransition>休止</statetransition></rule>
+</general>
+<state name="待機"><rule><key>こんにちは</key><statetransition>用件</statetransition></rule></state>
+<parallel name="稼働">
+  <state name="対話">
+    <state name="用件"><rule><key>はい</key><statetransition>確認</statetransition></rule></state>
+    <state name="確認"/>
+  </state>
+  <state name="見守り"><state name="平常"/></state>
+</parallel>
+<state name="休止"/>
+</seatml>
+`), 0o644)
+	_, stderr, code := runBinaryIO(t, "こんにちは\nはい\n終了\n", "run", "--log-format=json", f)
+	var got []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, `"msg":"state"`) {
+			got = append(got, l[strings.Index(l, `"behavior"`):])
+		}
+	}
+	want := []string{
+		`"behavior":"受付","to":"待機"}`,
+		`"behavior":"受付","from":"待機","to":"稼働"}`,
+		`"behavior":"受付","from":"待機","to":"対話"}`,
+		`"behavior":"受付","from":"待機","to":"用件"}`,
+		`"behavior":"受付","from":"待機","to":"見守り"}`,
+		`"behavior":"受付","from":"待機","to":"平常"}`,
+		`"behavior":"受付","from":"用件","to":"確認"}`,
+		`"behavior":"受付","from":"平常, 確認","to":"休止"}`,
+	}
+	if code != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d; state lines:\n%s\nwant\n%s\nstderr:\n%s", code, strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+
+	doc := filepath.Join(dir, "受付.scxml")
+	os.WriteFile(doc, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat"
+       version="1.0" datamodel="lua" name="受付文書" initial="待機">
+  <seat:adaptor name="客" type="stdio"/>
+  <state id="待機"><transition event="客.line" target="用件"/></state>
+  <state id="接客">
+    <state id="用件"><transition event="客.line" target="確認"/></state>
+    <state id="確認"/>
+  </state>
+</scxml>
+`), 0o644)
+	_, stderr, code = runBinaryIO(t, "こんにちは\nはい\n", "run", "--log-format=json", doc)
+	got = got[:0]
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, `"msg":"state"`) {
+			got = append(got, l[strings.Index(l, `"behavior"`):])
+		}
+	}
+	want = []string{
+		`"behavior":"受付文書","to":"待機"}`,
+		`"behavior":"受付文書","from":"待機","to":"接客"}`,
+		`"behavior":"受付文書","from":"待機","to":"用件"}`,
+		`"behavior":"受付文書","from":"用件","to":"確認"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d; SCXML state lines:\n%s\nwant\n%s\nstderr:\n%s", code, strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+}

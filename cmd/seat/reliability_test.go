@@ -469,6 +469,23 @@ func TestRunTimeErrorNamesTheNil(t *testing.T) {
 	}
 }
 
+// TestRunTimeErrorNilGlobalWasSetToNil: on the real binary, a global a
+// regex capture left nil is said to be set to nil, where; before, the
+// message called it "a global not defined when this ran; check its
+// spelling", which sent the reader looking for a typo.
+func TestRunTimeErrorNilGlobalWasSetToNil(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "受付.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="受付"><adaptor name="term" type="stdio"/></general>
+<state name="s">
+<rule><key>(.*)さんに会いに</key><script>guest = string.match(event.text, "(%d+)番")
+seat.reply(guest .. "様")</script></rule>
+</state></seatml>`), 0o644)
+	stderr, code := runBinary(t, "山田さんに会いに来ました\n", "run", f)
+	if want := f + ":4: guest is nil (a global set to nil at " + f + ":3), in `..`"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
+	}
+}
+
 // TestSelfReferencingTableIsRefused: a script that stores a table
 // containing itself gets an error naming its line, and the behavior goes
 // on (real binary): before, converting it recursed until the whole

@@ -34,6 +34,17 @@ func TestROSTopicsOnTheRealBinary(t *testing.T) {
   <rule source="/chatter"><key>進め</key><message sendto="/cmd_vel">[[2.0,0,0],[0,0,1.8]]</message></rule>
 </state></seatml>`, "待機", "--control", control)
 
+	// Each adaptor says at info that it is on the graph, with its type.
+	for _, want := range []string{
+		`INFO	ROS subscriber registered	{"behavior": "listener", "adaptor": "/chatter", "topic": "/chatter", "type": "std_msgs/String", "node": "/listener"}`,
+		`INFO	ROS publisher registered	{"behavior": "listener", "adaptor": "/reply", "topic": "/reply", "type": "std_msgs/String", "node": "/listener"}`,
+		`INFO	ROS publisher registered	{"behavior": "listener", "adaptor": "/cmd_vel", "topic": "/cmd_vel", "type": "geometry_msgs/Twist", "node": "/listener"}`,
+	} {
+		if strings.Count(log.String(), want) != 1 {
+			t.Errorf("seat did not log once\n%s", want)
+		}
+	}
+
 	// A publisher of another type on /chatter is refused and counted; the
 	// conversation goes on.
 	m.Publish(t, "chatter", "std_msgs/Int32", "data: 5")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seatml/seat/interpreter/scxml/irptest"
 )
 
 // reception is an SCXML document with Japanese ids and events, a nested
@@ -121,16 +123,7 @@ func TestCheckSCXMLDataNames(t *testing.T) {
 // by its parent), 252 (a cancelled invocation's events are not
 // processed) and 236 (done.invoke comes last).
 func TestRunIRPOnTheRealClock(t *testing.T) {
-	dir := os.Getenv("SEAT_SCXML_IRP")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "scxml-irp")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "lua")); err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("SEAT_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("the SCXML IRP tests are missing: %v", err)
-		}
-		t.Skipf("the SCXML IRP tests are not here (%v); set SEAT_SCXML_IRP", err)
-	}
+	dir := irptest.Find(t)
 	for _, id := range []string{"175", "207", "236", "252"} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()

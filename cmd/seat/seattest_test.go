@@ -41,7 +41,7 @@ func TestSeatTestExamples(t *testing.T) {
 }
 
 // elapsed is the run time in seat test's report, which varies.
-var elapsed = regexp.MustCompile(`(?m)(  \d+ steps  )\S+$`)
+var elapsed = regexp.MustCompile(`(?m)(  \d+ steps  )\S+(  \(\d+ warnings?\))?$`)
 
 // TestSeatTestGolden runs each transcript of testdata/seattest, most of
 // them written to fail, and compares the report and exit status with
@@ -55,7 +55,7 @@ func TestSeatTestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".seattest")
 		t.Run(name, func(t *testing.T) {
 			stdout, stderr, code := runSeat("test", file)
-			got := elapsed.ReplaceAllString(stdout+stderr, "${1}TIME") + fmt.Sprintf("exit %d\n", code)
+			got := elapsed.ReplaceAllString(stdout+stderr, "${1}TIME${2}") + fmt.Sprintf("exit %d\n", code)
 			golden(t, strings.TrimSuffix(file, ".seattest")+".report", got)
 			want := 1
 			switch {
@@ -125,5 +125,61 @@ func TestSeatTestSignal(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted at +") || !strings.Contains(errOut.String(), "interrupted; ") || strings.Contains(out.String(), "b.seattest") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+}
+
+// TestSeatTestWarnings: seat test passes a transcript during which the
+// behavior logged an error (a Lua error, error.execution), and says so:
+// "(1 warning)" on the ok line, then what was logged. Before, it printed
+// a bare ok. On the real binary.
+func TestSeatTestWarnings(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "受付.seatml"), []byte(`<seatml><general name="受付"><adaptor name="係員" type="stdio"/></general>
+<state name="待機">
+  <rule><key>こんにちは</key><message sendto="係員">いらっしゃいませ</message><script>local name = string.match(event.text, "(%d+)番"); seat.reply(name .. "番の方")</script></rule>
+</state></seatml>
+`), 0o644)
+	f := filepath.Join(dir, "受付.seattest")
+	os.WriteFile(f, []byte("> こんにちは\n< いらっしゃいませ\n"), 0o644)
+	stdout, stderr, code := runBinaryIO(t, "", "test", f)
+	got := elapsed.ReplaceAllString(stdout, "${1}TIME${2}")
+	want := "ok   " + f + "  2 steps  TIME  (1 warning)\n    the behavior logged:\n        error\tscript failed\t"
+	if code != 0 || stderr != "" || !strings.HasPrefix(got, want) || !strings.Contains(got, "受付.seatml:3: ") {
+		t.Errorf("seat test: exit %d\n%s%s\nwant it to begin\n%s", code, stdout, stderr, want)
+	}
+}
+
+// TestSeatTestEventsAndConfigurationsOnTheRealBinary: seat test sends an
+// SCXML document named events with data (@event NAME JSON) and checks
+// its exact active states (== A, B, C), on the real binary: the shipped
+// reception.events.seattest pauses and resumes the dialogue by its own
+// events, and a wrong set of states fails naming the states missing and
+// those active too.
+func TestSeatTestEventsAndConfigurationsOnTheRealBinary(t *testing.T) {
+	stdout, stderr, code := runBinaryIO(t, "", "test", "../../examples/reception.events.seattest")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "ok   ../../examples/reception.events.seattest  ") {
+		t.Errorf("seat test reception.events.seattest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	behavior, err := filepath.Abs("../../examples/reception.scxml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "中断.seattest")
+	os.WriteFile(f, []byte("behavior: "+behavior+`
+> こんにちは
+< いらっしゃいませ。本日はどのようなご用件でしょうか。
+@event 中断 {"理由": "点検"}
+== 稼働, 対話, 会話, 接客, 用件, 見守り, 平常
+`), 0o644)
+	stdout, stderr, code = runBinaryIO(t, "", "test", f)
+	for _, want := range []string{
+		f + ":5: == 稼働, 対話, 会話, 接客, 用件, 見守り, 平常\n",
+		"        wrong active states (not active: 会話, 接客, 用件; active too: 中断)\n",
+		"        got:   稼働, 対話, 中断, 見守り, 平常\n",
+		`            @event 中断 {"理由": "点検"}` + "\n",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d; no %q in\n%s%s", code, want, stdout, stderr)
+		}
 	}
 }

@@ -138,10 +138,14 @@ const testSteps = `Steps, one per line (# starts a comment; a first line "behavi
   < TEXT          the next message, to any adaptor, is TEXT
   NAME< TEXT      the next message is TEXT, sent to NAME
   <~ REGEXP       the next message matches REGEXP
-  = STATE         the current state is STATE
+  = STATE         the current state is STATE (active at any level)
+  == A, B, C      the active states are exactly A, B and C, in any order
   +10s, +250ms    advance the virtual clock; due timers fire
   @connect NAME [PEER], @disconnect NAME [PEER]
                   a peer connects to or leaves the adaptor NAME
+  @event NAME [JSON]
+                  an SCXML document gets the external event NAME, with
+                  JSON as its _event.data
   gui:ID> TEXT    submit an input of the page; gui:LABEL> presses a button
   memory> KEY=VALUE
                   set a memory key or press a simulated sensor

@@ -12,28 +12,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seatml/seat/interpreter/scxml/irptest"
 	"github.com/seatml/seat/interpreter/statechart"
 )
 
 var writeTable = flag.String("irp-table", "", "write the IRP pass table into this markdown file, between its markers")
 
-// irpDir is where the W3C SCXML IRP tests (Lua datamodel) live: beside
-// the project, ../shared/scxml-irp from the repository's root, or
-// $SEAT_SCXML_IRP. Missing, they fail the test under CI=true (or
-// SEAT_REQUIRE_TOOLS=1) and skip it elsewhere.
+// TestMain says, on standard error, that TestIRP will be skipped when the
+// W3C SCXML IRP tests are missing and not required (irptest.Note): a
+// skip is silent without -v.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	irptest.Note(os.Stderr, "interpreter/scxml TestIRP")
+	os.Exit(m.Run())
+}
+
+// irpDir is where the W3C SCXML IRP tests (Lua datamodel) live
+// (irptest.Find): $SEAT_SCXML_IRP, or ../shared/scxml-irp beside the
+// repository. Missing, they fail the test when required ($SEAT_SCXML_IRP
+// set, CI=true or SEAT_REQUIRE_TOOLS=1) and skip it elsewhere.
 func irpDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("SEAT_SCXML_IRP")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "scxml-irp")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "tests.tsv")); err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("SEAT_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("the SCXML IRP tests are missing (%v); set SEAT_SCXML_IRP to their directory", err)
-		}
-		t.Skipf("the SCXML IRP tests are not here (%v); set SEAT_SCXML_IRP to their directory", err)
-	}
-	return dir
+	return irptest.Find(t)
 }
 
 type irpTest struct {

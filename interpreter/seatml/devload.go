@@ -13,9 +13,9 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// DefaultScriptsDir is where motion scripts are found when neither
-// --scripts, general@scripts nor a scripts/ directory beside the behavior
-// says otherwise.
+// DefaultScriptsDir is where, in the working directory, motion scripts
+// are looked for after scripts/ beside the behavior and ./scripts, when
+// neither --scripts nor general@scripts is given (ScriptDirs).
 const DefaultScriptsDir = "examples/scripts"
 
 // setupDevices resolves the device tree, the scripts directory and the
@@ -42,20 +42,22 @@ func (c *compiler) setupDevices(g *schema.Node) {
 	if p.Tree == nil {
 		p.Tree = hal.NAOTree()
 	}
-	switch {
-	case c.ld.opts.ScriptsDir != "":
-		p.ScriptsDir = c.ld.opts.ScriptsDir
-	case p.Scripts != "":
-		p.ScriptsDir = relativeTo(dir, p.Scripts)
-	default:
-		p.ScriptsDir = filepath.Join(dir, "scripts")
-		if fi, err := os.Stat(p.ScriptsDir); err != nil || !fi.IsDir() {
-			p.ScriptsDir = DefaultScriptsDir
+	explicit := c.ld.opts.ScriptsDir
+	if explicit == "" && p.Scripts != "" {
+		explicit = relativeTo(dir, p.Scripts)
+	}
+	p.ScriptDirs = ScriptDirs(explicit, dir)
+	// servos.yaml is read from the first of them that is a directory.
+	p.ScriptsDir = p.ScriptDirs[len(p.ScriptDirs)-1]
+	for _, d := range p.ScriptDirs {
+		if explicit != "" || isDir(d) {
+			p.ScriptsDir = d
+			break
 		}
 	}
 	p.Servos = motion.DefaultServos()
 	servosFile := filepath.Join(p.ScriptsDir, "servos.yaml")
-	if data, err := c.ld.opts.ReadFile(servosFile); err == nil {
+	if data, err := ReadScript(servosFile, c.ld.opts.ReadFile); err == nil {
 		m, diags := motion.LoadServos(servosFile, data, p.Tree)
 		c.ld.diags.Add(diags)
 		if m != nil {
@@ -117,9 +119,13 @@ func (c *compiler) scripts(a schema.Attr) []*motion.Script {
 			c.errorf(a.ValuePos, "<motion> %s %q names an empty script", a.Name, a.Value)
 			continue
 		}
-		path, err := motion.Resolve(c.prog.ScriptsDir, name)
-		if err != nil {
+		if _, err := motion.Resolve("", name); err != nil { // ".." or an absolute path
 			c.errorf(a.ValuePos, "<motion> %s %v", a.Name, err)
+			continue
+		}
+		path, err := FindScript(c.prog.ScriptDirs, name)
+		if err != nil {
+			c.errorf(a.ValuePos, "<motion> %s: %v", a.Name, err)
 			continue
 		}
 		s, seen := c.ld.scripts[path]
@@ -135,9 +141,9 @@ func (c *compiler) scripts(a schema.Attr) []*motion.Script {
 }
 
 func (c *compiler) parseScript(a schema.Attr, name, path string) *motion.Script {
-	data, err := c.ld.opts.ReadFile(path)
+	data, err := ReadScript(path, c.ld.opts.ReadFile)
 	if err != nil {
-		c.errorf(a.ValuePos, "<motion> %s %q: %v (scripts directory %s)", a.Name, name, schema.FileCause(err), c.prog.ScriptsDir)
+		c.errorf(a.ValuePos, "<motion> %s %q: %s: %v", a.Name, name, path, schema.FileCause(err))
 		return nil
 	}
 	s, diags := motion.Parse(path, data)

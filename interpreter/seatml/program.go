@@ -48,8 +48,12 @@ type Program struct {
 	// the built-in NAO tree. DevicesFile is the resolved general@devices.
 	Tree        *hal.Tree
 	DevicesFile string
-	// ScriptsDir is where motion script names resolve; Servos maps servo
-	// ids to joints (defaults, overridden by servos.yaml in ScriptsDir).
+	// ScriptDirs is where motion script names resolve, in order
+	// (ScriptDirs, FindScript). ScriptsDir is the first of them that is a
+	// directory (--scripts or general@scripts when given); Servos maps
+	// servo ids to joints (defaults, overridden by servos.yaml in
+	// ScriptsDir).
+	ScriptDirs []string
 	ScriptsDir string
 	Servos     map[int]motion.Mapping
 	Adaptors   []AdaptorDecl

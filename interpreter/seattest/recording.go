@@ -239,7 +239,7 @@ func (g *generator) line(l record.Line) {
 			if l.Message { // a structured message, as its JSON
 				mark = ">> "
 				if err := json.Unmarshal([]byte(st.Text), &st.Data); err != nil || st.Data == nil {
-					g.err = fmt.Errorf("%s:%d: the message is not JSON: %s", g.file, l.Line, jsonError(err))
+					g.err = fmt.Errorf("%s:%d: the message is not JSON: %s", g.file, l.Line, jsonError(st.Text, err))
 				}
 			}
 			g.add(Send, l, name+mark+l.TextOf(), st)

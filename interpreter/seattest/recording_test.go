@@ -106,7 +106,7 @@ func TestStructuredMessageSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || err.Error() != "r.jsonl:7: the message is not JSON: invalid character 'o' looking for beginning of object key string" {
+	if _, err := FromRecording("r.jsonl", lines, ""); err == nil || err.Error() != "r.jsonl:7: the message is not JSON: invalid character 'o' looking for beginning of object key string, at character 2 of the JSON" {
 		t.Errorf("bad message: %v", err)
 	}
 	tr, err := FromRecording("r.jsonl", lines[:6], "")

@@ -24,10 +24,17 @@ func WriteContext(w io.Writer, indent string, f *Failure, log []string) {
 
 // Report writes a result as go test does: one "ok" line, or the failing
 // step with what was expected, what came, the state and the conversation
-// before it, then a "FAIL" line.
+// before it, then a "FAIL" line. A pass during which the behavior logged
+// warnings or errors (a Lua error that raised error.execution) says how
+// many on its "ok" line and lists them.
 func (res *Result) Report(w io.Writer) {
 	took := res.Elapsed.Round(100 * time.Microsecond)
 	if res.Failure == nil {
+		if n := len(res.Log); n > 0 {
+			fmt.Fprintf(w, "ok   %s  %d steps  %v  (%s)\n", res.File, res.Steps, took, plural(n, "warning"))
+			WriteContext(w, "    ", &Failure{}, res.Log)
+			return
+		}
 		fmt.Fprintf(w, "ok   %s  %d steps  %v\n", res.File, res.Steps, took)
 		return
 	}
@@ -48,4 +55,12 @@ func (res *Result) Report(w io.Writer) {
 	fmt.Fprintf(w, "        state: %s\n", f.State)
 	WriteContext(w, "        ", f, res.Log)
 	fmt.Fprintf(w, "FAIL %s  %d steps  %v\n", res.File, res.Steps, took)
+}
+
+// plural is "1 warning", "2 warnings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -298,11 +298,20 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 			}
 		case State:
 			if prog.State(st.Text) == nil {
-				var names []string
-				for _, s := range prog.States {
-					names = append(names, s.Name)
+				diags.Errorf(st.Pos, "the behavior has no state %q%s", st.Text, schema.DidYouMean(st.Text, stateNames(prog), "%q"))
+			}
+		case Config:
+			for _, name := range st.States {
+				if prog.State(name) == nil {
+					diags.Errorf(st.Pos, "the behavior has no state %q%s", name, schema.DidYouMean(name, stateNames(prog), "%q"))
 				}
-				diags.Errorf(st.Pos, "the behavior has no state %q%s", st.Text, schema.DidYouMean(st.Text, names, "%q"))
+			}
+			if prog.Session != "" {
+				diags.Errorf(st.Pos, "== checks the one configuration of a behavior; this one has a session for each peer of %s: check a peer's state with = STATE", prog.Session)
+			}
+		case Event:
+			if prog.Document == nil {
+				diags.Errorf(st.Pos, "@event sends an SCXML document a named event; %s is a SEATML behavior: send it input with > TEXT (a rule of source=\"event\" hears what seat.raise raises)", prog.File)
 			}
 		}
 	}
@@ -322,6 +331,15 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 	}
 	r.dev = &interpreter.Devices{Engine: e, Player: p, Start: func() { r.stepping.Store(true) }}
 	return r, nil
+}
+
+// stateNames lists the behavior's states, for suggestions.
+func stateNames(prog *seatml.Program) []string {
+	names := make([]string, 0, len(prog.States))
+	for _, s := range prog.States {
+		names = append(names, s.Name)
+	}
+	return names
 }
 
 func contains(list []string, s string) bool {
@@ -628,6 +646,35 @@ func (r *runner) step(st Step) *Failure {
 			return r.fail(st, "wrong state", st.Text, s)
 		}
 		r.remember("= " + st.Text)
+	case Event:
+		r.remember(st.Line)
+		if r.stopped != nil {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+		r.mu.Lock()
+		r.fired = "" // what follows is this event's doing
+		r.mu.Unlock()
+		var err error
+		if r.sync(func() { err = r.m.PostEvent(st.Text, st.Data) }) {
+			r.settle()
+		}
+		if err != nil {
+			return r.fail(st, err.Error(), "", "")
+		}
+	case Config:
+		r.settle()
+		config := r.configuration()
+		if missing, extra := setDiff(st.States, config), setDiff(config, st.States); len(missing)+len(extra) > 0 {
+			var why []string
+			if len(missing) > 0 {
+				why = append(why, "not active: "+strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				why = append(why, "active too: "+strings.Join(extra, ", "))
+			}
+			return r.fail(st, "wrong active states ("+strings.Join(why, "; ")+")", strings.Join(st.States, ", "), strings.Join(config, ", "))
+		}
+		r.remember(st.Line)
 	case Skip:
 		r.settle()
 		r.mu.Lock()
@@ -638,6 +685,17 @@ func (r *runner) step(st Step) *Failure {
 		r.mu.Unlock()
 	}
 	return nil
+}
+
+// setDiff lists the names of a that b lacks, in a's order.
+func setDiff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func or(s, def string) string {

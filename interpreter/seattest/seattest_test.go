@@ -116,6 +116,31 @@ func TestScriptErrorsReported(t *testing.T) {
 	}
 }
 
+// TestWarningsOfAPass: a transcript that passes while the behavior logged
+// an error (a Lua error, which raised error.execution) says so on its ok
+// line and lists what was logged; before, it said only "ok".
+func TestWarningsOfAPass(t *testing.T) {
+	b := `<seatml><general name="e"><adaptor name="io" type="stdio"/></general>
+<state name="s"><rule><key>go</key><message sendto="io">はい</message><script>nosuch.call()</script></rule></state></seatml>`
+	res, v := run(t, b, "> go\n< はい\n")
+	mustPass(t, res, v)
+	var out strings.Builder
+	res.Report(&out)
+	got := out.String()
+	if !strings.HasPrefix(got, "ok   ") || !strings.Contains(strings.SplitN(got, "\n", 2)[0], "  (1 warning)") ||
+		!strings.Contains(got, "\n    the behavior logged:\n        error\tscript failed") || !strings.Contains(got, "attempt to index nosuch") {
+		t.Errorf("report:\n%s", got)
+	}
+	// Without any, the ok line is as it was.
+	res, v = run(t, b, "> nothing\n")
+	mustPass(t, res, v)
+	out.Reset()
+	res.Report(&out)
+	if got := out.String(); strings.Contains(got, "warning") || strings.Count(got, "\n") != 1 {
+		t.Errorf("report of a clean pass:\n%s", got)
+	}
+}
+
 func TestParse(t *testing.T) {
 	tr, diags := Parse("x.seattest", []byte("\ufeff# c\nbehavior: ../b.seatml\n  > こんにちは\nio> \n< a  b \nio<~ ^a\n= 待機\n+1m30s\n@connect web alice\n@disconnect web\nmemory> A/B = 3\ngui:Begin session>\ngui:say> hi\n...\n"))
 	if diags.HasErrors() {
@@ -272,5 +297,97 @@ func TestStateOfANestedBehavior(t *testing.T) {
 	res, _ = run(t, nested, "io> こんにちは\n< ご用件は?\n= 挨拶\n")
 	if res.Failure == nil || res.Failure.Got != "用件 (active: 接客, 用件)" {
 		t.Errorf("failure %+v; want one naming 用件 and the active states", res.Failure)
+	}
+}
+
+// document is an SCXML document with a parallel state, a named event
+// with data, and an event name with a dot.
+const document = `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat"
+       version="1.0" datamodel="lua" name="受付" initial="待機">
+  <seat:adaptor name="io" type="stdio"/>
+  <state id="待機">
+    <transition event="呼び出し" target="稼働">
+      <send type="seat" target="io"><content expr="'番号 ' .. tostring(_event.data and _event.data['番号'])"/></send>
+    </transition>
+  </state>
+  <parallel id="稼働">
+    <state id="対話">
+      <state id="用件"><transition event="案内.終わり" target="確認"/></state>
+      <state id="確認"/>
+    </state>
+    <state id="見守り"><state id="平常"/></state>
+  </parallel>
+</scxml>`
+
+// runFiles writes files into a directory and runs the transcript among
+// them.
+func runFiles(t *testing.T, transcript string, files map[string]string) (*Result, string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	var verbose strings.Builder
+	res, err := RunFile(filepath.Join(dir, transcript), Options{Verbose: &verbose})
+	return res, verbose.String(), err
+}
+
+// TestEventsAndConfigurations: @event NAME [JSON] hands an SCXML document
+// a named external event with its data; == A, B checks the exact set of
+// active states, in any order, and a failure says which are missing and
+// which are active too. Before, a transcript could only send lines
+// (io.line) and check one state at a time.
+func TestEventsAndConfigurations(t *testing.T) {
+	pass := "== 待機\n@event 呼び出し {\"番号\": 7}\n< 番号 7\n== 稼働, 対話, 用件, 見守り, 平常\n@event 案内.終わり\n== 平常, 確認, 対話, 見守り, 稼働\n= 確認\n"
+	res, v, err := runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res, v)
+	// No data: _event.data is nil.
+	res, v, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "@event 呼び出し\n< 番号 nil\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res, v)
+
+	res, _, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "@event 呼び出し {\"番号\": 1}\n< 番号 1\n== 稼働, 対話, 確認, 見守り, 平常\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Failure
+	if f == nil || f.What != "wrong active states (not active: 確認; active too: 用件)" || f.Want != "稼働, 対話, 確認, 見守り, 平常" || f.Got != "稼働, 対話, 用件, 見守り, 平常" || f.Step.Pos.Line != 3 {
+		t.Errorf("failure %+v", f)
+	}
+	var out strings.Builder
+	res.Report(&out)
+	if !strings.Contains(out.String(), "b.seattest:3: == 稼働, 対話, 確認, 見守り, 平常\n        wrong active states (not active: 確認; active too: 用件)\n") {
+		t.Errorf("report:\n%s", out.String())
+	}
+
+	// A nested SEATML behavior's configuration too.
+	res, v = run(t, nested, "== 接客, 挨拶\nio> こんにちは\n< ご用件は?\n== 用件, 接客\n")
+	mustPass(t, res, v)
+
+	// Bad input: a state the document does not have, an @event to a
+	// SEATML behavior, JSON that is not.
+	_, _, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": document, "b.seattest": "== 稼働, 対話x\n"})
+	if err == nil || !strings.Contains(err.Error(), `b.seattest:1:1: the behavior has no state "対話x"; did you mean "対話"?`) {
+		t.Errorf("unknown state: %v", err)
+	}
+	_, _, err = runFiles(t, "b.seattest", map[string]string{"b.seatml": nested, "b.seattest": "@event 呼び出し\n"})
+	if err == nil || !strings.Contains(err.Error(), "b.seattest:1:1: @event sends an SCXML document a named event;") {
+		t.Errorf("@event to SEATML: %v", err)
+	}
+	for text, want := range map[string]string{
+		"@event 呼び出し {番号: 1}\n": `@event 呼び出し: its data must be JSON`,
+		"@event\n":              "@event wants an event's name",
+		"== 稼働,,対話\n":           "== wants every active state, separated by commas",
+		"== 稼働, 稼働\n":           "== names 稼働 twice",
+	} {
+		_, diags := Parse("x.seattest", []byte(text))
+		if !strings.Contains(diags.Error(), "x.seattest:1:1: "+want) {
+			t.Errorf("%q: %v, want %s", text, diags.Error(), want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package seattest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,6 +35,8 @@ const (
 	Widget                 // gui:ID> TEXT: a page's input or button
 	Skip                   // ...: messages not expected so far are skipped
 	Answer                 // NAME=> JSON: the next seat.call to NAME returns JSON; NAME=> !REASON: it fails
+	Event                  // @event NAME [JSON]: an SCXML document gets the external event NAME
+	Config                 // == A, B, C: the active states are exactly these
 )
 
 // Step is one line of a transcript.
@@ -61,6 +64,9 @@ type Step struct {
 	// message's key: NAME:KEY>> JSON, a ROS service request
 	// (ros_service) or action goal (ros_action) that the behavior answers.
 	Key, Value string
+	// States are a Config step's states, as written. An Event step's
+	// name is Text, its data Data (nil without JSON).
+	States []string
 	// Line is the step as written, for reports.
 	Line string
 	// Recorded is set on steps made from a recording (FromRecording):
@@ -155,10 +161,40 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		return st, ""
 	case strings.HasPrefix(body, "=>"):
 		return st, "=> wants the adaptor that calls the service: NAME=> JSON, for example add_two_ints=> {\"sum\": 42}"
+	case strings.HasPrefix(body, "=="):
+		st.Kind = Config
+		seen := map[string]bool{}
+		for _, name := range strings.Split(body[2:], ",") {
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "":
+				return st, "== wants every active state, separated by commas, for example == 受付, 接客, 用件"
+			case seen[name]:
+				return st, fmt.Sprintf("== names %s twice", name)
+			}
+			seen[name] = true
+			st.States = append(st.States, name)
+		}
+		return st, ""
 	case strings.HasPrefix(body, "="):
 		st.Kind, st.Text = State, strings.TrimSpace(body[1:])
 		if st.Text == "" {
 			return st, "= names no state"
+		}
+		return st, ""
+	case body == "@event" || strings.HasPrefix(body, "@event ") || strings.HasPrefix(body, "@event\t"):
+		name, data := strings.TrimSpace(body[len("@event"):]), ""
+		if i := strings.IndexAny(name, " \t"); i >= 0 {
+			name, data = name[:i], name[i+1:]
+		}
+		if name == "" {
+			return st, "@event wants an event's name and, optionally, its data as JSON: @event 呼び出し {\"番号\": 3}"
+		}
+		st.Kind, st.Text = Event, name
+		if data = strings.TrimSpace(data); data != "" {
+			if err := json.Unmarshal([]byte(data), &st.Data); err != nil {
+				return st, fmt.Sprintf("@event %s: its data must be JSON, for example {\"番号\": 3}: %s", name, jsonCause(data, err))
+			}
 		}
 		return st, ""
 	case strings.HasPrefix(body, "@"):
@@ -169,7 +205,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		case "@disconnect":
 			st.Kind = Disconnect
 		default:
-			return st, fmt.Sprintf("unknown step %q: want @connect NAME or @disconnect NAME", f[0])
+			return st, fmt.Sprintf("unknown step %q: want @connect NAME, @disconnect NAME or @event NAME", f[0])
 		}
 		if len(f) < 2 || len(f) > 3 {
 			return st, fmt.Sprintf("%s takes an adaptor's name and, optionally, a peer's", f[0])
@@ -190,7 +226,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 	}
 	m := marker.FindStringSubmatchIndex(body)
 	if m == nil {
-		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"+10s\", \"@connect NAME\", \"NAME=> JSON\" or \"...\"", schema.Excerpt(body, 40))
+		return st, fmt.Sprintf("cannot read %q: a step is \"> TEXT\", \"< TEXT\", \"<~ REGEXP\", \"= STATE\", \"== STATE, STATE\", \"+10s\", \"@connect NAME\", \"@event NAME\", \"NAME=> JSON\" or \"...\"", schema.Excerpt(body, 40))
 	}
 	st.Adaptor = body[m[2]:m[3]]
 	if m[4] >= 0 {
@@ -213,7 +249,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 			st.Adaptor, st.Key = st.Adaptor[:i], st.Adaptor[i+1:]
 		}
 		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil || st.Data == nil {
-			return st, fmt.Sprintf("NAME>> wants a message as JSON, for example joy>> {\"axes\": [0.5, 0], \"buttons\": [1]}: %s", jsonError(err))
+			return st, fmt.Sprintf("NAME>> wants a message as JSON, for example joy>> {\"axes\": [0.5, 0], \"buttons\": [1]}: %s", jsonError(rest, err))
 		}
 	case "=>":
 		st.Kind, st.Text = Answer, rest
@@ -224,7 +260,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 			break
 		}
 		if err := json.Unmarshal([]byte(rest), &st.Data); err != nil {
-			return st, fmt.Sprintf("NAME=> wants the service's answer as JSON, for example add_two_ints=> {\"sum\": 42}: %s", err)
+			return st, fmt.Sprintf("NAME=> wants the service's answer as JSON, for example add_two_ints=> {\"sum\": 42}: %s", jsonCause(rest, err))
 		}
 	case "<":
 		st.Kind, st.Text = Expect, rest
@@ -241,10 +277,32 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 	return st, ""
 }
 
-// jsonError says what is wrong with a step's JSON.
-func jsonError(err error) string {
+// jsonError says what is wrong with a step's JSON text.
+func jsonError(text string, err error) string {
 	if err == nil {
 		return "null is no message"
 	}
-	return err.Error()
+	return jsonCause(text, err)
+}
+
+// jsonCause says what is wrong with JSON text: for a syntax error, the
+// character (encoding/json names the first byte of a Japanese one, as
+// 'ç' for 番) and where it is, counted in characters.
+func jsonCause(text string, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 || int(se.Offset) > len(text) {
+		return err.Error()
+	}
+	i := int(se.Offset) - 1
+	for i > 0 && !utf8.RuneStart(text[i]) {
+		i--
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	msg := se.Error()
+	if rest, ok := strings.CutPrefix(msg, "invalid character "); ok && len(rest) > 1 {
+		if j := strings.Index(rest[1:], "' "); j >= 0 {
+			msg = fmt.Sprintf("invalid character %q %s", r, rest[j+3:])
+		}
+	}
+	return fmt.Sprintf("%s, at character %d of the JSON", msg, utf8.RuneCountInString(text[:i])+1)
 }
