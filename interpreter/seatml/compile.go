@@ -1039,7 +1039,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 				if target == "" {
 					c.errorf(ch.Pos, "statetransition needs a target state")
 				} else if a.Target = c.prog.stateByName[target]; a.Target == nil {
-					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, schema.DidYouMean(target, c.stateNames(), "%q"))
+					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, c.stateHint(target))
 				}
 			}
 			if inExit {
@@ -1110,6 +1110,19 @@ func (c *compiler) widgetRefs() []string {
 	}
 	return out
 }
+
+// stateHint is what an error about an undeclared state name adds: the
+// declared state it is close to, else the declared states.
+func (c *compiler) stateHint(name string) string {
+	names := c.stateNames()
+	if hint := schema.DidYouMean(name, names, "%q"); hint != "" || len(names) == 0 {
+		return hint
+	}
+	return " (the states: " + schema.Names(names, maxNamesListed) + ")"
+}
+
+// maxNamesListed is how many names an error lists when none is close.
+const maxNamesListed = 12
 
 func (c *compiler) stateNames() []string {
 	out := make([]string, 0, len(c.prog.States))
