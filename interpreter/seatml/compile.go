@@ -838,6 +838,9 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 	}
 	text := strings.TrimSpace(n.Text)
 	r.Keys = append(r.Keys, text)
+	if textSource(source) {
+		c.wideSyntax(n.TextPos, text)
+	}
 	words, err := c.ld.expand(text)
 	if err != nil {
 		ke := err.(*KeyError)
@@ -865,6 +868,42 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, RE: re, Rule: r})
 	}
 }
+
+// wideSyntax warns of the full-width characters in a key that look like
+// key syntax, as an input method types them, and of an ideographic space:
+// each matches only itself, so a key meant as syntax never matches. Once
+// per character, at its first place; a character escaped with \ is meant.
+func (c *compiler) wideSyntax(pos schema.Pos, text string) {
+	if !strings.ContainsAny(text, wideKeyChars) {
+		return
+	}
+	seen := map[rune]bool{}
+	for i, r := range text {
+		say, ok := wideKeySyntax[r]
+		if !ok || seen[r] || seen[wideOpening[r]] || i > 0 && text[i-1] == '\\' {
+			continue // told once per character, and once for a pair
+		}
+		seen[r] = true
+		c.warnf(pos.Advance(text[:i]), "key %q: %s", schema.Excerpt(text, maxQuoted), say)
+	}
+}
+
+// wideKeySyntax says what each full-width look-alike of key syntax
+// probably meant.
+var wideKeySyntax = map[rune]string{
+	'（':      "full-width \"（…）\" is matched as characters, never as a group: write ASCII ( ), as in (はい|ええ) for one of several words or (どうぞ|) for an optional one",
+	'）':      "full-width \"）\" is matched as a character, never as the end of a group: write ASCII )",
+	'｜':      "full-width \"｜\" is matched as a character, never between alternatives: write ASCII |",
+	'［':      "full-width \"［…］\" is matched as characters, never as optional text: write ASCII [ ], as in お願い[します]",
+	'］':      "full-width \"］\" is matched as a character, never as the end of optional text: write ASCII ]",
+	'＄':      "full-width \"＄\" is matched as a character, never as the end of the text: write ASCII $",
+	'\u3000': "an ideographic space (U+3000, full-width) is matched only by itself: write a plain space if the text has one (\\s matches either)",
+}
+
+// wideOpening maps a closing full-width bracket to its opening one.
+var wideOpening = map[rune]rune{'）': '（', '］': '［'}
+
+const wideKeyChars = "（）｜［］＄\u3000"
 
 // keyHint says what a key whose pattern does not compile probably meant:
 // a script RE2 does not know (\p{Kanji}), or [...] written as a regular
