@@ -308,6 +308,7 @@ func (c *compiler) compile(root *schema.Node) {
 		}
 	}
 	c.indexAll()
+	c.warnCatchAll()
 	c.warnUnshownWidgets()
 	c.buildChart()
 	c.warnUnreachable()
@@ -402,6 +403,100 @@ func (c *compiler) scriptsName(name string) bool {
 		}
 	}
 	return false
+}
+
+// catchAllProbes are texts a key word must match, from their start, to
+// catch every text: letters, digits, kana, kanji, a space, punctuation,
+// an emoji.
+var catchAllProbes = []string{"!", "a", "Z", "0", "あ", "ア", "漢", " ", "\t", "😀", "x,y"}
+
+// catchesAll reports whether a key word matches every non-empty text
+// (".", ".*", "(.+)", "\S*"...).
+func catchesAll(w *Word) bool {
+	if w.RE == nil {
+		return false // a plain word is a prefix of some texts only
+	}
+	for _, p := range catchAllProbes {
+		if !w.RE.MatchString(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnCatchAll warns of a catch-all key word (".", ".*") of a state's
+// rule without a cond: for the texts of its source, the search of §5
+// stops at it, so the keyed rules of the states around the state and of
+// general never see them while it is active. The warning names them.
+func (c *compiler) warnCatchAll() {
+	if len(c.chain) > 0 {
+		return // an included file is there for its rules
+	}
+	for _, s := range c.prog.States {
+		told := map[string]bool{} // sources warned of: a second catch-all is hidden by the first
+		for _, r := range s.Rules {
+			if r.Cond != nil {
+				continue
+			}
+			for _, w := range r.Words {
+				if !catchesAll(w) || told[w.Source] || told[""] && w.Source != InternalSource {
+					continue
+				}
+				told[w.Source] = true
+				if hidden := c.hiddenBy(s, w.Source); len(hidden) > 0 {
+					from := ""
+					if w.Source != "" {
+						from = fmt.Sprintf(" from %q", w.Source)
+					}
+					c.warnf(w.Pos, "key %q takes every text%s in state %q, so while it is active no rule around it sees such text: %s; give this rule a <cond>, or make it <general>'s fallback",
+						schema.Excerpt(w.Text, maxQuoted), from, s.Name, strings.Join(hidden, "; "))
+				}
+				break // once per rule
+			}
+		}
+	}
+}
+
+// hiddenBy lists, by scope, the keyed rules of the states around s and
+// of general that see texts of source after s's own rules (§5): those
+// of the source and those of none; for a catch-all of no source, those
+// of every source but internal events (which no-source rules never see).
+func (c *compiler) hiddenBy(s *State, source string) []string {
+	sees := func(r *Rule) bool {
+		for _, w := range r.Words {
+			switch {
+			case source == "" && w.Source != InternalSource,
+				w.Source == source,
+				w.Source == "" && source != InternalSource:
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	list := func(where string, rules []*Rule) {
+		var at []string
+		for _, r := range rules {
+			if sees(r) {
+				p := fmt.Sprintf("%d:%d", r.Pos.Line, r.Pos.Col)
+				if r.Pos.File != s.Pos.File {
+					p = r.Pos.String()
+				}
+				if len(r.Keys) > 0 {
+					p += fmt.Sprintf(" (%q)", schema.Excerpt(r.Keys[0], 20))
+				}
+				at = append(at, p)
+			}
+		}
+		if len(at) > 0 {
+			out = append(out, fmt.Sprintf("%s at %s", where, schema.Names(at, maxNamesListed)))
+		}
+	}
+	for p := s.Parent; p != nil; p = p.Parent {
+		list(fmt.Sprintf("state %q's rules", p.Name), p.Rules)
+	}
+	list("<general>'s rules", c.prog.General.Rules)
+	return out
 }
 
 // warnUnshownWidgets warns once when states have widgets but no web
