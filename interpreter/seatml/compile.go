@@ -392,6 +392,48 @@ func (c *compiler) warnUnreachable() {
 		}
 		c.warnf(s.Pos, "state %q is never entered: no statetransition, initial state or history leads to it", s.Name)
 	}
+	c.warnWidgetsNeverShown(reach)
+}
+
+// warnWidgetsNeverShown warns of the widgets of a state that is never
+// active, once per state, at its first widget: the page shows the
+// widgets of the active states only. A state is never active when
+// nothing leads to it or to a state around it that scripts may name.
+// (Without a web adaptor no widget shows: warnUnshownWidgets says so.)
+func (c *compiler) warnWidgetsNeverShown(reach []bool) {
+	if !slices.ContainsFunc(c.prog.Adaptors, func(d AdaptorDecl) bool { return d.Type == "web" }) {
+		return
+	}
+	for _, s := range c.prog.States {
+		first := slices.IndexFunc(s.Widgets, func(w *Widget) bool { return w.Kind != "brk" && w.Kind != "space" })
+		if first < 0 || reach[s.Node.Index()] {
+			continue
+		}
+		why := "the state is never entered"
+		outer := s
+		for a := s; a != nil; a = a.Parent {
+			if c.scriptsName(a.Name) {
+				outer = nil // a script may enter it
+				break
+			}
+			if a.Parent != nil && !reach[a.Parent.Node.Index()] {
+				outer = a.Parent
+			}
+		}
+		if outer == nil {
+			continue
+		}
+		if outer != s {
+			why = fmt.Sprintf("state %q around it is never entered", outer.Name)
+		}
+		w := s.Widgets[first]
+		which := fmt.Sprintf("<%s> here", w.Kind)
+		if more := len(s.Widgets) - first - 1; more > 0 {
+			which += fmt.Sprintf(" and %d more", more)
+		}
+		c.warnf(w.Pos, "the widgets of state %q never show on the page (%s): %s; no statetransition, initial state or history leads to it",
+			s.Name, which, why)
+	}
 }
 
 // scriptsName reports whether some script of the behavior has the name in
