@@ -160,6 +160,8 @@ var LuaSpelling = map[string]string{
 	"str":        "write tostring(x)",
 	"int":        "write math.floor(tonumber(x))",
 	"float":      "write tonumber(x)",
+	// Lua 5.2's, which 5.1 (gopher-lua's) has as a global.
+	"table.unpack": "write unpack(t) (Lua 5.1)",
 }
 
 // isCall reports whether what follows a name at byte end of code calls
@@ -254,7 +256,7 @@ func readLibraries() {
 				continue
 			}
 			t.ForEach(func(k, v lua.LValue) {
-				if s, ok := k.(lua.LString); ok && v != lua.LNil {
+				if s, ok := k.(lua.LString); ok && v != lua.LNil && !strings.HasPrefix(string(s), "__") {
 					out[lib] = append(out[lib], string(s))
 				}
 			})
