@@ -25,6 +25,10 @@ type Event struct {
 	Text string
 	// ID names the widget of a "gui" event (an input's id or a button's label).
 	ID string
+	// Ref is the widget's "state:id" when the page says which state's
+	// widget it is (its panel shows several states' widgets, which may
+	// share an id); "" otherwise.
+	Ref string
 	// Key is what rules match for device-layer events (sources "memory" and
 	// "motion"): a memory key, or "done:<motion>"; Text carries the data.
 	Key string
@@ -283,6 +287,18 @@ type Addresser interface {
 // StateObserver is implemented by adaptors that show the current state.
 type StateObserver interface {
 	StateChanged(name string)
+}
+
+// ActiveObserver is implemented by adaptors that show every active state,
+// not only the current one: the states around it, and in a behavior with
+// parallel regions those of the other regions (the web adaptor's page
+// shows the widgets of each). The machine calls ActiveChanged instead of
+// StateChanged for them.
+type ActiveObserver interface {
+	// ActiveChanged reports the current state and the active states,
+	// outermost first in document order (for a flat behavior, the
+	// current state alone), after each step that changes either.
+	ActiveChanged(current string, active []string)
 }
 
 // GUIObserver is implemented by adaptors that show widget values.

@@ -74,7 +74,7 @@ func (m *Machine) handleOne(ev *adaptors.Event) {
 	moves := m.moves
 	ran := false
 	if ev.Source == "gui" {
-		w, owner := m.widgetOf(ev.ID)
+		w, owner := m.widgetOf(ev.ID, ev.Ref)
 		if w == nil {
 			m.log.Warn("widget event for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
 			return
@@ -385,7 +385,7 @@ scopes:
 // running rules; only widgets of the current state can be set.
 func (m *Machine) updateWidget(ev adaptors.Event) {
 	w := m.prog.WidgetByRef[ev.ID]
-	if w == nil || w.State != m.cur.Name || (w.Kind != "input" && w.Kind != "text") {
+	if w == nil || !m.stateActive(m.prog.State(w.State)) || (w.Kind != "input" && w.Kind != "text") {
 		m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
 		return
 	}
@@ -395,17 +395,43 @@ func (m *Machine) updateWidget(ev adaptors.Event) {
 	}
 }
 
-// widgetOf finds a widget of the current state by id or button label,
-// and the state that has it.
-func (m *Machine) widgetOf(id string) (*seatml.Widget, *seatml.State) {
-	for s := m.cur; s != nil; s = s.Parent { // a nested state's, inner first
-		for _, w := range s.Widgets {
-			if w.ID != "" && w.ID == id {
-				return w, s
+// widgetOf finds a widget of an active state by id or button label, and
+// the state that has it: the one ref names when the page says
+// ("state:id"), else the current state's, the states' around it (inner
+// first), then those of the other active states (parallel regions).
+func (m *Machine) widgetOf(id, ref string) (*seatml.Widget, *seatml.State) {
+	if w := m.prog.WidgetByRef[ref]; w != nil && w.ID == id {
+		if s := m.prog.State(w.State); m.stateActive(s) {
+			return w, s
+		}
+	}
+	for s := m.cur; s != nil; s = s.Parent {
+		if w := s.Widget(id); w != nil {
+			return w, s
+		}
+	}
+	if m.prog.Nested {
+		for _, n := range m.sc.Configuration() {
+			if s, ok := n.Ext.(*seatml.State); ok {
+				if w := s.Widget(id); w != nil {
+					return w, s
+				}
 			}
 		}
 	}
 	return nil, nil
+}
+
+// stateActive reports whether s is active: the current state of a flat
+// behavior, or in the configuration of a nested one.
+func (m *Machine) stateActive(s *seatml.State) bool {
+	switch {
+	case s == nil:
+		return false
+	case !m.prog.Nested:
+		return s == m.cur
+	}
+	return m.sc.Active(s.Node)
 }
 
 // handleWidget handles a "gui" event for widget w (§11).

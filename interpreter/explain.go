@@ -58,15 +58,8 @@ func (m *Machine) explainNil(se *ScriptError, ch *seatml.Chunk) {
 }
 
 // luaSpelling is the Lua for functions of Python and JavaScript that
-// scripts ported by hand reach for.
-var luaSpelling = map[string]string{
-	"round":      "write math.floor(x + 0.5)",
-	"math.round": "write math.floor(x + 0.5)",
-	"len":        "write #x (a table's length, or a string's in bytes)",
-	"str":        "write tostring(x)",
-	"int":        "write math.floor(tonumber(x))",
-	"float":      "write tonumber(x)",
-}
+// scripts ported by hand reach for (seat check gives the same).
+var luaSpelling = seatml.LuaSpelling
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
 func (m *Machine) nilReason(path []string, called bool) string {

@@ -536,6 +536,8 @@ func (m *Machine) adopt(d seatml.AdaptorDecl, a adaptors.Adaptor, r *relay) {
 	}
 	if o, ok := a.(adaptors.StateObserver); ok {
 		m.stateObs = append(m.stateObs, o)
+		_, shows := o.(adaptors.ActiveObserver)
+		m.showsActive = m.showsActive || shows
 	}
 	if o, ok := a.(adaptors.GUIObserver); ok {
 		m.guiObs = append(m.guiObs, o)
@@ -574,6 +576,7 @@ func (m *Machine) closeAdaptors() {
 	m.opened = false
 	m.adMu.Unlock()
 	m.slots, m.flushers, m.stateObs, m.guiObs = nil, nil, nil, nil
+	m.showsActive, m.shown = false, nil
 	if !was {
 		return
 	}

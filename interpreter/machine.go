@@ -147,8 +147,13 @@ type Machine struct {
 	dev      *devLink
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
 	stateObs []adaptors.StateObserver
-	guiObs   []adaptors.GUIObserver
-	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
+	// showsActive: some observer shows every active state
+	// (adaptors.ActiveObserver); shown is the configuration it was last
+	// told of.
+	showsActive bool
+	shown       []*statechart.State
+	guiObs      []adaptors.GUIObserver
+	slots       []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
 
 	cur       *seatml.State // the active atomic state (the first, in a parallel state)
 	stack     []frame

@@ -525,6 +525,49 @@ func (a *stateSeen) take() []string {
 	return out
 }
 
+// activeSeen records what an adaptor that shows every active state
+// (adaptors.ActiveObserver) is told.
+type activeSeen struct{ stateSeen }
+
+func (a *activeSeen) ActiveChanged(current string, active []string) {
+	a.StateChanged(current + " " + strings.Join(active, ","))
+}
+
+// TestActiveObserversToldEveryActiveState: an observer that shows every
+// active state (the web page) is told them, outermost first, after each
+// step that changes them: when the other region moves too, though the
+// current state stays; a plain observer still only when the current
+// state changes.
+func TestActiveObserversToldEveryActiveState(t *testing.T) {
+	obs, plain := &activeSeen{stateSeen{name: "chat"}}, &stateSeen{name: "other"}
+	h := start(t, doc("", `<parallel name="並行">
+  <state name="甲"><state name="甲1"><rule><key>甲 進む</key><statetransition>甲2</statetransition></rule></state><state name="甲2"/></state>
+  <state name="乙"><state name="乙1"><rule><key>進む</key><statetransition>乙2</statetransition></rule></state><state name="乙2"/></state>
+</parallel>`), func(o *Options) {
+		o.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) {
+			if c.Name == "chat" {
+				return obs, nil
+			}
+			return plain, nil
+		}
+	})
+	if diff := cmp.Diff([]string{"甲1 並行,甲,甲1,乙,乙1"}, obs.take()); diff != "" {
+		t.Errorf("at the start (-want +got):\n%s", diff)
+	}
+	plain.take()
+	h.event("other", "進む")
+	if diff := cmp.Diff([]string{"甲1 並行,甲,甲1,乙,乙2"}, obs.take()); diff != "" {
+		t.Errorf("the other region moving (-want +got):\n%s", diff)
+	}
+	if got := plain.take(); len(got) != 0 {
+		t.Errorf("a plain observer was told %q; the current state did not change", got)
+	}
+	h.event("other", "甲 進む")
+	if diff := cmp.Diff([]string{"甲2 並行,甲,甲2,乙,乙2"}, obs.take()); diff != "" {
+		t.Errorf("the first region moving (-want +got):\n%s", diff)
+	}
+}
+
 // TestStateTimeoutWinsTieWithGeneral: a state's countdown and general's
 // due at the same instant: the state's fires first (general's is around
 // every state).

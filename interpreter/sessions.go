@@ -558,6 +558,17 @@ func (a *peerAdaptor) StateChanged(name string) {
 	}
 }
 
+// ActiveChanged shows the session's active states on its own page, when
+// the peer is a page that shows them (a web adaptor's), else its state.
+func (a *peerAdaptor) ActiveChanged(current string, active []string) {
+	switch o := a.peer.(type) {
+	case adaptors.ActiveObserver:
+		o.ActiveChanged(current, active)
+	case adaptors.StateObserver:
+		o.StateChanged(current)
+	}
+}
+
 // GUIUpdate shows the session's widget values on its own page.
 func (a *peerAdaptor) GUIUpdate(ref, op, value string) {
 	if o, ok := a.peer.(adaptors.GUIObserver); ok {

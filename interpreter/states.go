@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
 )
@@ -286,8 +287,11 @@ func (m *Machine) syncCur() {
 	for _, n := range m.sc.Configuration() {
 		if n.Atomic() {
 			m.cur = n.Ext.(*seatml.State)
-			if m.curState.Load() != m.cur {
+			switch {
+			case m.curState.Load() != m.cur:
 				m.notifyState()
+			case m.showsActive && m.configMoved():
+				m.notifyActive() // another region moved: only the pages that show it
 			}
 			return
 		}
@@ -384,10 +388,20 @@ func (m *Machine) stepBare(t *statechart.Transition) (from, to *statechart.State
 	return m.sc.StepBare(t)
 }
 
+// notifyState tells the observers the current state; those that show
+// every active state (adaptors.ActiveObserver) get those too.
 func (m *Machine) notifyState() {
 	m.curState.Store(m.cur)
+	var active []string
 	for _, o := range m.stateObs {
-		o.StateChanged(m.cur.Name)
+		if ao, ok := o.(adaptors.ActiveObserver); ok {
+			if active == nil {
+				active = m.activeNames()
+			}
+			ao.ActiveChanged(m.cur.Name, active)
+		} else {
+			o.StateChanged(m.cur.Name)
+		}
 	}
 }
 
@@ -434,3 +448,53 @@ func (l *leftLeaves) write(ce *zapcore.CheckedEntry, to string, name func(*state
 
 // seatmlName names a SEATML behavior's state.
 func seatmlName(n *statechart.State) string { return n.Ext.(*seatml.State).Name }
+
+// notifyActive tells the observers that show every active state
+// (adaptors.ActiveObserver) the active states, the current state
+// unchanged.
+func (m *Machine) notifyActive() {
+	var active []string
+	for _, o := range m.stateObs {
+		if ao, ok := o.(adaptors.ActiveObserver); ok {
+			if active == nil {
+				active = m.activeNames()
+			}
+			ao.ActiveChanged(m.cur.Name, active)
+		}
+	}
+}
+
+// activeNames returns the names of the active states, outermost first in
+// document order (a flat behavior's: the current state), and keeps the
+// configuration they were read from in m.shown (configMoved). A new
+// slice: observers keep it.
+func (m *Machine) activeNames() []string {
+	if !m.prog.Nested || m.scx != nil {
+		return []string{m.cur.Name}
+	}
+	cfg := m.sc.Configuration()
+	m.shown = append(m.shown[:0], cfg...)
+	names := make([]string, 0, len(cfg))
+	for _, n := range cfg {
+		if s, ok := n.Ext.(*seatml.State); ok {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// configMoved reports whether the active states are other than those the
+// observers that show them were last told of: a region other than the
+// current state's moved.
+func (m *Machine) configMoved() bool {
+	cfg := m.sc.Configuration()
+	if len(cfg) != len(m.shown) {
+		return true
+	}
+	for i, n := range cfg {
+		if m.shown[i] != n {
+			return true
+		}
+	}
+	return false
+}

@@ -138,9 +138,12 @@ func checkAttrs(l *List, n *Node, spec ElementSpec) {
 		}
 	}
 	seen := map[string]bool{}
+	meant := map[string]bool{} // names that misspelled attributes stand for
 	for _, a := range n.Attrs {
 		as, ok := attrs[a.Name]
 		if !ok {
+			s := Suggest(a.Name, keys(attrs))
+			meant[s] = true
 			l.Errorf(a.Pos, "unknown attribute %q on <%s>%s", a.Name, n.Name, DidYouMean(a.Name, keys(attrs), "%q"))
 			continue
 		}
@@ -162,8 +165,8 @@ func checkAttrs(l *List, n *Node, spec ElementSpec) {
 	}
 	for _, name := range keys(attrs) {
 		as := attrs[name]
-		if !as.Required || seen[name] {
-			continue
+		if !as.Required || seen[name] || meant[name] {
+			continue // a misspelling of it was reported, with the name
 		}
 		aliased := false
 		for alias, s := range attrs {

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSuggest(t *testing.T) {
-	cands := []string{"state", "general", "role", "rule", "chat", "gui", "受付", "ご案内中", "音声認識"}
+	cands := []string{"state", "general", "role", "rule", "chat", "gui", "受付", "ご案内中", "音声認識", "名前"}
 	for _, c := range []struct{ name, want string }{
 		{"stat", "state"},
 		{"rol", "role"},
@@ -23,6 +23,9 @@ func TestSuggest(t *testing.T) {
 		{"ご案内", "ご案内中"},
 		{"音声認織", "音声認識"},
 		{"終了", ""},
+		// A word in kana for one in kanji is two characters off.
+		{"名まえ", "名前"},
+		{"音せい認識", "音声認識"},
 		// A part of a name, when only one candidate has it.
 		{"transition", ""}, // not among these candidates
 	} {
@@ -40,6 +43,11 @@ func TestSuggest(t *testing.T) {
 		{"tran", []string{"statetransition", "transit"}, ""}, // two: no guess
 		{"log", []string{"catalog"}, ""},                     // too short to guess from a part
 		{"generalities", []string{"general"}, ""},            // more than any candidate
+		{"abc", []string{"axy"}, ""},                         // two letters off a short ASCII name: no guess
+		{"名まえ", []string{"名前", "名まい"}, "名まい"},                // the closer one
+		{"なまえ", []string{"名前"}, ""},                          // nothing shared
+		{"名まえ", []string{"名前", "受付"}, "名前"},
+		{"名まえ", []string{"名前", "名ふだ"}, ""}, // two as close: no guess
 	} {
 		if got := Suggest(c.name, c.cands); got != c.want {
 			t.Errorf("Suggest(%q, %q) = %q, want %q", c.name, c.cands, got, c.want)
@@ -47,6 +55,21 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := DidYouMean("rol", cands, "%q"); got != `; did you mean "role"?` {
 		t.Errorf("DidYouMean = %q", got)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"待機", "名前"}, "待機, 名前"},
+		{[]string{"a", "b", "c", "d"}, "a, b, … and 2 more"},
+	} {
+		if got := Names(c.names, 2); got != c.want {
+			t.Errorf("Names(%q) = %q, want %q", c.names, got, c.want)
+		}
 	}
 }
 

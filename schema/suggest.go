@@ -26,6 +26,9 @@ func Suggest(name string, candidates []string) string {
 			best, bestDist = c, d
 		}
 	}
+	if best == "" {
+		best = suggestWide(name, candidates)
+	}
 	if best == "" && utf8.RuneCountInString(name) >= 4 {
 		// A part of the name: <transition> for <statetransition>.
 		lower := strings.ToLower(name)
@@ -40,6 +43,47 @@ func Suggest(name string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// suggestWide finds the one candidate two characters off a name when
+// either is written in wider characters than ASCII: a Japanese name is
+// short, and writing a word in kana instead of kanji changes more than
+// one character (名まえ for 名前). Both must still share a character, and
+// no other candidate may be as close.
+func suggestWide(name string, candidates []string) string {
+	best, ties := "", 0
+	for _, c := range candidates {
+		if c == name || isASCII(name) && isASCII(c) {
+			continue
+		}
+		d := levenshtein(name, c)
+		if d > 2 || d >= max(utf8.RuneCountInString(name), utf8.RuneCountInString(c)) {
+			continue
+		}
+		best, ties = c, ties+1
+	}
+	if ties != 1 {
+		return ""
+	}
+	return best
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Names lists names for a message, in the order given, cut after max of
+// them: "a, b, c" or "a, b, … and 7 more".
+func Names(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(", … and %d more", len(names)-max)
 }
 
 // DidYouMean formats a suggestion for an error message: "; did you mean X?"

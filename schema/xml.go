@@ -141,6 +141,7 @@ func (e *posError) Error() string { return e.msg }
 // open is an element being read, with its own character data so far.
 type open struct {
 	n      *Node
+	off    int // where its start tag begins
 	text   []byte
 	prefix string            // the element's prefix, which its end tag repeats
 	ns     map[string]string // the namespaces in scope: prefix to URL ("" the default)
@@ -227,7 +228,10 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 			case root == nil:
 				return nil, &posError{off: 0, msg: "malformed XML: no root element"}
 			case len(stack) > 0:
-				return nil, &posError{off: len(data), msg: fmt.Sprintf("malformed XML: unexpected end of file: <%s> is not closed", stack[len(stack)-1].n.Name)}
+				// At the element left open, not at the end of the file.
+				top := stack[len(stack)-1]
+				return nil, &posError{off: top.off, msg: fmt.Sprintf("malformed XML: <%s> is not closed before the end of the file; add %s%s",
+					top.n.Name, closeTag(top), alsoOpen(stack[:len(stack)-1]))}
 			}
 			return root, nil
 		}
@@ -263,7 +267,7 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 				p := stack[len(stack)-1].n
 				p.Children = append(p.Children, n)
 			}
-			stack = append(stack, &open{n: n, prefix: t.Name.Space, ns: ns})
+			stack = append(stack, &open{n: n, off: off, prefix: t.Name.Space, ns: ns})
 		case xml.EndElement:
 			if len(stack) == 0 {
 				return nil, &posError{off: off, msg: fmt.Sprintf("malformed XML: </%s> closes no element", qname(t.Name))}
@@ -271,7 +275,7 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 			top := stack[len(stack)-1]
 			// RawToken leaves matching to us: t.Name.Space is the prefix.
 			if t.Name.Local != top.n.Name || t.Name.Space != top.prefix {
-				return nil, &posError{off: int(d.InputOffset()), msg: fmt.Sprintf("malformed XML: element <%s> closed by </%s>", top.n.Name, qname(t.Name))}
+				return nil, mismatched(stack, t.Name, off, li)
 			}
 			top.n.Text = string(top.text)
 			stack = stack[:len(stack)-1]
@@ -301,6 +305,58 @@ func parseTree(data []byte, li *lineIndex) (*Node, error) {
 			}
 		}
 	}
+}
+
+// mismatched reports an end tag (at off) that does not close the
+// innermost open element. When it closes an element around that one, the
+// elements in between were left open: the error is at the innermost of
+// them, naming it, as it is the one to close. Otherwise the end tag is
+// misspelled: the error is at the end tag, naming the element it should
+// close.
+func mismatched(stack []*open, end xml.Name, off int, li *lineIndex) error {
+	top := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		if o := stack[i]; o.n.Name == end.Local && o.prefix == end.Space {
+			at := li.pos(off)
+			return &posError{off: top.off, msg: fmt.Sprintf("malformed XML: <%s> is not closed before </%s> at %d:%d; add %s%s",
+				top.n.Name, qname(end), at.Line, at.Col, closeTag(top), alsoOpen(stack[i+1:len(stack)-1]))}
+		}
+	}
+	hint := DidYouMean(end.Local, []string{top.n.Name}, "</%s>")
+	if hint == "" {
+		hint = fmt.Sprintf(", the element open here: close it first with %s", closeTag(top))
+	}
+	return &posError{off: off, msg: fmt.Sprintf("malformed XML: </%s> does not close <%s> (at %d:%d)%s",
+		qname(end), top.n.Name, top.n.Pos.Line, top.n.Pos.Col, hint)}
+}
+
+// closeTag is the end tag that closes o, with what else would do for an
+// element with no content so far.
+func closeTag(o *open) string {
+	end := "</" + qname(xml.Name{Space: o.prefix, Local: o.n.Name}) + ">"
+	if len(o.n.Children) == 0 && len(bytes.TrimSpace(o.text)) == 0 {
+		end += fmt.Sprintf(" (or end its start tag with />, as in <%s/>)", o.n.Name)
+	}
+	return end
+}
+
+// alsoOpen names the elements around the one reported that are left open
+// too (given outermost first), innermost first, for a message: "" when
+// there are none.
+func alsoOpen(around []*open) string {
+	if len(around) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(around))
+	for k := len(around) - 1; k >= 0; k-- {
+		o := around[k]
+		names = append(names, fmt.Sprintf("<%s> at %d:%d", o.n.Name, o.n.Pos.Line, o.n.Pos.Col))
+	}
+	verb := "is"
+	if len(names) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("; %s around it %s not closed either", strings.Join(names, " and "), verb)
 }
 
 // isCodeElement reports whether an element's text is Lua.

@@ -39,7 +39,15 @@ func TestParseXMLPositions(t *testing.T) {
 func TestParseXMLErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"", "f.seatml:1:1: malformed XML: no root element"},
-		{"<seatml>\n  <general>\n</seatml>", "f.seatml:3:10: malformed XML: element <general> closed by </seatml>"},
+		// An element left open is reported where it opens, by name.
+		{"<seatml>\n  <general>\n</seatml>", "f.seatml:2:3: malformed XML: <general> is not closed before </seatml> at 3:1; add </general> (or end its start tag with />, as in <general/>)"},
+		{"<seatml>\n <状態 名=\"受付中\">\n  <rule><key>はい</key>\n   <log>了解\n </状態>\n</seatml>",
+			"f.seatml:4:4: malformed XML: <log> is not closed before </状態> at 5:2; add </log>; <rule> at 3:3 around it is not closed either"},
+		{"<seatml>\n <state>\n  <rule><key>x</key></rule>", "f.seatml:2:2: malformed XML: <state> is not closed before the end of the file; add </state>; <seatml> at 1:1 around it is not closed either"},
+		{"<seatml><a>x</seatml>", "f.seatml:1:9: malformed XML: <a> is not closed before </seatml> at 1:13; add </a>"},
+		// A misspelled end tag is reported where it is.
+		{"<seatml>\n  <message>hi</mesage>\n</seatml>", "f.seatml:2:14: malformed XML: </mesage> does not close <message> (at 2:3); did you mean </message>?"},
+		{"<seatml>\n  <state></rule>\n</seatml>", "f.seatml:2:10: malformed XML: </rule> does not close <state> (at 2:3), the element open here: close it first with </state> (or end its start tag with />, as in <state/>)"},
 		{"<seatml>\n<a b=1/>", "f.seatml:2:7: malformed XML: unquoted or missing attribute value in element"},
 		{"</A>", "f.seatml:1:1: malformed XML: </A> closes no element"}, // found by FuzzLoad
 		{"<a/>\n</b>", "f.seatml:2:1: malformed XML: </b> closes no element"},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -161,4 +162,85 @@ func TestSimpleIOExample(t *testing.T) {
 	page.sendJSON(`{"type":"gui","id":"other:say","op":"set","value":"x"}`)
 	page.sendJSON(`{"type":"event","source":"gui","id":"Clear"}`)
 	page.expect(`gui main:incoming clear ""`)
+}
+
+// contrastJS lists each widget of the panel drawn on a background of its
+// own, with the WCAG contrast ratio of its text on that background.
+const contrastJS = `(function () {
+  function lum(css) {
+    var c = css.match(/[\d.]+/g).slice(0, 3).map(Number).map(function (v) {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  }
+  return Array.from(document.querySelectorAll('#panel .widget')).filter(function (e) {
+    return e.style.backgroundColor !== '';
+  }).map(function (e) {
+    var s = getComputedStyle(e), a = lum(s.color), b = lum(s.backgroundColor);
+    return e.textContent + ' ' + ((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)).toFixed(1);
+  });
+})()`
+
+// TestBrowserNestedPanel drives the operator page of a nested behavior in
+// headless Chromium: the widgets of every active state appear, grouped
+// under each state's name, outermost first (the emergency button of the
+// compound state 受付中 beside its child's field, the other region's
+// button), and work; a click on a button whose label another active state
+// shares runs the one clicked; text on a coloured label or button reads
+// at a contrast of at least 4.5:1 (WCAG AA). Before, the page showed the
+// current state's widgets alone ("This state has no controls." in a
+// child of 受付中), and a blue label kept the page's dark text.
+func TestBrowserNestedPanel(t *testing.T) {
+	b := webtest.Start(t)
+	s := startServer(t, nestedDoc)
+	b.SetViewport(1100, 760)
+	b.Navigate("http://" + s.addr + "/")
+	b.WaitFor("connected", `document.getElementById('conn').textContent === 'connected'`)
+	groups := `Array.from(document.querySelectorAll('#panel section.group')).map(function (g) {
+		var h = g.querySelector('h3');
+		return (h ? h.textContent : '-') + ':' + g.querySelectorAll('.widget').length;
+	}).join(' ')`
+	b.WaitFor("grouped widgets", groups+` === '受付中:3 名前:1 平常:1'`)
+	if got := b.Eval(`document.querySelector('#panel section.current h3').textContent`); got != "名前" {
+		t.Errorf("the current state's group is %v, want 名前", got)
+	}
+	if n := b.Eval(`document.querySelectorAll('#panel .empty').length`); n != float64(0) {
+		t.Errorf("the page says a state has no controls")
+	}
+	checkContrast := func() {
+		t.Helper()
+		list, _ := b.Eval(contrastJS).([]any)
+		if len(list) == 0 {
+			t.Fatal("no coloured widget on the panel")
+		}
+		for _, e := range list {
+			text, ratio, _ := strings.Cut(fmt.Sprint(e), " ")
+			if r, err := strconv.ParseFloat(ratio, 64); err != nil || r < 4.5 {
+				t.Errorf("%q: contrast %s:1, want at least 4.5:1", text, ratio)
+			}
+		}
+	}
+	checkContrast() // 受付中です on blue, 緊急停止 on red
+
+	// The other region's button: its region moves, the current state stays.
+	b.Click(`#panel section[data-state="平常"] button`)
+	b.WaitFor("the other region moved", groups+` === '受付中:3 名前:1 呼出中:1'`)
+	checkContrast() // 係員を呼んでいます on navy
+	b.TypeText(`#w-名前\:氏名`, "山田", true)
+	b.WaitFor("確認", `document.getElementById('state').textContent === '確認' && `+groups+` === '受付中:3 確認:2 呼出中:1'`)
+	// 受付中 and 確認 both have a ヘルプ button: each runs its own.
+	b.Click(`#panel section[data-state="受付中"] button:nth-of-type(2)`)
+	b.WaitFor("受付中's ヘルプ", `document.getElementById('log').innerText.includes('受付のヘルプ')`)
+	b.Click(`#panel section[data-state="確認"] button`)
+	b.WaitFor("確認's ヘルプ", `document.getElementById('log').innerText.includes('確認のヘルプ')`)
+	if log := fmt.Sprint(b.Eval(`document.getElementById('log').innerText`)); strings.Count(log, "のヘルプ") != 2 {
+		t.Errorf("message log: %q", log)
+	}
+	// The compound state's emergency button, from its child.
+	b.Click(`#panel section[data-state="受付中"] button`)
+	b.WaitFor("停止中", `document.getElementById('state').textContent === '停止中'`)
+	// One state: its widgets, without a heading.
+	b.WaitFor("one group", groups+` === '-:1'`)
+	checkContrast() // 停止しました on yellow: dark text
 }

@@ -1,5 +1,5 @@
 // Package web is the "web" adaptor (SEATML §10.3): an operator page that
-// shows the current state's widgets and switches panels live, a WebSocket
+// shows the active states' widgets and switches panels live, a WebSocket
 // endpoint speaking JSON frames for pages and agents, eSEAT's
 // POST /rtc_processResult, and static files from a directory.
 package web
@@ -75,8 +75,10 @@ type Adaptor struct {
 	mu      sync.Mutex
 	clients map[*client]struct{}
 	state   string
+	active  []string // the active states, outermost first: their widgets are shown
 	values  map[string]string
 	initial map[string]string // the widgets' first values, for a session's page
+	byName  map[string]*adaptors.GUIState
 }
 
 // New builds a web adaptor from its attributes.
@@ -131,6 +133,10 @@ func (a *Adaptor) setGUI(gui *adaptors.GUI) {
 		gui = &adaptors.GUI{}
 	}
 	a.gui = gui
+	a.byName = make(map[string]*adaptors.GUIState, len(gui.States))
+	for i := range gui.States {
+		a.byName[gui.States[i].Name] = &gui.States[i]
+	}
 	a.values = map[string]string{}
 	for _, st := range gui.States {
 		for _, w := range st.Widgets {
@@ -377,8 +383,10 @@ type frame struct {
 	Widgets  []panelWidget `json:"widgets,omitempty"`
 }
 
-// panelWidget is a widget in a "panel" frame.
+// panelWidget is a widget in a "panel" frame, with the state it belongs
+// to: a nested behavior's panel shows every active state's.
 type panelWidget struct {
+	State string            `json:"state"`
 	Kind  string            `json:"kind"`
 	ID    string            `json:"id,omitempty"`
 	Ref   string            `json:"ref,omitempty"`
@@ -394,22 +402,25 @@ func encode(f frame) []byte {
 
 // snapshot returns the frames a client needs for the current state: the
 // state, its panel, and one set per widget value.
-func (a *Adaptor) snapshotLocked() [][]byte { return a.snapshot(a.state, a.values) }
+func (a *Adaptor) snapshotLocked() [][]byte { return a.snapshot(a.state, a.active, a.values) }
 
-// snapshot returns the frames that show state with widget values.
-func (a *Adaptor) snapshot(state string, values map[string]string) [][]byte {
+// snapshot returns the frames that show state, with the widgets of the
+// active states (outermost first, each its own, in document order) and
+// their values.
+func (a *Adaptor) snapshot(state string, active []string, values map[string]string) [][]byte {
 	if state == "" {
 		return nil
 	}
 	out := [][]byte{encode(frame{Type: "state", Name: state})}
 	p := frame{Type: "panel", State: state, Behavior: a.gui.Behavior, Widgets: []panelWidget{}}
 	var sets [][]byte
-	for _, st := range a.gui.States {
-		if st.Name != state {
+	for _, name := range active {
+		st := a.byName[name]
+		if st == nil {
 			continue
 		}
 		for _, w := range st.Widgets {
-			p.Widgets = append(p.Widgets, panelWidget{Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs})
+			p.Widgets = append(p.Widgets, panelWidget{State: st.Name, Kind: w.Kind, ID: w.ID, Ref: w.Ref, Attrs: w.Attrs})
 			if w.Kind == "input" || w.Kind == "text" {
 				sets = append(sets, encode(frame{Type: "gui", ID: w.Ref, Op: "set", Value: str(values[w.Ref])}))
 			}
@@ -422,12 +433,16 @@ func (a *Adaptor) snapshot(state string, values map[string]string) [][]byte {
 // StateChanged shows this page alone its own state and panel: the page
 // of a session (session="peer"), whose state and widget values are its
 // own.
-func (c *client) StateChanged(name string) {
+func (c *client) StateChanged(name string) { c.ActiveChanged(name, []string{name}) }
+
+// ActiveChanged is StateChanged with the session's active states, whose
+// widgets the page shows.
+func (c *client) ActiveChanged(current string, active []string) {
 	c.a.mu.Lock()
 	if c.values == nil {
 		c.values = maps.Clone(c.a.initial)
 	}
-	frames := c.a.snapshot(name, c.values)
+	frames := c.a.snapshot(current, active, c.values)
 	c.a.mu.Unlock()
 	c.send(frames...)
 }
@@ -463,9 +478,13 @@ func guiFrame(ref, op, value string) []byte {
 }
 
 // StateChanged tells every client the new state and its panel.
-func (a *Adaptor) StateChanged(name string) {
+func (a *Adaptor) StateChanged(name string) { a.ActiveChanged(name, []string{name}) }
+
+// ActiveChanged tells every client the new state, and the panel of the
+// active states' widgets.
+func (a *Adaptor) ActiveChanged(current string, active []string) {
 	a.mu.Lock()
-	a.state = name
+	a.state, a.active = current, active
 	frames := a.snapshotLocked()
 	clients := a.clientsLocked()
 	a.mu.Unlock()
@@ -763,6 +782,7 @@ func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
 		Type   string  `json:"type"`
 		Source string  `json:"source"`
 		ID     string  `json:"id"`
+		Ref    string  `json:"ref"`
 		Text   *string `json:"text"`
 		Op     string  `json:"op"`
 		Value  *string `json:"value"`
@@ -789,7 +809,7 @@ func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
 		if f.ID == "" {
 			return adaptors.Event{}, errors.New(`a "gui" event needs an "id"`)
 		}
-		return adaptors.Event{Source: "gui", ID: f.ID, Text: text}, nil
+		return adaptors.Event{Source: "gui", ID: f.ID, Ref: f.Ref, Text: text}, nil
 	case "", a.name:
 		if f.Text == nil {
 			return adaptors.Event{}, errors.New(`an event needs a "text"`)
@@ -800,9 +820,11 @@ func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
 }
 
 var (
-	_ adaptors.Adaptor       = (*Adaptor)(nil)
-	_ adaptors.Addresser     = (*Adaptor)(nil)
-	_ adaptors.StateObserver = (*Adaptor)(nil)
-	_ adaptors.GUIObserver   = (*Adaptor)(nil)
-	_ adaptors.Conn          = (*client)(nil)
+	_ adaptors.Adaptor        = (*Adaptor)(nil)
+	_ adaptors.Addresser      = (*Adaptor)(nil)
+	_ adaptors.StateObserver  = (*Adaptor)(nil)
+	_ adaptors.ActiveObserver = (*Adaptor)(nil)
+	_ adaptors.GUIObserver    = (*Adaptor)(nil)
+	_ adaptors.Conn           = (*client)(nil)
+	_ adaptors.ActiveObserver = (*client)(nil)
 )

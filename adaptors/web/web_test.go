@@ -397,3 +397,107 @@ func TestSlowClientIsCutOffOthersGoOn(t *testing.T) {
 	a.Send("after")
 	fast.expect(`message web "after"`)
 }
+
+// nestedDoc is a nested behavior whose widgets are on a compound state
+// (受付中, around the current state), on its children and on the states
+// of a second region (見守り); two states share a button label.
+const nestedDoc = `<?xml version="1.0" encoding="UTF-8"?>
+<seatml>
+<general name="受付">
+  <adaptor name="web" type="web" port="0"/>
+</general>
+<parallel name="稼働">
+  <state name="受付中" initial="名前">
+    <button label="緊急停止" bg_color="#b42318"><message sendto="web">停止します</message><statetransition>停止中</statetransition></button>
+    <button label="ヘルプ"><message sendto="web">受付のヘルプ</message></button>
+    <label text="受付中です" bg_color="blue"/>
+    <state name="名前">
+      <input id="氏名"><statetransition>確認</statetransition></input>
+    </state>
+    <state name="確認">
+      <label text="確認中"/>
+      <button label="ヘルプ"><message sendto="web">確認のヘルプ</message></button>
+    </state>
+  </state>
+  <state name="見守り" initial="平常">
+    <state name="平常">
+      <button label="呼出"><statetransition>呼出中</statetransition></button>
+    </state>
+    <state name="呼出中">
+      <label text="係員を呼んでいます" bg_color="navy"/>
+    </state>
+  </state>
+</parallel>
+<state name="停止中">
+  <label text="停止しました" bg_color="yellow"/>
+</state>
+</seatml>
+`
+
+// groups shortens a panel frame to its widgets by state:
+// "受付中:button,button,label 名前:input".
+func groups(f map[string]any) string {
+	var out []string
+	last := ""
+	for _, w := range f["widgets"].([]any) {
+		w := w.(map[string]any)
+		if st := w["state"].(string); st != last {
+			out = append(out, st+":")
+			last = st
+		} else {
+			out[len(out)-1] += ","
+		}
+		out[len(out)-1] += w["kind"].(string)
+	}
+	return f["state"].(string) + " " + strings.Join(out, " ")
+}
+
+// TestNestedPanelShowsEveryActiveState: the panel of a nested behavior
+// holds the widgets of every active state, grouped by state, outermost
+// first: the compound state around the current one, and the states of the
+// other region; it follows a move of that region alone; a widget event
+// that names its state's widget (ref) runs that widget even where
+// another active state has one with the same label. (The panel held the
+// current state's widgets alone: a button on 受付中 never showed.)
+func TestNestedPanelShowsEveryActiveState(t *testing.T) {
+	s := startServer(t, nestedDoc)
+	c, _, err := s.dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel := func(want string) {
+		t.Helper()
+		for {
+			f := c.next()
+			if f["type"] != "panel" {
+				continue
+			}
+			if got := groups(f); got != want {
+				t.Fatalf("panel %q, want %q", got, want)
+			}
+			return
+		}
+	}
+	panel("名前 受付中:button,button,label 名前:input 平常:button")
+	// The other region moves; the current state (名前) stays.
+	c.sendJSON(`{"type":"event","source":"gui","id":"呼出","ref":"平常:呼出"}`)
+	panel("名前 受付中:button,button,label 名前:input 呼出中:label")
+	c.sendJSON(`{"type":"event","source":"gui","id":"氏名","ref":"名前:氏名","text":"山田"}`)
+	panel("確認 受付中:button,button,label 確認:label,button 呼出中:label")
+	// Two active states have a ヘルプ button: ref says which was clicked;
+	// without it the current state's wins.
+	c.sendJSON(`{"type":"event","source":"gui","id":"ヘルプ","ref":"受付中:ヘルプ"}`)
+	c.sendJSON(`{"type":"event","source":"gui","id":"ヘルプ"}`)
+	var said []string
+	for len(said) < 2 {
+		if f := c.next(); f["type"] == "message" {
+			said = append(said, f["text"].(string))
+		}
+	}
+	if strings.Join(said, ",") != "受付のヘルプ,確認のヘルプ" {
+		t.Errorf("messages %q, want 受付のヘルプ then 確認のヘルプ", said)
+	}
+	// The compound state's button works from any of its children.
+	c.sendJSON(`{"type":"event","source":"gui","id":"緊急停止","ref":"受付中:緊急停止"}`)
+	panel("停止中 停止中:label")
+}

@@ -5,9 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -41,5 +44,39 @@ func TestCheckGolden(t *testing.T) {
 				t.Errorf("check wrote to standard output: %q", stdout.String())
 			}
 		})
+	}
+}
+
+// TestCheckGoldenCountInDocs keeps the figures docs/guarantees.md gives
+// for the corpus of TestCheckGolden true: how many of its files are
+// broken (every file but warn-* and eseat-*), and how many of those are
+// written in Japanese.
+func TestCheckGoldenCountInDocs(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/check/*.seatml")
+	broken, japanese := 0, 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		if strings.HasPrefix(name, "warn-") || strings.HasPrefix(name, "eseat-") {
+			continue
+		}
+		broken++
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsFunc(string(b), func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) }) {
+			japanese++
+		}
+	}
+	doc, err := os.ReadFile("../../docs/guarantees.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`TestCheckGolden` \\((\\d+) broken files, (\\d+) of them in Japanese,").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/guarantees.md no longer says how many broken files TestCheckGolden checks")
+	}
+	if got := fmt.Sprintf("%s %s", m[1], m[2]); got != fmt.Sprintf("%d %d", broken, japanese) {
+		t.Errorf("docs/guarantees.md says %s broken files, %s of them in Japanese; testdata/check has %d, %d in Japanese", m[1], m[2], broken, japanese)
 	}
 }

@@ -56,7 +56,7 @@ func TestCheckDirectory(t *testing.T) {
 	// Run from dir, so that paths are printed as found under ".".
 	_, stderr, code = seatProcess(t, dir, "check", ".")
 	// Column 42 counts characters: 待 is the 42nd of its line.
-	want := filepath.Join("受付", "壊れた.seatml") + `:4:42: statetransition target "待機" is not a declared state` + "\n"
+	want := filepath.Join("受付", "壊れた.seatml") + `:4:42: statetransition target "待機" is not a declared state (the states: 受付)` + "\n"
 	if code != 1 || stderr != want {
 		t.Errorf("seat check .: exit %d\n%s\nwant exit 1\n%s", code, stderr, want)
 	}
@@ -69,7 +69,7 @@ func TestCheckDirectory(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
 	_, stderr, code = seatProcess(t, dir, "check", "empty", "受付")
 	want = "empty: no behavior file (*.seatml or *.scxml) in this directory or under it\n" +
-		filepath.Join("受付", "壊れた.seatml") + `:4:42: statetransition target "待機" is not a declared state` + "\n"
+		filepath.Join("受付", "壊れた.seatml") + `:4:42: statetransition target "待機" is not a declared state (the states: 受付)` + "\n"
 	if code != 1 || stderr != want {
 		t.Errorf("seat check empty 受付: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}

@@ -119,6 +119,24 @@ func Parse(file, src string, line, col int, expr string) ([]ast.Stmt, *schema.Di
 			} else {
 				d.Pos = schema.Pos{File: file, Line: line, Col: col}.Advance(src)
 				d.Msg += " at the end of the script"
+				if expr == "" {
+					// Scanned as written: the first line's padding is no indentation.
+					at := func(t token) string {
+						c := schema.CharCol(NthLine(src, t.line), t.col)
+						if t.line == 1 {
+							c += col - 1
+						}
+						return fmt.Sprintf("%d:%d", t.line+offset, c)
+					}
+					if m := unclosedMessage(src, at); m != "" {
+						d.Msg = "lua: the script ends too soon: " + m
+					}
+				}
+			}
+			if e, ok := elifAt(placed); ok && pe.Pos.Line != parse.EOF && e.line <= pe.Pos.Line {
+				// Python's elif reads as a name, and the parser stops after it.
+				d.Pos = schema.Pos{File: file, Line: e.line + offset, Col: schema.CharCol(NthLine(placed, e.line), e.col)}
+				d.Msg = "lua: elif is Python; Lua writes elseif"
 			}
 			if expr != "" {
 				exprDiagnostic(&d, pe, expr, src, schema.Pos{File: file, Line: line, Col: col})

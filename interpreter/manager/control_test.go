@@ -73,7 +73,7 @@ func TestControlAPI(t *testing.T) {
 		{"unknown behavior", "POST", "/behaviors/ghost/start", "", 404, `no such behavior: "ghost"`, nil},
 		{"unknown behavior info", "GET", "/behaviors/ghost", "", 404, `no such behavior: "ghost"`, nil},
 		{"file with errors", "POST", "/behaviors", `{"file":"` + bad + `"}`, 422, bad + " has errors",
-			[]string{bad + `:1:72: statetransition target "nowhere" is not a declared state`}},
+			[]string{bad + `:1:72: statetransition target "nowhere" is not a declared state (the states: s)`}},
 		{"missing file", "POST", "/behaviors", `{"file":"` + filepath.Join(r.dir, "none.seatml") + `"}`, 422, "", nil},
 		{"double start", "POST", "/behaviors/good/start", "", 409, `start "good": the behavior is already running`, nil},
 		{"duplicate load", "POST", "/behaviors", `{"file":"` + good + `"}`, 409, "", nil},

@@ -308,6 +308,7 @@ func (c *compiler) compile(root *schema.Node) {
 		}
 	}
 	c.indexAll()
+	c.warnCatchAll()
 	c.warnUnshownWidgets()
 	c.buildChart()
 	c.warnUnreachable()
@@ -391,6 +392,48 @@ func (c *compiler) warnUnreachable() {
 		}
 		c.warnf(s.Pos, "state %q is never entered: no statetransition, initial state or history leads to it", s.Name)
 	}
+	c.warnWidgetsNeverShown(reach)
+}
+
+// warnWidgetsNeverShown warns of the widgets of a state that is never
+// active, once per state, at its first widget: the page shows the
+// widgets of the active states only. A state is never active when
+// nothing leads to it or to a state around it that scripts may name.
+// (Without a web adaptor no widget shows: warnUnshownWidgets says so.)
+func (c *compiler) warnWidgetsNeverShown(reach []bool) {
+	if !slices.ContainsFunc(c.prog.Adaptors, func(d AdaptorDecl) bool { return d.Type == "web" }) {
+		return
+	}
+	for _, s := range c.prog.States {
+		first := slices.IndexFunc(s.Widgets, func(w *Widget) bool { return w.Kind != "brk" && w.Kind != "space" })
+		if first < 0 || reach[s.Node.Index()] {
+			continue
+		}
+		why := "the state is never entered"
+		outer := s
+		for a := s; a != nil; a = a.Parent {
+			if c.scriptsName(a.Name) {
+				outer = nil // a script may enter it
+				break
+			}
+			if a.Parent != nil && !reach[a.Parent.Node.Index()] {
+				outer = a.Parent
+			}
+		}
+		if outer == nil {
+			continue
+		}
+		if outer != s {
+			why = fmt.Sprintf("state %q around it is never entered", outer.Name)
+		}
+		w := s.Widgets[first]
+		which := fmt.Sprintf("<%s> here", w.Kind)
+		if more := len(s.Widgets) - first - 1; more > 0 {
+			which += fmt.Sprintf(" and %d more", more)
+		}
+		c.warnf(w.Pos, "the widgets of state %q never show on the page (%s): %s; no statetransition, initial state or history leads to it",
+			s.Name, which, why)
+	}
 }
 
 // scriptsName reports whether some script of the behavior has the name in
@@ -402,6 +445,100 @@ func (c *compiler) scriptsName(name string) bool {
 		}
 	}
 	return false
+}
+
+// catchAllProbes are texts a key word must match, from their start, to
+// catch every text: letters, digits, kana, kanji, a space, punctuation,
+// an emoji.
+var catchAllProbes = []string{"!", "a", "Z", "0", "あ", "ア", "漢", " ", "\t", "😀", "x,y"}
+
+// catchesAll reports whether a key word matches every non-empty text
+// (".", ".*", "(.+)", "\S*"...).
+func catchesAll(w *Word) bool {
+	if w.RE == nil {
+		return false // a plain word is a prefix of some texts only
+	}
+	for _, p := range catchAllProbes {
+		if !w.RE.MatchString(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnCatchAll warns of a catch-all key word (".", ".*") of a state's
+// rule without a cond: for the texts of its source, the search of §5
+// stops at it, so the keyed rules of the states around the state and of
+// general never see them while it is active. The warning names them.
+func (c *compiler) warnCatchAll() {
+	if len(c.chain) > 0 {
+		return // an included file is there for its rules
+	}
+	for _, s := range c.prog.States {
+		told := map[string]bool{} // sources warned of: a second catch-all is hidden by the first
+		for _, r := range s.Rules {
+			if r.Cond != nil {
+				continue
+			}
+			for _, w := range r.Words {
+				if !catchesAll(w) || told[w.Source] || told[""] && w.Source != InternalSource {
+					continue
+				}
+				told[w.Source] = true
+				if hidden := c.hiddenBy(s, w.Source); len(hidden) > 0 {
+					from := ""
+					if w.Source != "" {
+						from = fmt.Sprintf(" from %q", w.Source)
+					}
+					c.warnf(w.Pos, "key %q takes every text%s in state %q, so while it is active no rule around it sees such text: %s; give this rule a <cond>, or make it <general>'s fallback",
+						schema.Excerpt(w.Text, maxQuoted), from, s.Name, strings.Join(hidden, "; "))
+				}
+				break // once per rule
+			}
+		}
+	}
+}
+
+// hiddenBy lists, by scope, the keyed rules of the states around s and
+// of general that see texts of source after s's own rules (§5): those
+// of the source and those of none; for a catch-all of no source, those
+// of every source but internal events (which no-source rules never see).
+func (c *compiler) hiddenBy(s *State, source string) []string {
+	sees := func(r *Rule) bool {
+		for _, w := range r.Words {
+			switch {
+			case source == "" && w.Source != InternalSource,
+				w.Source == source,
+				w.Source == "" && source != InternalSource:
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	list := func(where string, rules []*Rule) {
+		var at []string
+		for _, r := range rules {
+			if sees(r) {
+				p := fmt.Sprintf("%d:%d", r.Pos.Line, r.Pos.Col)
+				if r.Pos.File != s.Pos.File {
+					p = r.Pos.String()
+				}
+				if len(r.Keys) > 0 {
+					p += fmt.Sprintf(" (%q)", schema.Excerpt(r.Keys[0], 20))
+				}
+				at = append(at, p)
+			}
+		}
+		if len(at) > 0 {
+			out = append(out, fmt.Sprintf("%s at %s", where, schema.Names(at, maxNamesListed)))
+		}
+	}
+	for p := s.Parent; p != nil; p = p.Parent {
+		list(fmt.Sprintf("state %q's rules", p.Name), p.Rules)
+	}
+	list("<general>'s rules", c.prog.General.Rules)
+	return out
 }
 
 // warnUnshownWidgets warns once when states have widgets but no web
@@ -842,6 +979,9 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 	}
 	text := strings.TrimSpace(n.Text)
 	r.Keys = append(r.Keys, text)
+	if textSource(source) {
+		c.wideSyntax(n.TextPos, text)
+	}
 	words, err := c.ld.expand(text)
 	if err != nil {
 		ke := err.(*KeyError)
@@ -869,6 +1009,42 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		r.Words = append(r.Words, &Word{Text: w, Source: source, Pos: n.TextPos, RE: re, Rule: r})
 	}
 }
+
+// wideSyntax warns of the full-width characters in a key that look like
+// key syntax, as an input method types them, and of an ideographic space:
+// each matches only itself, so a key meant as syntax never matches. Once
+// per character, at its first place; a character escaped with \ is meant.
+func (c *compiler) wideSyntax(pos schema.Pos, text string) {
+	if !strings.ContainsAny(text, wideKeyChars) {
+		return
+	}
+	seen := map[rune]bool{}
+	for i, r := range text {
+		say, ok := wideKeySyntax[r]
+		if !ok || seen[r] || seen[wideOpening[r]] || i > 0 && text[i-1] == '\\' {
+			continue // told once per character, and once for a pair
+		}
+		seen[r] = true
+		c.warnf(pos.Advance(text[:i]), "key %q: %s", schema.Excerpt(text, maxQuoted), say)
+	}
+}
+
+// wideKeySyntax says what each full-width look-alike of key syntax
+// probably meant.
+var wideKeySyntax = map[rune]string{
+	'（':      "full-width \"（…）\" is matched as characters, never as a group: write ASCII ( ), as in (はい|ええ) for one of several words or (どうぞ|) for an optional one",
+	'）':      "full-width \"）\" is matched as a character, never as the end of a group: write ASCII )",
+	'｜':      "full-width \"｜\" is matched as a character, never between alternatives: write ASCII |",
+	'［':      "full-width \"［…］\" is matched as characters, never as optional text: write ASCII [ ], as in お願い[します]",
+	'］':      "full-width \"］\" is matched as a character, never as the end of optional text: write ASCII ]",
+	'＄':      "full-width \"＄\" is matched as a character, never as the end of the text: write ASCII $",
+	'\u3000': "an ideographic space (U+3000, full-width) is matched only by itself: write a plain space if the text has one (\\s matches either)",
+}
+
+// wideOpening maps a closing full-width bracket to its opening one.
+var wideOpening = map[rune]rune{'）': '（', '］': '［'}
+
+const wideKeyChars = "（）｜［］＄\u3000"
 
 // keyHint says what a key whose pattern does not compile probably meant:
 // a script RE2 does not know (\p{Kanji}), or [...] written as a regular
@@ -1043,7 +1219,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 				if target == "" {
 					c.errorf(ch.Pos, "statetransition needs a target state")
 				} else if a.Target = c.prog.stateByName[target]; a.Target == nil {
-					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, schema.DidYouMean(target, c.stateNames(), "%q"))
+					c.errorf(ch.TextPos, "statetransition target %q is not a declared state%s", target, c.stateHint(target))
 				}
 			}
 			if inExit {
@@ -1114,6 +1290,19 @@ func (c *compiler) widgetRefs() []string {
 	}
 	return out
 }
+
+// stateHint is what an error about an undeclared state name adds: the
+// declared state it is close to, else the declared states.
+func (c *compiler) stateHint(name string) string {
+	names := c.stateNames()
+	if hint := schema.DidYouMean(name, names, "%q"); hint != "" || len(names) == 0 {
+		return hint
+	}
+	return " (the states: " + schema.Names(names, maxNamesListed) + ")"
+}
+
+// maxNamesListed is how many names an error lists when none is close.
+const maxNamesListed = 12
 
 func (c *compiler) stateNames() []string {
 	out := make([]string, 0, len(c.prog.States))

@@ -140,6 +140,17 @@ type State struct {
 	Into    *statechart.Transition // a statetransition to it, from wherever
 }
 
+// Widget returns the state's widget with id (an input's or text's id, a
+// button's label), or nil.
+func (s *State) Widget(id string) *Widget {
+	for _, w := range s.Widgets {
+		if w.ID != "" && w.ID == id {
+			return w
+		}
+	}
+	return nil
+}
+
 // Atomic reports whether the state holds no other state.
 func (s *State) Atomic() bool { return s.Node.Atomic() }
 

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/schema"
@@ -80,6 +84,22 @@ func definedGlobals(jobs []*luaJob) map[string]bool {
 		}
 		return s[i:j]
 	}
+	// dotted is a name with its fields, "a.b.c" (a method "a:b" as "a.b"):
+	// a function put in a table, as "function seat.greet" or
+	// "self.greet = ...", and its length in s.
+	dotted := func(s string, i int) (string, int) {
+		name := ident(s, i)
+		n := len(name)
+		for j := i + n; name != "" && j < len(s) && (s[j] == '.' || s[j] == ':'); j = i + n {
+			next := ident(s, j+1)
+			if next == "" {
+				break
+			}
+			name += "." + next
+			n += 1 + len(next)
+		}
+		return name, n
+	}
 	for _, j := range jobs {
 		src := j.ch.Src
 		for _, kw := range []string{"function ", "local "} {
@@ -98,6 +118,8 @@ func definedGlobals(jobs []*luaJob) map[string]bool {
 				}
 				if name := ident(src, off); name != "" {
 					out[name] = true
+					full, _ := dotted(src, off)
+					out[full] = true
 				}
 			}
 		}
@@ -106,6 +128,10 @@ func definedGlobals(jobs []*luaJob) map[string]bool {
 			name := ident(t, 0)
 			if rest := strings.TrimLeft(t[len(name):], " \t"); name != "" && strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
 				out[name] = true
+			} else if full, n := dotted(t, 0); n > len(name) {
+				if rest := strings.TrimLeft(t[n:], " \t"); strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
+					out[full] = true
+				}
 			}
 		}
 	}
@@ -120,7 +146,127 @@ var (
 	pyCallRE     = regexp.MustCompile(`\b(str|unicode|int|float|len|range|repr)\s*\(`)
 	pyConstRE    = regexp.MustCompile(`\b(True|False|None)\b`)
 	selfRE       = regexp.MustCompile(`\bself\.(\w+)`)
+	// A name f (or F) right before a quote: Python's f"…{x}…". In Lua it
+	// calls f with the string.
+	fStringRE = regexp.MustCompile(`(?:^|[^\w.:])([fF])(["'])`)
 )
+
+// LuaSpelling is the Lua for functions of Python and JavaScript that
+// scripts ported by hand reach for.
+var LuaSpelling = map[string]string{
+	"round":      "write math.floor(x + 0.5)",
+	"math.round": "write math.floor(x + 0.5)",
+	"len":        "write #x (a table's length, or a string's in bytes)",
+	"str":        "write tostring(x)",
+	"int":        "write math.floor(tonumber(x))",
+	"float":      "write tonumber(x)",
+	// Lua 5.2's, which 5.1 (gopher-lua's) has as a global.
+	"table.unpack": "write unpack(t) (Lua 5.1)",
+}
+
+// isCall reports whether what follows a name at byte end of code calls
+// it: an argument list, a string or a table.
+func isCall(code string, end int) bool {
+	rest := strings.TrimLeft(code[end:], " \t")
+	return rest != "" && (rest[0] == '(' || rest[0] == '"' || rest[0] == '\'' || rest[0] == '{' || strings.HasPrefix(rest, "[["))
+}
+
+// libraryCalls reports uses of names the seat table and Lua's libraries
+// (as seat's sandbox has them) do not have, in a line of code with its
+// strings blanked: a call is sure to fail, so it is an error, with the
+// name meant; reading such a seat field is a warning. A field the
+// behavior's own Lua puts in the table (function seat.greet) is its own.
+func libraryCalls(l *schema.List, blank string, at func(int) schema.Pos, defined map[string]bool) {
+	for _, lib := range []string{"seat", "string", "table", "math", "os"} {
+		for off := 0; ; {
+			k := strings.Index(blank[off:], lib+".")
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(lib) + 1
+			if k > 0 && (isIdentByte(blank[k-1]) || blank[k-1] == '.' || blank[k-1] == ':') {
+				continue // myseat.x, t.seat.x
+			}
+			end := off
+			for end < len(blank) && isIdentByte(blank[end]) {
+				end++
+			}
+			name := blank[off:end]
+			if name == "" || defined[lib+"."+name] || defined[lib] && lib != "seat" {
+				continue // a library the behavior replaces is its own
+			}
+			call := isCall(blank, end)
+			if lib == "seat" {
+				seatName(l, at(k), name, call)
+				continue
+			}
+			names := libraryNames()[lib]
+			if !call || slices.Contains(names, name) {
+				continue
+			}
+			if use, ok := LuaSpelling[lib+"."+name]; ok {
+				l.Errorf(at(k), "Lua has no %s.%s: %s", lib, name, use)
+			} else if slices.Contains(fullLibraryNames()[lib], name) {
+				l.Errorf(at(k), "%s.%s is not in seat's sandbox (docs/seatml.md §9.3): %s has %s", lib, name, lib, strings.Join(names, ", "))
+			} else {
+				l.Errorf(at(k), "%s has no %q%s", lib, name, schema.DidYouMean(name, names, lib+".%s"))
+			}
+		}
+	}
+}
+
+// seatName reports a field of the seat table that is not seat's: what
+// eSEAT called it, or the name meant. Calling it is an error.
+func seatName(l *schema.List, pos schema.Pos, name string, call bool) {
+	if slices.Contains(SeatAPI, name) {
+		return
+	}
+	report := l.Warnf
+	if call {
+		report = l.Errorf
+	}
+	if to, ok := ESEATRenames[name]; ok {
+		report(pos, "seat.%s is eSEAT's; in seat it is seat.%s (seat port renames it)", name, to)
+	} else if use, ok := eseatOnly[name]; ok {
+		report(pos, "seat.%s is eSEAT's; seat has no such function: write %s", name, use)
+	} else {
+		report(pos, "seat has no %q%s", name, schema.DidYouMean(name, SeatAPI, "seat.%s"))
+	}
+}
+
+var (
+	libsOnce          sync.Once
+	libNames, libFull map[string][]string
+)
+
+// libraryNames are the functions of the libraries in seat's sandbox,
+// sorted; fullLibraryNames those of Lua's own libraries, some of which
+// the sandbox removes.
+func libraryNames() map[string][]string     { libsOnce.Do(readLibraries); return libNames }
+func fullLibraryNames() map[string][]string { libsOnce.Do(readLibraries); return libFull }
+
+func readLibraries() {
+	read := func(L *lua.LState) map[string][]string {
+		defer L.Close()
+		out := map[string][]string{}
+		for _, lib := range []string{"string", "table", "math", "os"} {
+			t, ok := L.GetGlobal(lib).(*lua.LTable)
+			if !ok {
+				continue
+			}
+			t.ForEach(func(k, v lua.LValue) {
+				if s, ok := k.(lua.LString); ok && v != lua.LNil && !strings.HasPrefix(string(s), "__") {
+					out[lib] = append(out[lib], string(s))
+				}
+			})
+			sort.Strings(out[lib])
+		}
+		return out
+	}
+	libNames = read(luadm.Sandbox(0))
+	libFull = read(lua.NewState())
+}
 
 // What to write in Lua for Python's built-in calls and constants.
 var (
@@ -227,7 +373,7 @@ func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
 			}
 			code = code[:k]
 		}
-		if !strings.ContainsAny(code, "+%(TFNs") {
+		if !strings.ContainsAny(code, "+%(TFNs.fF") {
 			continue
 		}
 		blank := code
@@ -270,45 +416,33 @@ func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
 				}
 			}
 		}
+		if quoted && strings.ContainsAny(blank, "fF") {
+			for _, m := range fStringRE.FindAllStringSubmatchIndex(blank, -1) {
+				if name := blank[m[2]:m[3]]; !defined[name] {
+					l.Errorf(at(m[2]), "%s%c…%c is a Python f-string; Lua has none (this calls %s, which is nil): write string.format(\"… %%s …\", x), or join with ..", name, blank[m[4]], blank[m[4]], name)
+				}
+			}
+		}
 		if strings.Contains(blank, "self.") {
 			// self is a table for the behavior's own values (docs/porting.md);
 			// eSEAT's methods on it are the seat table's.
 			for _, m := range selfRE.FindAllStringSubmatchIndex(blank, -1) {
 				name := blank[m[2]:m[3]]
-				if to, ok := ESEATMethod(name); ok {
+				if to, ok := ESEATMethod(name); ok && !defined["self."+name] {
 					use := "seat." + to
 					if to == "" {
 						use = eseatOnly[name]
 					}
-					l.Warnf(at(m[0]), "self.%s is eSEAT's method; in seat write %s (self is a table for your own values)", name, use)
+					report := l.Warnf
+					if isCall(blank, m[3]) {
+						report = l.Errorf // self has no such function: the call fails
+					}
+					report(at(m[0]), "self.%s is eSEAT's method; in seat write %s (self is a table for your own values)", name, use)
 				}
 			}
 		}
-		for off := 0; ; {
-			k := strings.Index(blank[off:], "seat.")
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len("seat.")
-			if k > 0 && isIdentByte(blank[k-1]) {
-				continue // myseat.x
-			}
-			end := off
-			for end < len(blank) && isIdentByte(blank[end]) {
-				end++
-			}
-			name := blank[off:end]
-			if name == "" || slices.Contains(SeatAPI, name) {
-				continue
-			}
-			if to, ok := ESEATRenames[name]; ok {
-				l.Warnf(at(k), "seat.%s is eSEAT's; in seat it is seat.%s (seat port renames it)", name, to)
-			} else if use, ok := eseatOnly[name]; ok {
-				l.Warnf(at(k), "seat.%s is eSEAT's; seat has no such function: write %s", name, use)
-			} else {
-				l.Warnf(at(k), "seat has no %q%s", name, schema.DidYouMean(name, SeatAPI, "seat.%s"))
-			}
+		if strings.IndexByte(blank, '.') >= 0 {
+			libraryCalls(&l, blank, at, defined)
 		}
 	}
 	return l

@@ -1,6 +1,8 @@
-// The seat operator page: shows the current state's widgets, sends widget
-// events, and follows state changes over one WebSocket, reconnecting by
-// itself. No framework, no build step.
+// The seat operator page: shows the widgets of the active states (a
+// nested behavior's current state, the states around it and those of
+// its other regions, each under its name), sends widget events, and
+// follows state changes over one WebSocket, reconnecting by itself. No
+// framework, no build step.
 (function () {
   'use strict';
 
@@ -59,13 +61,47 @@
     });
   }
 
-  function widgetEvent(id, text) {
+  // widgetEvent sends a widget's event; ref says which state's widget it
+  // is, as several active states may have one with the same id.
+  function widgetEvent(w, text) {
     syncFields();
-    send({ type: 'event', source: 'gui', id: id, text: text });
+    send({ type: 'event', source: 'gui', id: w.id, ref: w.ref, text: text });
   }
 
-  // render lays the widgets out on a grid in document order, left to
-  // right; brk starts a row, space skips cells (eSEAT's Tk grid).
+  // Colours: a widget given a background and no text colour gets the
+  // text colour, dark or white, that reads best on it (WCAG contrast).
+  var colorCtx = document.createElement('canvas').getContext('2d');
+  var dark = '#1d2327';
+
+  function rgb(css) {
+    colorCtx.fillStyle = '#000';
+    colorCtx.fillStyle = css; // a colour the canvas does not know leaves black
+    var v = colorCtx.fillStyle;
+    if (v.charAt(0) === '#') {
+      return [1, 3, 5].map(function (i) { return parseInt(v.substr(i, 2), 16); });
+    }
+    return (v.match(/[\d.]+/g) || [0, 0, 0]).slice(0, 3).map(Number);
+  }
+
+  function luminance(c) {
+    var l = c.map(function (v) {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+  }
+
+  function contrast(a, b) {
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  }
+
+  function readableOn(bg) {
+    var l = luminance(rgb(bg));
+    return contrast(l, luminance(rgb(dark))) >= contrast(l, 1) ? dark : '#ffffff';
+  }
+
+  // render shows the widgets of each active state in a group of its own,
+  // outermost first, named when there is more than one.
   function render(p) {
     panel.replaceChildren();
     fields = {};
@@ -74,9 +110,54 @@
       titleEl.textContent = p.behavior;
       document.title = p.behavior + ' \u2013 seat';
     }
+    var groups = [];
+    (p.widgets || []).forEach(function (w) {
+      var state = w.state || p.state;
+      var g = groups[groups.length - 1];
+      if (!g || g.state !== state) {
+        g = { state: state, widgets: [] };
+        groups.push(g);
+      }
+      g.widgets.push(w);
+    });
+    var sections = [];
+    groups.forEach(function (g) {
+      var grid = document.createElement('div');
+      grid.className = 'grid';
+      layout(grid, g.widgets);
+      if (!grid.children.length) { return; }
+      var section = document.createElement('section');
+      section.className = 'group' + (g.state === p.state ? ' current' : '');
+      section.setAttribute('data-state', g.state);
+      section.appendChild(grid);
+      sections.push(section);
+    });
+    sections.forEach(function (section) {
+      if (sections.length > 1) {
+        var name = section.getAttribute('data-state');
+        var h = document.createElement('h3');
+        h.className = 'group-title';
+        h.id = 'g-' + name;
+        h.textContent = name;
+        section.insertBefore(h, section.firstChild);
+        section.setAttribute('aria-labelledby', h.id);
+      }
+      panel.appendChild(section);
+    });
+    if (!sections.length) {
+      var empty = document.createElement('p');
+      empty.className = 'empty';
+      empty.textContent = groups.length > 1 ? 'The active states have no controls.' : 'This state has no controls.';
+      panel.appendChild(empty);
+    }
+  }
+
+  // layout lays widgets out on a grid in document order, left to right;
+  // brk starts a row, space skips cells (eSEAT's Tk grid).
+  function layout(grid, widgets) {
     var row = 1;
     var col = 1;
-    (p.widgets || []).forEach(function (w) {
+    widgets.forEach(function (w) {
       var a = w.attrs || {};
       var el;
       switch (w.kind) {
@@ -97,7 +178,7 @@
           el.type = 'button';
           el.textContent = w.id;
           if (a.width) { el.style.minWidth = number(a.width, 1) + 'ch'; }
-          el.addEventListener('click', function () { widgetEvent(w.id, w.id); });
+          el.addEventListener('click', function () { widgetEvent(w, w.id); });
           break;
         case 'input':
           el = document.createElement('input');
@@ -108,7 +189,7 @@
           el.addEventListener('keydown', function (e) {
             if (e.key === 'Enter') {
               e.preventDefault();
-              widgetEvent(w.id, el.value);
+              widgetEvent(w, el.value);
             }
           });
           fields[w.ref] = el;
@@ -122,7 +203,7 @@
           el.addEventListener('keydown', function (e) {
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();
-              widgetEvent(w.id, el.value);
+              widgetEvent(w, el.value);
             }
           });
           fields[w.ref] = el;
@@ -131,20 +212,17 @@
           return;
       }
       el.classList.add('widget', 'widget-' + w.kind);
+      if (a.bg_color) {
+        el.style.backgroundColor = a.bg_color;
+        if (!a.color) { el.style.color = readableOn(a.bg_color); }
+      }
       if (a.color) { el.style.color = a.color; }
-      if (a.bg_color) { el.style.backgroundColor = a.bg_color; }
       var span = number(a.colspan, 1);
       el.style.gridRow = row + ' / span ' + number(a.rowspan, 1);
       el.style.gridColumn = col + ' / span ' + span;
       col += span;
-      panel.appendChild(el);
+      grid.appendChild(el);
     });
-    if (!panel.children.length) {
-      var empty = document.createElement('p');
-      empty.className = 'empty';
-      empty.textContent = 'This state has no controls.';
-      panel.appendChild(empty);
-    }
   }
 
   function onFrame(f) {
