@@ -59,8 +59,9 @@ type Adaptor struct {
 	deferred bool
 	dirtyMu  sync.Mutex
 	dirty    []*conn
-	flushMu  sync.Mutex // one Flush at a time: it owns spare
-	spare    []*conn    // the dirty list's other buffer
+	anyDirty atomic.Bool // dirty is not empty: a Flush with nothing to do takes no lock
+	flushMu  sync.Mutex  // one Flush at a time: it owns spare
+	spare    []*conn     // the dirty list's other buffer
 }
 
 // New builds a socket adaptor from its attributes.
@@ -297,6 +298,7 @@ func (cn *conn) Send(text string) error {
 		if first {
 			cn.a.dirtyMu.Lock()
 			cn.a.dirty = append(cn.a.dirty, cn)
+			cn.a.anyDirty.Store(true)
 			cn.a.dirtyMu.Unlock()
 		}
 		return nil
@@ -667,11 +669,15 @@ func (a *Adaptor) Send(text string) error {
 
 // Flush starts writing what was sent since the last Flush.
 func (a *Adaptor) Flush() {
+	if !a.anyDirty.Load() {
+		return // a behavior flushes every adaptor after each pass; most have nothing
+	}
 	a.flushMu.Lock()
 	defer a.flushMu.Unlock()
 	a.dirtyMu.Lock()
 	dirty := a.dirty
 	a.dirty = a.spare[:0]
+	a.anyDirty.Store(false)
 	a.dirtyMu.Unlock()
 	for _, cn := range dirty {
 		cn.writeNow()
