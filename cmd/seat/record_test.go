@@ -352,7 +352,7 @@ func TestRecordReplayRaisedEvents(t *testing.T) {
 		t.Errorf("the recording should have 中断 as a raise line, and no input from \"event\":\n%s", data)
 	}
 	if stdout, errOut, code := runSeat("replay", rec); code != 0 || !strings.Contains(stdout, "5 inputs, 6 messages match") {
-		t.Fatalf("replay: exit %d\n%s%s", code, stdout, errOut)
+		t.Fatalf("replay: exit %d\n%s%s\nthe recording:\n%s", code, stdout, errOut, data)
 	}
 	transcript, errOut, code := runSeat("test", "--from", rec)
 	if code != 0 || strings.Contains(transcript, "event>") || !strings.Contains(transcript, "> 電池 0.1\n") {

@@ -628,6 +628,16 @@ func (r *runner) step(st Step) *Failure {
 			want += " (to " + st.Adaptor + ")"
 		}
 		msg, ok := r.take()
+		if !ok && r.stepping.Load() && r.stopped == nil {
+			// What a device event causes comes at a control cycle, whose
+			// phase a recording's robot and the simulated one do not share:
+			// the message may come up to one cycle later here.
+			e := r.dev.Engine
+			if err := r.advance(epoch.Add(e.Now() + e.Period()).Sub(r.clock.Now())); err != nil {
+				return r.fail(st, err.Error(), want, "")
+			}
+			msg, ok = r.take()
+		}
 		if !ok {
 			return r.fail(st, "expected a message, got none", want, "")
 		}

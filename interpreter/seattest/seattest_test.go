@@ -391,3 +391,27 @@ func TestEventsAndConfigurations(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceEventMessageWithinACycle: a message that a device event causes
+// comes at a control cycle, and a recording's robot and the simulated one
+// do not share the cycles' phase: a replay of reception's battery failed
+// when the simulated cycle fell just after the recorded time ("expected a
+// message, got none", 2 runs in 10 under load). An expectation not yet
+// met waits for one control cycle (10 ms) while the device loop runs,
+// and no longer.
+func TestDeviceEventMessageWithinACycle(t *testing.T) {
+	b := `<seatml><general name="d"><adaptor name="io" type="stdio"/>
+<rule source="io"><key>電池 .+</key><script>seat.set("Battery/Charge/Sensor", tonumber(event.text:match("電池 ([%d.]+)")))</script></rule></general>
+<state name="s"><rule source="memory"><key>Device/SubDeviceList/Battery/Charge/Sensor/Value</key>
+<cond>tonumber(event.text) &gt;= 0.8</cond><message sendto="io">お待たせしました。</message></rule></state></seatml>`
+	res, v := run(t, b, "> 電池 0.9\n< お待たせしました。\n")
+	mustPass(t, res, v)
+	if !strings.Contains(v, "io< お待たせしました。") {
+		t.Errorf("no message in\n%s", v)
+	}
+	// Nothing comes: the step fails after that one cycle.
+	res, v = run(t, b, "> 電池 0.1\n< お待たせしました。\n")
+	if res.Failure == nil || res.Failure.What != "expected a message, got none" {
+		t.Fatalf("want a failure, got %+v\n%s", res.Failure, v)
+	}
+}
