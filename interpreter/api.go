@@ -409,7 +409,7 @@ func (m *Machine) installAPI() {
 	for name, fn := range fns {
 		api.RawSetString(name, L.NewFunction(fn))
 	}
-	for alias, name := range map[string]string{"sendto": "send", "getEntry": "get_entry", "setEntry": "set_entry", "appendText": "append_text", "clearText": "clear_text"} {
+	for alias, name := range map[string]string{"sendto": "send", "getEntry": "get_entry", "setEntry": "set_entry", "getText": "get_text", "appendText": "append_text", "clearText": "clear_text"} {
 		api.RawSetString(alias, api.RawGetString(name))
 	}
 	L.SetGlobal("seat", api)

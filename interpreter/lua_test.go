@@ -159,7 +159,7 @@ func TestWidgetsFromLua(t *testing.T) {
 <input id="name">  Ann  </input>
 <text id="log">line1</text>
 <button label="OK"/>`+
-		rule("", `<key>read</key><script sendto="chat">return seat.get_entry("s:name") .. "/" .. seat.get_text("s:log")</script>`)+
+		rule("", `<key>read</key><script sendto="chat">return seat.get_entry("s:name") .. "/" .. seat.get_text("s:log") .. "/" .. seat.getText("s:log")</script>`)+
 		rule("", `<key>write</key><script>seat.setEntry("s:name", "Bob"); seat.append_text("s:log", "+2"); seat.appendText("s:log", "+3")</script><message sendto="chat" input="s:name"/><message sendto="chat" input="s:log"/>`)+
 		rule("", `<key>clear</key><script>seat.clear_text("s:log")</script><message sendto="chat" input="s:log"/>`)+
 		rule("", `<key>bad</key><script>seat.get_entry("s:log")</script>`)+
@@ -169,7 +169,7 @@ func TestWidgetsFromLua(t *testing.T) {
 	for _, e := range []string{"read", "write", "clear", "bad", "unknown"} {
 		h.event("chat", e)
 	}
-	want := []string{"chat:Ann/line1", "chat:Bob", "chat:line1+2+3", "chat:"}
+	want := []string{"chat:Ann/line1/line1", "chat:Bob", "chat:line1+2+3", "chat:"}
 	if diff := cmp.Diff(want, h.sends()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -108,7 +108,7 @@ var scxmlOnly = map[string]string{
 	"timeout": "a <send delay=…> times", "reset_timer": "<cancel> stops a delayed <send>",
 	"get_entry": "there are no widgets", "set_entry": "there are no widgets", "get_text": "there are no widgets",
 	"set_text": "there are no widgets", "append_text": "there are no widgets", "clear_text": "there are no widgets",
-	"getEntry": "there are no widgets", "setEntry": "there are no widgets", "appendText": "there are no widgets", "clearText": "there are no widgets",
+	"getEntry": "there are no widgets", "setEntry": "there are no widgets", "getText": "there are no widgets", "appendText": "there are no widgets", "clearText": "there are no widgets",
 }
 
 // trimAPIForSCXML replaces the seat functions an SCXML document cannot

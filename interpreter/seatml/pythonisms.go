@@ -21,7 +21,7 @@ var SeatAPI = []string{
 	"send", "publish", "call", "result", "cancel", "reply", "transition", "push", "pop", "raise", "state", "timeout", "reset_timer", "log", "now", "exit",
 	"get_entry", "set_entry", "get_text", "set_text", "append_text", "clear_text",
 	"get", "set", "set_timed", "motion", "subscribe", "unsubscribe",
-	"sendto", "getEntry", "setEntry", "appendText", "clearText",
+	"sendto", "getEntry", "setEntry", "getText", "appendText", "clearText",
 }
 
 // ESEATRenames maps eSEAT's seat methods that seat has under another name
