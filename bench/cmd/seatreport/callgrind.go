@@ -47,8 +47,29 @@ const cgBaselineFile = "bench/callgrind.json"
 
 type cgBaseline struct {
 	Go     string             `json:"go"`
+	CPU    string             `json:"cpu"`
 	Commit string             `json:"commit"`
 	Counts map[string]float64 `json:"instructions_per_event"`
+}
+
+// cgOtherCPUSlack replaces cgSlack when the baseline was taken on another
+// kind of processor: the runtime picks some routines (memmove, hashing)
+// by CPU feature, so counts may differ a little between vendors. A
+// baseline rewritten on the machine that gates keeps the 10 %.
+const cgOtherCPUSlack = 1.25
+
+// cpuModel is this machine's processor, as /proc/cpuinfo names it.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // callgrindFigures measures every path. Under -gate each is held to its
@@ -67,6 +88,12 @@ func callgrindFigures() ([]*Figure, error) {
 	}
 	if *gate && base.Go != runtime.Version() {
 		fmt.Fprintf(os.Stderr, "seatreport: the callgrind baseline was taken with %s, this is %s: counts may differ a little\n", base.Go, runtime.Version())
+	}
+	slack := cgSlack
+	if *gate && base.CPU != cpuModel() {
+		slack = cgOtherCPUSlack
+		fmt.Fprintf(os.Stderr, "seatreport: the callgrind baseline was taken on %q, this is %q: the gate allows %.0f %% more instead of %.0f %%\n",
+			base.CPU, cpuModel(), (cgOtherCPUSlack-1)*100, (cgSlack-1)*100)
 	}
 	tmp, err := os.MkdirTemp("", "seatreport-cg-")
 	if err != nil {
@@ -94,14 +121,14 @@ func callgrindFigures() ([]*Figure, error) {
 		case *write:
 			f.Max = n * cgSlack
 		case ok:
-			f.Max = b * cgSlack
+			f.Max = b * slack
 		case *gate:
 			return nil, fmt.Errorf("%s has no count for %s (seatreport -write makes it)", cgBaselineFile, p.Key)
 		}
 		figs = append(figs, f)
 	}
 	if *write {
-		data, err := json.MarshalIndent(cgBaseline{Go: runtime.Version(), Commit: measured, Counts: counts}, "", "  ")
+		data, err := json.MarshalIndent(cgBaseline{Go: runtime.Version(), CPU: cpuModel(), Commit: measured, Counts: counts}, "", "  ")
 		if err != nil {
 			return nil, err
 		}
