@@ -77,6 +77,11 @@ type lazyLibs struct {
 
 var lazyNames = [...]string{"string", "table", "math", "os"}
 
+// LibraryNames are the libraries a sandbox opens on first use: names a
+// script may use though the globals do not list them yet (suggestions for
+// a misspelled name).
+func LibraryNames() []string { return lazyNames[:] }
+
 // index is the globals' __index: a library's name opens it, once.
 func (z *lazyLibs) index(L *lua.LState) int {
 	k, _ := L.Get(2).(lua.LString)
