@@ -22,6 +22,21 @@ import "sync/atomic"
 //			return // the reading went on elsewhere
 //		}
 //	}
+//
+// and the sink, on the goroutine that delivered:
+//
+//	leg := b.Holder() // before its event is queued
+//	...               // the event is queued (which may wait for room)
+//	if leg.Run() {    // this goroutine now runs the behavior
+//		...           // a slow script calls leg.Pass() from any goroutine
+//		leg.Ran()
+//	}
+//
+// Only a holder that runs the behavior is passed on: one that waits inside
+// Deliver for room in a full queue still holds its event, and a reader
+// started meanwhile would race it to the queue with the next (reordered
+// lines), or meet the end of input and close the connection while it
+// still held one.
 type Baton struct {
 	leg  atomic.Pointer[Leg]
 	goOn func() // starts the reader's loop again on a new goroutine
@@ -30,11 +45,13 @@ type Baton struct {
 // A Leg is one goroutine's hold of a Baton.
 type Leg struct {
 	s atomic.Uint32
+	b *Baton
 }
 
 const (
 	legReading uint32 = iota
 	legDelivering
+	legRunning
 	legPassed
 )
 
@@ -44,9 +61,18 @@ func NewBaton(goOn func()) *Baton { return &Baton{goOn: goOn} }
 
 // Take makes the calling goroutine the reader.
 func (b *Baton) Take() *Leg {
-	l := new(Leg)
+	l := &Leg{b: b}
 	b.leg.Store(l)
 	return l
+}
+
+// Holder returns the reader's leg: called by the sink on the goroutine
+// that delivers, it is that goroutine's.
+func (b *Baton) Holder() *Leg {
+	if b == nil {
+		return nil
+	}
+	return b.leg.Load()
 }
 
 // Deliver marks the reader as handing an event to its sink.
@@ -57,11 +83,23 @@ func (l *Leg) Deliver() { l.s.Store(legDelivering) }
 // leave the reading (and the connection's clean-up) to the new holder.
 func (l *Leg) Delivered() bool { return l.s.CompareAndSwap(legDelivering, legReading) }
 
-// Pass moves the reading to a new goroutine if its holder is inside the
-// sink; otherwise it does nothing. Safe from any goroutine.
-func (b *Baton) Pass() {
-	if l := b.leg.Load(); l != nil && l.s.CompareAndSwap(legDelivering, legPassed) {
-		b.goOn()
+// Run marks the holder, inside Deliver with its event queued, as running
+// the behavior: until Ran, Pass may pass its reading on. It reports false
+// (nothing to pass) when the holder is not delivering: its reading was
+// passed already, or the event is not one it read (its departure).
+func (l *Leg) Run() bool {
+	return l != nil && l.s.CompareAndSwap(legDelivering, legRunning)
+}
+
+// Ran marks the holder as no longer running the behavior.
+func (l *Leg) Ran() { l.s.CompareAndSwap(legRunning, legDelivering) }
+
+// Pass moves the reading to a new goroutine if its holder is running the
+// behavior (between Run and Ran); otherwise it does nothing. Safe from any
+// goroutine.
+func (l *Leg) Pass() {
+	if l != nil && l.s.CompareAndSwap(legRunning, legPassed) {
+		l.b.goOn()
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // (a slow script) passes its baton; the next input is read by a new
 // goroutine while the first is still inside the sink, and the first
 // returns as soon as the sink lets it go. Exactly one goroutine reads at a
-// time, and Pass outside the sink does nothing.
+// time, and Pass does nothing unless the holder runs the behavior.
 func TestBatonPassesTheReadingWhileTheSinkWorks(t *testing.T) {
 	input := make(chan string, 3)
 	input <- "slow"
@@ -37,9 +37,15 @@ func TestBatonPassesTheReadingWhileTheSinkWorks(t *testing.T) {
 			read <- text
 			leg.Deliver()
 			if text == "slow" {
-				b.Pass()
-				b.Pass() // a second Pass in the same call does nothing
+				held := b.Holder() // the sink, on the delivering goroutine
+				held.Pass()        // not running the behavior: nothing happens
+				if !held.Run() {
+					t.Error("the delivering reader could not run the behavior")
+				}
+				held.Pass()
+				held.Pass() // a second Pass in the same call does nothing
 				<-release
+				held.Ran()
 			}
 			if !leg.Delivered() {
 				return // passed
@@ -61,7 +67,7 @@ func TestBatonPassesTheReadingWhileTheSinkWorks(t *testing.T) {
 		}
 	}
 	close(release)
-	b.Pass() // the holder is reading, not delivering: nothing happens
+	b.Holder().Pass() // the holder is reading, not delivering: nothing happens
 	close(input)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -70,4 +76,32 @@ func TestBatonPassesTheReadingWhileTheSinkWorks(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the readers did not end")
 	}
+}
+
+// TestBatonIsNotPassedWhileTheHolderWaitsToQueue: a reader inside Deliver
+// that has not started running the behavior (it waits for room in a full
+// queue, holding its event) keeps its reading: a reader started then
+// would race it to the queue with the next line.
+func TestBatonIsNotPassedWhileTheHolderWaitsToQueue(t *testing.T) {
+	passed := 0
+	b := NewBaton(func() { passed++ })
+	leg := b.Take()
+	leg.Deliver()
+	b.Holder().Pass() // a slow script of another reader's event
+	if passed != 0 || !leg.Delivered() {
+		t.Fatalf("a delivering reader not running the behavior was passed on")
+	}
+	leg.Deliver()
+	held := b.Holder()
+	held.Run()
+	held.Pass()
+	held.Ran()
+	if passed != 1 || leg.Delivered() {
+		t.Fatalf("the reader running the behavior was not passed on (passed %d)", passed)
+	}
+	if held.Run() {
+		t.Fatal("a passed reader ran the behavior again")
+	}
+	var none *Baton
+	none.Holder().Pass() // no baton (a connection's arrival): nothing happens
 }

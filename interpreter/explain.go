@@ -145,8 +145,8 @@ func (m *Machine) seatNames() []string {
 	return names
 }
 
-// globalNames lists the defined globals, and those assigned nil, for
-// suggestions.
+// globalNames lists the defined globals, those made on first use (the
+// libraries, eSEAT's self) and those assigned nil, for suggestions.
 func (m *Machine) globalNames() []string {
 	var names []string
 	m.L.G.Global.ForEach(func(k, _ lua.LValue) {
@@ -154,6 +154,15 @@ func (m *Machine) globalNames() []string {
 			names = append(names, string(s))
 		}
 	})
+	lazy := luadm.LibraryNames()
+	if !m.selfMade {
+		lazy = append(slices.Clip(lazy), "self")
+	}
+	for _, name := range lazy {
+		if m.L.G.Global.RawGetString(name) == lua.LNil {
+			names = append(names, name)
+		}
+	}
 	set := slices.Sorted(maps.Keys(m.globalSets))
 	return append(names, set...)
 }

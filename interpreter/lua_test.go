@@ -297,6 +297,30 @@ func TestNilOperandsNameTheCulprit(t *testing.T) {
 	}
 }
 
+// TestMisspelledLibraryIsSuggested: a misspelled library name gets the
+// library suggested, though the libraries open on first use and are not
+// among the globals until then (before the fix: "check its spelling").
+func TestMisspelledLibraryIsSuggested(t *testing.T) {
+	h := start(t, doc(``, `<state name="s">`+
+		rule("", `<key>a</key><script>seat.reply(tostring(maht.floor(1.5)))</script>`)+
+		rule("", `<key>b</key><script>seat.reply(strng.upper("x"))</script>`)+
+		rule("", `<key>c</key><script>seat.reply(tabel.concat({"x"}))</script>`)+
+		rule("", `<key>d</key><script>slef.count = 1</script>`)+
+		`</state>`))
+	for _, k := range []string{"a", "b", "c", "d"} {
+		h.event("chat", k)
+	}
+	want := []string{
+		`script failed: t.seatml:7: attempt to index maht, which is nil (a global not defined when this ran; did you mean math?)`,
+		`script failed: t.seatml:8: attempt to index strng, which is nil (a global not defined when this ran; did you mean string?)`,
+		`script failed: t.seatml:9: attempt to index tabel, which is nil (a global not defined when this ran; did you mean table?)`,
+		`script failed: t.seatml:10: attempt to index slef, which is nil (a global not defined when this ran; did you mean self?)`,
+	}
+	if diff := cmp.Diff(want, h.logged(zapcore.ErrorLevel)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // TestNilGlobalSetToNilSaysWhere: a global assigned nil (a capture that
 // did not match) is not "a global not defined": the message says where it
 // was set to nil, or where it was set before something set it to nil; one

@@ -134,9 +134,9 @@ type Machine struct {
 	// touched only by the holder.
 	runMu  sync.Mutex
 	inline atomic.Bool // producers may run the machine (Run's loop is on)
-	// baton is the reading of the producer running the machine, if it can
+	// leg is the reading of the producer running the machine, if it can
 	// be passed on: a script that runs long passes it (passBaton).
-	baton  atomic.Pointer[adaptors.Baton]
+	leg    atomic.Pointer[adaptors.Leg]
 	runCtx context.Context // Run's context
 	armed  time.Time       // what Run's timer waits for; zero: nothing
 	ended  bool            // the end of input was handled
@@ -421,14 +421,15 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 		it.at = m.clock.Now()
 	}
 	// The producer's reading, passed to a new goroutine if a script runs
-	// long meanwhile (adaptors.Baton).
-	var baton *adaptors.Baton
+	// long while it runs the machine (adaptors.Baton); not while it waits
+	// for room in the queue, holding its item.
+	var leg *adaptors.Leg
 	from := it.ev.From
 	if it.batch != nil {
 		from = it.batch[0].From
 	}
 	if h, ok := from.(adaptors.BatonHolder); ok {
-		baton = h.Baton()
+		leg = h.Baton().Holder()
 	}
 	if err := m.q.add(ctx, it); err != nil {
 		return err
@@ -442,9 +443,15 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 			return nil
 		}
 		armed := m.armed
-		m.baton.Store(baton)
+		running := leg.Run()
+		if running {
+			m.leg.Store(leg)
+		}
 		more := m.drain(inlineLimit)
-		m.baton.Store(nil)
+		if running {
+			m.leg.Store(nil)
+			leg.Ran()
+		}
 		due, timed := m.nextWake()
 		// The machine's goroutine must look again when work is left, the
 		// run ends, or a timer is now due before the one it waits for.
@@ -466,9 +473,7 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 // that what arrives is stamped when it arrives and comes before the timers
 // that fall due after it (docs/seatml.md "Order").
 func (m *Machine) passBaton() {
-	if b := m.baton.Load(); b != nil {
-		b.Pass()
-	}
+	m.leg.Load().Pass()
 }
 
 // Flushes tells adaptors that the machine calls their Flush after each

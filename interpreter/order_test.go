@@ -3,8 +3,11 @@ package interpreter
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,4 +255,86 @@ func TestAbsurdTimeoutsAreClampedNotSpun(t *testing.T) {
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Fatalf("logged errors (-want +got):\n%s", diff)
 	}
+}
+
+// TestSlowScriptsWithAFullQueueKeepEachClientsLines: six clients each
+// send 150 lines at once and half-close; every fourth line runs a 3 ms
+// script (its reader's reading is passed on, adaptors.Baton), and the
+// queue holds 8 events, so readers wait for room. Each client gets every
+// reply in order, then ondisconnect runs once for each. Before the fix a
+// reader waiting for room was passed on too: clients got 64 replies of
+// 150.
+func TestSlowScriptsWithAFullQueueKeepEachClientsLines(t *testing.T) {
+	h := start(t, doc(`<onconnect source="chat"><script>conns = (conns or 0) + 1</script></onconnect>
+<ondisconnect source="chat"><script>gone = (gone or 0) + 1</script></ondisconnect>`, `<state name="s">
+<rule source="chat"><key>count</key><script>seat.reply(tostring(conns) .. " " .. tostring(gone))</script></rule>
+<rule source="chat"><key>s(\d+)</key><script>local t = seat.now() while seat.now() - t &lt; 0.003 do end seat.reply(event.text)</script></rule>
+<rule source="chat"><key>f(\d+)</key><script>seat.reply(event.text)</script></rule>
+</state>`), func(o *Options) { o.Clock = nil; o.QueueLen = 8 })
+	addr := addrOf(t, h, "chat")
+	const clients, lines = 6, 150
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			var b strings.Builder
+			var want []string
+			for i := range lines {
+				kind := "f"
+				if (i+c)%4 == 0 {
+					kind = "s"
+				}
+				fmt.Fprintf(&b, "%s%d\n", kind, i)
+				want = append(want, fmt.Sprintf("%s%d", kind, i))
+			}
+			go func() {
+				conn.Write([]byte(b.String()))
+				conn.(*net.TCPConn).CloseWrite()
+			}()
+			conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+			got, err := io.ReadAll(conn)
+			if err != nil {
+				t.Error(err)
+			}
+			if g := strings.Fields(string(got)); strings.Join(g, " ") != strings.Join(want, " ") {
+				t.Errorf("client %d: %d replies of %d, first difference at %v", c, len(g), len(want), firstDiff(g, want))
+			}
+		}()
+	}
+	wg.Wait()
+	// Each client's departure comes just after its connection closes.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	want := fmt.Sprintf("%d %d\n", clients+1, clients)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		conn.Write([]byte("count\n"))
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := r.ReadString('\n')
+		if line == want && err == nil {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("onconnect and ondisconnect counts %q (%v), want %q", line, err, want)
+		}
+	}
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("%d: %s vs %s", i, a[i], b[i])
+		}
+	}
+	return "length"
 }

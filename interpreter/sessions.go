@@ -161,6 +161,10 @@ func (m *Machine) runHost(ctx context.Context) error {
 		if err := m.Open(ctx); err != nil {
 			return err
 		}
+		// Sessions that started while the adaptors opened (hostAdaptor)
+		// may have flushed before the host had its adaptor: what they
+		// sent goes now.
+		m.flushAdaptors()
 	}
 	close(m.ready)
 	m.log.Info("sessions", zap.String("adaptor", m.host.adaptor))
@@ -412,7 +416,7 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 	default: // none ready: New makes one
 	}
 	opts.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) {
-		real := h.m.Adaptor(c.Name)
+		real := &hostAdaptor{host: h.m, name: c.Name}
 		if c.Name == h.adaptor {
 			return &peerAdaptor{name: c.Name, peer: peer, real: real}, nil
 		}
@@ -536,12 +540,40 @@ func (h *sessionHost) stopAll() {
 	wg.Wait()
 }
 
+// hostAdaptor is one of the host's adaptors as a session reaches it,
+// looked up when first used: a peer that connects while the host is still
+// opening its adaptors (the session adaptor listens before its Open
+// returns; one declared later may take seconds to connect) has its
+// session start before the host has them. Taken at the start, they
+// stayed missing for the session's life: its replies were never flushed
+// to its peer, and its sends to the others failed.
+type hostAdaptor struct {
+	host *Machine
+	name string
+	got  atomic.Pointer[adaptorRef]
+}
+
+type adaptorRef struct{ a adaptors.Adaptor }
+
+// get returns the host's adaptor; nil while the host has none by that
+// name (not open yet, or it could not open it).
+func (h *hostAdaptor) get() adaptors.Adaptor {
+	if r := h.got.Load(); r != nil {
+		return r.a
+	}
+	a := h.host.Adaptor(h.name)
+	if a != nil {
+		h.got.Store(&adaptorRef{a})
+	}
+	return a
+}
+
 // peerAdaptor is the session adaptor as a session sees it: what it sends
 // goes to its own peer.
 type peerAdaptor struct {
 	name string
 	peer adaptors.Conn
-	real adaptors.Adaptor
+	real *hostAdaptor
 }
 
 func (a *peerAdaptor) Name() string                              { return a.name }
@@ -582,11 +614,11 @@ func (a *peerAdaptor) SendTopic(topic, text string, retain bool) error {
 	if ts, ok := a.peer.(adaptors.TopicSender); ok {
 		return ts.SendTopic(topic, text, retain)
 	}
-	return sendTopic(a.real, topic, text, retain)
+	return sendTopic(a.real.get(), topic, text, retain)
 }
 
 func (a *peerAdaptor) Flush() {
-	if f, ok := a.real.(adaptors.Flusher); ok {
+	if f, ok := a.real.get().(adaptors.Flusher); ok {
 		f.Flush()
 	}
 }
@@ -595,26 +627,27 @@ func (a *peerAdaptor) Flush() {
 // sending works as from any behavior; the host opens and closes it.
 type sharedAdaptor struct {
 	name string
-	real adaptors.Adaptor // nil when the host could not open it
+	real *hostAdaptor
 }
 
 // Underlying is the host's adaptor, for what a script asks of its kind
 // (seat.call, seat.result, seat.cancel, seat.publish's messages).
-func (a *sharedAdaptor) Underlying() adaptors.Adaptor { return a.real }
+func (a *sharedAdaptor) Underlying() adaptors.Adaptor { return a.real.get() }
 
 func (a *sharedAdaptor) Name() string                              { return a.name }
 func (a *sharedAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
 func (a *sharedAdaptor) Close() error                              { return nil }
 func (a *sharedAdaptor) Send(text string) error {
-	if a.real == nil {
+	real := a.real.get()
+	if real == nil {
 		return adaptors.ErrNotConnected
 	}
-	return a.real.Send(text)
+	return real.Send(text)
 }
 
 // SendTopic publishes with the real adaptor (a message's own topic).
 func (a *sharedAdaptor) SendTopic(topic, text string, retain bool) error {
-	return sendTopic(a.real, topic, text, retain)
+	return sendTopic(a.real.get(), topic, text, retain)
 }
 
 func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
@@ -626,7 +659,7 @@ func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
 }
 
 func (a *sharedAdaptor) Flush() {
-	if f, ok := a.real.(adaptors.Flusher); ok {
+	if f, ok := a.real.get().(adaptors.Flusher); ok {
 		f.Flush()
 	}
 }

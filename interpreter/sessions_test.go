@@ -327,3 +327,107 @@ func TestTopicSessionsEndIdle(t *testing.T) {
 		t.Errorf("counts %+v: want %d open and 1 refused", c, DefaultMaxTopicSessions)
 	}
 }
+
+// slowOpen is a socket adaptor whose Open returns only once released,
+// after the socket listens: a host still opening its adaptors while its
+// first peers connect (a slow MQTT or ROS adaptor declared later does the
+// same for every adaptor before it).
+type slowOpen struct {
+	adaptors.Adaptor
+	listening, release chan struct{}
+}
+
+func (a *slowOpen) Open(ctx context.Context, sink adaptors.Sink) error {
+	err := a.Adaptor.Open(ctx, sink)
+	close(a.listening)
+	<-a.release
+	return err
+}
+
+func (a *slowOpen) Flush()       { a.Adaptor.(adaptors.Flusher).Flush() }
+func (a *slowOpen) Addr() string { return a.Adaptor.(interface{ Addr() string }).Addr() }
+
+// TestSessionStartedWhileTheHostOpens: a peer that connects while the
+// host is still opening its adaptors (the session adaptor listens, its
+// Open has not returned) gets a session that reaches its own peer and
+// the host's other adaptors once they are open; what it answered
+// meanwhile goes out once the host has opened. Before the fix the session
+// took each adaptor as it was then, not yet there, for good: its replies
+// were never flushed to its peer (a one-shot client that connected as
+// seat started waited forever: TestOneShotClient's rare failure) and its
+// sends to the other adaptor failed as not connected.
+func TestSessionStartedWhileTheHostOpens(t *testing.T) {
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(`<seatml>
+<general name="kiosk">
+<adaptor name="visitor" type="socket" role="server" port="0" session="peer"/>
+<adaptor name="staff" type="socket" role="server" port="0"/>
+</general>
+<state name="s">
+<rule source="visitor"><key>hello</key><script>seat.reply("hi")</script><statetransition>t</statetransition></rule>
+</state>
+<state name="t">
+<rule source="visitor"><key>tell</key><script>seat.send("staff", "told")</script></rule>
+</state>
+</seatml>`), seatml.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	socket, _ := adaptors.Lookup("socket")
+	slow := &slowOpen{listening: make(chan struct{}), release: make(chan struct{})}
+	m, err := New(prog, Options{OpenAdaptor: func(cfg adaptors.Config) (adaptors.Adaptor, error) {
+		a, err := socket(cfg)
+		if err != nil || cfg.Name != "visitor" {
+			return a, err
+		}
+		slow.Adaptor = a
+		return slow, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the behavior did not stop")
+		}
+	}()
+	<-slow.listening
+	visitor := dialTCP(t, slow.Addr())
+	visitor.Write([]byte("hello\n"))
+	vr := bufio.NewReader(visitor)
+	// The session answers while the host is still opening.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if ss := m.Sessions(); len(ss) == 1 && ss[0].State == "t" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session did not handle hello within 10 s: %+v", m.Sessions())
+		}
+	}
+	close(slow.release)
+	<-m.Ready()
+	visitor.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := vr.ReadString('\n'); line != "hi\n" || err != nil {
+		t.Fatalf("the visitor got %q (%v), want hi", line, err)
+	}
+	staff := dialTCP(t, addrOf(t, &harness{t: t, m: m}, "staff"))
+	sr := bufio.NewReader(staff)
+	// A message reaches the connections listed when it is sent: the
+	// visitor asks again until the staff connection is.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		visitor.Write([]byte("tell\n"))
+		staff.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		line, err := sr.ReadString('\n')
+		if line == "told\n" && err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("staff got %q (%v), want told", line, err)
+		}
+	}
+}

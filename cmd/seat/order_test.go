@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +159,66 @@ func raceTheDeadline(t *testing.T, stderr *syncBuffer, send func(string), read f
 			t.Fatalf("round %d: got %q (%v), want in-time: the answer reached seat before the deadline\n%s", round, got, err, stderr.String())
 		}
 	}
+}
+
+// TestSlowScriptsKeepTheLinesInOrder: a client sends more lines than the
+// event queue holds (1024), each of which runs a 3 ms script (past the
+// 2 ms at which the reading is passed on, adaptors.Baton), then ends its
+// input. Every line is answered, in the order sent, over a socket and on
+// standard input. Before the fix a reader blocked on the full queue was
+// passed on like one running the behavior: each slow script started
+// another reader holding a line, they raced for the queue's room (replies
+// in 64-line blocks out of order), and over a socket the one that met the
+// end of input closed the connection while the others still held lines
+// (1080 replies to 1400 lines).
+func TestSlowScriptsKeepTheLinesInOrder(t *testing.T) {
+	const n = 1400
+	var sent strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sent, "%d\n", i)
+	}
+	const behavior = `<seatml><general name="order">
+  <adaptor name="v" {adaptor}/>
+</general>
+<state name="s">
+  <rule><key>(\d+)</key><script>local t = seat.now() while seat.now() - t &lt; 0.003 do end seat.reply(event.text)</script></rule>
+</state></seatml>`
+	inOrder := func(t *testing.T, got string) {
+		t.Helper()
+		lines := strings.Fields(got)
+		for i, line := range lines {
+			if line != strconv.Itoa(i) {
+				t.Fatalf("reply %d is %q (of %d replies to %d lines): lines reordered", i, line, len(lines), n)
+			}
+		}
+		if len(lines) != n {
+			t.Fatalf("%d replies to %d lines", len(lines), n)
+		}
+	}
+	t.Run("socket", func(t *testing.T) {
+		port := freePortNumber(t)
+		f := filepath.Join(t.TempDir(), "order.seatml")
+		os.WriteFile(f, []byte(strings.Replace(behavior, "{adaptor}", `type="socket" role="server" port="`+port+`"`, 1)), 0o644)
+		_, log := startSeat(t, "run", f)
+		c := dialSeat(t, port)
+		go func() {
+			c.Write([]byte(sent.String()))
+			c.(*net.TCPConn).CloseWrite()
+		}()
+		c.SetReadDeadline(time.Now().Add(60 * time.Second))
+		got, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("read: %v\n%s", err, log.String())
+		}
+		inOrder(t, string(got))
+	})
+	t.Run("stdio", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "order.seatml")
+		os.WriteFile(f, []byte(strings.Replace(behavior, "{adaptor}", `type="stdio"`, 1)), 0o644)
+		got, stderr, code := runBinaryIO(t, sent.String(), "run", f)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		inOrder(t, got)
+	})
 }

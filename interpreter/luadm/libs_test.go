@@ -354,6 +354,16 @@ func TestLibrariesOpenOnFirstUse(t *testing.T) {
 		{`local s = string; string = nil; return string, s.len("abc"), ("x"):upper()`, "nil 3 X"},
 		{`math.floor(1); math = nil; return math`, "nil"},
 		{`return os.date(string.rep("%c", 40000))`, ""},
+		// A global named string that is not the library: a string method
+		// still opens the library (it failed: "name conflict for module"),
+		// and the script's table does not become the strings' metatable.
+		{`string = "受付"; return ("x"):upper(), string`, "X 受付"},
+		{`string = {}; local mine = string; local u = ("x"):upper()
+		  mine.__index = function() return function() return "mine" end end
+		  return u, ("abc"):upper(), getmetatable(""), string == mine, mine.upper`, "X ABC false true nil"},
+		// The library is not the strings' metatable either: a script
+		// changes its functions (as in Lua), not the metatable.
+		{`rawset(string, "__metatable", nil); string.__index = {}; return getmetatable(""), ("abc"):upper()`, "false ABC"},
 	} {
 		got, err, _, _ := call(t, time.Second, nil, c.script)
 		if c.want == "" {

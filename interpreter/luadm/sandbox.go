@@ -65,6 +65,7 @@ func Sandbox(memory uint64) *lua.LState {
 	}))
 	smt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(lua.LString(""), smt)
+	libs.smt = smt
 	return L
 }
 
@@ -73,9 +74,15 @@ type lazyLibs struct {
 	memory uint64
 	opened [4]bool // string, table, math, os: opened or assigned
 	string *lua.LTable
+	smt    *lua.LTable // the strings' metatable
 }
 
 var lazyNames = [...]string{"string", "table", "math", "os"}
+
+// LibraryNames are the libraries a sandbox opens on first use: names a
+// script may use though the globals do not list them yet (suggestions for
+// a misspelled name).
+func LibraryNames() []string { return lazyNames[:] }
 
 // index is the globals' __index: a library's name opens it, once.
 func (z *lazyLibs) index(L *lua.LState) int {
@@ -123,7 +130,19 @@ func (z *lazyLibs) str(L *lua.LState) *lua.LTable {
 	if z.string != nil {
 		return z.string
 	}
+	// A string method may open it while the script has a global string
+	// of its own: gopher-lua's opener would fill that (a table) or fail
+	// (a name conflict). The library is opened on its own and the
+	// script's global kept.
+	g := L.G.Global
+	mine := g.RawGetString(lua.StringLibName)
+	if mine != lua.LNil {
+		g.RawSetString(lua.StringLibName, lua.LNil)
+	}
 	s := z.open(L, lua.OpenString, lua.StringLibName)
+	if mine != lua.LNil {
+		g.RawSetString(lua.StringLibName, mine)
+	}
 	s.RawSetString("dump", lua.LNil)
 	for name, fn := range map[string]lua.LGFunction{
 		"find": strFind, "match": strMatch, "gmatch": strGmatch, "gfind": strGmatch,
@@ -134,8 +153,13 @@ func (z *lazyLibs) str(L *lua.LState) *lua.LTable {
 	for name, f := range map[string]func(string) string{"upper": upper, "lower": lower, "reverse": reverse} {
 		s.RawSetString(name, L.NewFunction(strCopy("string."+name, f, z.memory)))
 	}
-	// OpenString made the string table the strings' metatable.
-	s.RawSetString("__metatable", lua.LFalse)
+	// OpenString made the library the strings' metatable: a script
+	// could then unhide it (rawset(string, "__metatable", nil)) and
+	// replace every string's methods (string.__index = …). The strings
+	// keep their own hidden metatable, which now looks in the library.
+	s.RawSetString("__index", lua.LNil)
+	z.smt.RawSetString("__index", s)
+	L.SetMetatable(lua.LString(""), z.smt)
 	z.string = s
 	z.opened[0] = true
 	return s

@@ -158,7 +158,11 @@ func (p cgPath) measure(bin, tmp string) (float64, error) {
 	return (b - a) / float64(p.N-short), nil
 }
 
-var cgTotals = regexp.MustCompile(`(?m)^(?:summary|totals): (\d+)`)
+var (
+	cgTotals = regexp.MustCompile(`(?m)^(?:summary|totals): (\d+)`)
+	// cgResult is a benchmark's result line, with its iterations.
+	cgResult = regexp.MustCompile(`(?m)^Benchmark\S*\s+(\d+)\s+\d[\d.]* ns/op`)
+)
 
 // callgrind runs one benchmark under callgrind and returns the
 // instructions it counted. One processor and no preemption signals make
@@ -171,8 +175,17 @@ func callgrind(bin, tmp, bench string, n int, extra ...string) (float64, error) 
 	cmd := exec.Command("valgrind", args...)
 	cmd.Dir = "bench"
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1")
-	if o, err := cmd.CombinedOutput(); err != nil {
+	o, err := cmd.CombinedOutput()
+	if err != nil {
 		return 0, fmt.Errorf("%v\n%s", err, o)
+	}
+	// A pattern that matches no benchmark (one renamed, a sub-benchmark
+	// dropped) runs nothing and still passes: the count would be start-up
+	// alone, and a whole-program path's difference of two such runs about
+	// zero instructions per event, under any threshold.
+	ran := cgResult.FindAllSubmatch(o, -1)
+	if len(ran) != 1 || string(ran[0][1]) != strconv.Itoa(n) {
+		return 0, fmt.Errorf("the benchmark %s did not run once with %d iterations (%d result lines)\n%s", bench, n, len(ran), o)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
