@@ -29,50 +29,37 @@ func newRelay(m *Machine) *relay {
 	return r
 }
 
-// Deliver goes to the current machine; an event refused by a machine that
-// stopped as it was handed over goes to its successor.
-func (r *relay) Deliver(ctx context.Context, ev adaptors.Event) error {
+// to runs f on the current machine; what a machine that stopped as it
+// was handed over refused goes to its successor.
+func (r *relay) to(f func(m *Machine) error) error {
 	for {
 		m := r.m.Load()
-		err := m.Deliver(ctx, ev)
+		err := f(m)
 		if !errors.Is(err, errStopped) || r.m.Load() == m {
 			return err
 		}
 	}
+}
+
+// Deliver goes to the current machine.
+func (r *relay) Deliver(ctx context.Context, ev adaptors.Event) error {
+	return r.to(func(m *Machine) error { return m.Deliver(ctx, ev) })
 }
 
 // DeliverBatch is Deliver for a batch (adaptors.BatchSink).
 func (r *relay) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
-	for {
-		m := r.m.Load()
-		err := m.DeliverBatch(ctx, evs)
-		if !errors.Is(err, errStopped) || r.m.Load() == m {
-			return err
-		}
-	}
+	return r.to(func(m *Machine) error { return m.DeliverBatch(ctx, evs) })
 }
 
 // EndOfInput is Deliver for the end of an input.
 func (r *relay) EndOfInput(source string) {
-	for {
-		m := r.m.Load()
-		err := m.endOfInput(source)
-		if !errors.Is(err, errStopped) || r.m.Load() == m {
-			return
-		}
-	}
+	_ = r.to(func(m *Machine) error { return m.endOfInput(source) })
 }
 
 // Handled waits for the peer's events to be handled
 // (adaptors.HandledSink), by the machine that has them.
 func (r *relay) Handled(ctx context.Context, from adaptors.Conn) error {
-	for {
-		m := r.m.Load()
-		err := m.Handled(ctx, from)
-		if !errors.Is(err, errStopped) || r.m.Load() == m {
-			return err
-		}
-	}
+	return r.to(func(m *Machine) error { return m.Handled(ctx, from) })
 }
 
 func (r *relay) Flushes() bool          { return r.m.Load().Flushes() }
