@@ -392,6 +392,16 @@ func (m *Machine) stepBare(t *statechart.Transition) (from, to *statechart.State
 // every active state (adaptors.ActiveObserver) get those too.
 func (m *Machine) notifyState() {
 	m.curState.Store(m.cur)
+	m.tellObservers(true)
+}
+
+// notifyActive tells the observers that show every active state the
+// active states, the current state unchanged.
+func (m *Machine) notifyActive() { m.tellObservers(false) }
+
+// tellObservers gives the ActiveObservers the current and the active
+// states, and the others the current state when it changed.
+func (m *Machine) tellObservers(changed bool) {
 	var active []string
 	for _, o := range m.stateObs {
 		if ao, ok := o.(adaptors.ActiveObserver); ok {
@@ -399,7 +409,7 @@ func (m *Machine) notifyState() {
 				active = m.activeNames()
 			}
 			ao.ActiveChanged(m.cur.Name, active)
-		} else {
+		} else if changed {
 			o.StateChanged(m.cur.Name)
 		}
 	}
@@ -448,21 +458,6 @@ func (l *leftLeaves) write(ce *zapcore.CheckedEntry, to string, name func(*state
 
 // seatmlName names a SEATML behavior's state.
 func seatmlName(n *statechart.State) string { return n.Ext.(*seatml.State).Name }
-
-// notifyActive tells the observers that show every active state
-// (adaptors.ActiveObserver) the active states, the current state
-// unchanged.
-func (m *Machine) notifyActive() {
-	var active []string
-	for _, o := range m.stateObs {
-		if ao, ok := o.(adaptors.ActiveObserver); ok {
-			if active == nil {
-				active = m.activeNames()
-			}
-			ao.ActiveChanged(m.cur.Name, active)
-		}
-	}
-}
 
 // activeNames returns the names of the active states, outermost first in
 // document order (a flat behavior's: the current state), and keeps the
