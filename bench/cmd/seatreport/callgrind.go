@@ -58,20 +58,6 @@ type cgBaseline struct {
 // baseline rewritten on the machine that gates keeps the 10 %.
 const cgOtherCPUSlack = 1.25
 
-// cpuModel is this machine's processor, as /proc/cpuinfo names it.
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
 // callgrindFigures measures every path. Under -gate each is held to its
 // baseline; under -write the measured counts become the baseline.
 func callgrindFigures() ([]*Figure, error) {

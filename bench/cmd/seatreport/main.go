@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -58,18 +57,11 @@ func run() error {
 		return errors.New("-rounds must be at least 3: figures are medians")
 	}
 	measured = commit() // the code measured, before any table is rewritten
+	measureAll := measure
 	if *cgOnly {
-		figs, err := callgrindFigures()
-		if err != nil {
-			return err
-		}
-		printFigures(figs)
-		if *gate {
-			return gateFigures(figs)
-		}
-		return nil
+		measureAll = callgrindFigures // with -write, bench/callgrind.json alone
 	}
-	figs, err := measure()
+	figs, err := measureAll()
 	if err != nil {
 		return err
 	}
@@ -77,7 +69,7 @@ func run() error {
 	if *gate {
 		return gateFigures(figs)
 	}
-	if *write {
+	if *write && !*cgOnly {
 		return writeDocs(figs)
 	}
 	return nil
@@ -452,18 +444,22 @@ func gateFigures(figs []*Figure) error {
 	return nil
 }
 
-// machine describes this machine for the tables.
-func machine() string {
-	model := ""
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
+// cpuModel is this machine's processor, as /proc/cpuinfo names it.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
 		}
 	}
+	return ""
+}
+
+// machine describes this machine for the tables.
+func machine() string {
 	mem := ""
 	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
 		f := strings.Fields(string(data))
@@ -472,7 +468,7 @@ func machine() string {
 			mem = fmt.Sprintf(", %d GiB", (kb+(1<<19))>>20)
 		}
 	}
-	return fmt.Sprintf("%d CPUs (%s)%s, %s, %s/%s", runtime.NumCPU(), model, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%d CPUs (%s)%s, %s, %s/%s", runtime.NumCPU(), cpuModel(), mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // measured names the commit the figures are of.
