@@ -33,8 +33,8 @@ func init() { lua.MaxArrayIndex = maxArrayIndex }
 // most never touch math or os. The globals' metatable answers their names
 // (GlobalsIndex passes a replacement metatable on to it), and the string
 // metatable opens string at a script's first method call on a string.
-// Until then rawget(_G, "math") and pairs(_G) do not see them; once a
-// script assigns the name (math = nil), it is not opened again.
+// Until then rawget(_G, "math") and pairs(_G) do not see them; once
+// opened, a library a script removes (math = nil) stays removed.
 func Sandbox(memory uint64) *lua.LState {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, MinimizeStackMemory: true, RegistrySize: 128, RegistryMaxSize: 1 << 20})
 	L.Push(L.NewFunction(lua.OpenBase))
@@ -72,42 +72,42 @@ func Sandbox(memory uint64) *lua.LState {
 // lazyLibs opens a sandbox's libraries on first use.
 type lazyLibs struct {
 	memory uint64
-	opened [4]bool // string, table, math, os: opened or assigned
+	opened [4]bool // by lazyOpeners' order
 	string *lua.LTable
 	smt    *lua.LTable // the strings' metatable
 }
 
-var lazyNames = [...]string{"string", "table", "math", "os"}
+// lazyOpeners are the libraries opened on first use, with how.
+var lazyOpeners = [...]struct {
+	name string
+	open func(*lazyLibs, *lua.LState) *lua.LTable
+}{
+	{"string", (*lazyLibs).str},
+	{"table", (*lazyLibs).table},
+	{"math", func(z *lazyLibs, L *lua.LState) *lua.LTable { return z.open(L, lua.OpenMath, lua.MathLibName) }},
+	{"os", (*lazyLibs).os},
+}
 
 // LibraryNames are the libraries a sandbox opens on first use: names a
 // script may use though the globals do not list them yet (suggestions for
 // a misspelled name).
-func LibraryNames() []string { return lazyNames[:] }
+func LibraryNames() []string {
+	names := make([]string, len(lazyOpeners))
+	for i, l := range lazyOpeners {
+		names[i] = l.name
+	}
+	return names
+}
 
 // index is the globals' __index: a library's name opens it, once.
 func (z *lazyLibs) index(L *lua.LState) int {
 	k, _ := L.Get(2).(lua.LString)
-	for i, name := range lazyNames {
-		if string(k) != name {
-			continue
+	for i, lib := range lazyOpeners {
+		if string(k) == lib.name && !z.opened[i] { // opened: then removed by a script
+			z.opened[i] = true
+			L.Push(lib.open(z, L))
+			return 1
 		}
-		if z.opened[i] { // opened, then assigned nil by a script
-			break
-		}
-		var lib *lua.LTable
-		switch i {
-		case 0:
-			lib = z.str(L)
-		case 1:
-			lib = z.table(L)
-		case 2:
-			lib = z.open(L, lua.OpenMath, lua.MathLibName)
-		case 3:
-			lib = z.os(L)
-		}
-		z.opened[i] = true
-		L.Push(lib)
-		return 1
 	}
 	L.Push(lua.LNil)
 	return 1
