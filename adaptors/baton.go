@@ -1,6 +1,9 @@
 package adaptors
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // A Baton is the reading of one input (a connection, standard input) by
 // one goroutine at a time. A reader that finds its behavior idle runs the
@@ -58,6 +61,22 @@ const (
 // NewBaton returns a baton whose Pass calls goOn, which must start the
 // reader's loop (beginning with Take) on a new goroutine.
 func NewBaton(goOn func()) *Baton { return &Baton{goOn: goOn} }
+
+// ReadOn returns the baton of a reader loop, read, which a Pass starts
+// again on a new goroutine counted in wg (nil: not waited for).
+func ReadOn(wg *sync.WaitGroup, read func()) *Baton {
+	return NewBaton(func() {
+		if wg != nil {
+			wg.Add(1)
+		}
+		go func() {
+			if wg != nil {
+				defer wg.Done()
+			}
+			read()
+		}()
+	})
+}
 
 // Take makes the calling goroutine the reader.
 func (b *Baton) Take() *Leg {

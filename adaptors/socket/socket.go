@@ -349,19 +349,28 @@ func (cn *conn) linger() {
 		cn.close() // the behavior stopped: nothing will answer
 		return
 	}
-	t := time.NewTicker(lingerPoll)
+	if cn.waitUntil(lingerPoll, func(time.Time) bool { return cn.written() }) {
+		cn.close()
+	}
+}
+
+// waitUntil looks at done every period until it is true, and reports
+// whether it was; false when the connection closed first (a hang-up's
+// writer closes it once it has sent what is queued).
+func (cn *conn) waitUntil(period time.Duration, done func(now time.Time) bool) bool {
+	t := time.NewTicker(period)
 	defer t.Stop()
-	for !cn.written() {
+	for now := time.Now(); !done(now); {
 		select {
 		case <-cn.done:
-			return
+			return false
 		case <-cn.drain:
-			<-cn.done // the writer sends what is queued, then closes
-			return
-		case <-t.C:
+			<-cn.done
+			return false
+		case now = <-t.C:
 		}
 	}
-	cn.close()
+	return true
 }
 
 // written reports whether everything queued for the peer has been
@@ -378,28 +387,17 @@ func (cn *conn) written() bool {
 // lingerQuietly closes the connection once nothing was queued or waited
 // to be written for lingerQuiet.
 func (cn *conn) lingerQuietly() {
-	t := time.NewTicker(lingerQuiet / 4)
-	defer t.Stop()
 	last, _ := cn.out.Quiet()
 	since := time.Now()
-	for {
-		select {
-		case <-cn.done:
-			return
-		case <-cn.drain:
-			<-cn.done // the writer sends what is queued, then closes
-			return
-		case now := <-t.C:
-			added, _ := cn.out.Quiet()
-			if added != last || !cn.written() {
-				last, since = added, now
-				continue
-			}
-			if now.Sub(since) >= lingerQuiet {
-				cn.close()
-				return
-			}
+	quiet := func(now time.Time) bool {
+		if added, _ := cn.out.Quiet(); added != last || !cn.written() {
+			last, since = added, now
+			return false
 		}
+		return now.Sub(since) >= lingerQuiet
+	}
+	if cn.waitUntil(lingerQuiet/4, quiet) {
+		cn.close()
 	}
 }
 
@@ -435,18 +433,11 @@ func (cn *conn) read() {
 	leave, ok := adaptors.Arrive(cn.a.ctx, cn.a.sink, cn.a.connEvents, cn.a.name, cn)
 	if !ok {
 		cn.close()
-		leave()
 		return
 	}
 	cn.leave = leave
 	cn.lr = adaptors.NewLineReader(cn.c, cn.a.maxline)
-	cn.baton = adaptors.NewBaton(func() {
-		cn.a.wg.Add(1)
-		go func() {
-			defer cn.a.wg.Done()
-			cn.readLines()
-		}()
-	})
+	cn.baton = adaptors.ReadOn(&cn.a.wg, cn.readLines)
 	cn.readLines()
 }
 

@@ -77,7 +77,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 
 func (a *Adaptor) read(ctx context.Context, sink adaptors.Sink) {
 	a.lr = adaptors.NewLineReader(a.in, adaptors.DefaultMaxLine)
-	a.baton = adaptors.NewBaton(func() { go a.readLines(ctx, sink) })
+	a.baton = adaptors.ReadOn(nil, func() { a.readLines(ctx, sink) }) // not waited for, as the first
 	a.readLines(ctx, sink)
 }
 

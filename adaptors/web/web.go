@@ -704,17 +704,10 @@ func (c *client) read() {
 	leave, ok := adaptors.Arrive(c.a.ctx, c.a.sink, c.a.connEvents, c.a.name, c)
 	if !ok {
 		c.close()
-		leave()
 		return
 	}
 	c.leave = leave
-	c.baton = adaptors.NewBaton(func() {
-		c.a.wg.Add(1)
-		go func() {
-			defer c.a.wg.Done()
-			c.readFrames()
-		}()
-	})
+	c.baton = adaptors.ReadOn(&c.a.wg, c.readFrames)
 	c.readFrames()
 }
 
