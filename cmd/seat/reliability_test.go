@@ -276,8 +276,10 @@ func TestOneShotClient(t *testing.T) {
 }
 
 // TestOneShotClientBehindABusyBehavior: the one-shot client's line waits
-// behind another client's 0.4 s script; seat keeps its connection open
-// until the line is handled and the reply written, and only then closes.
+// behind another client's 0.4 s script, which has begun (its log line is
+// out) before the client connects; seat keeps the connection open until
+// the line is handled and the reply written, and only then closes. A
+// close at the end of input alone would leave the client no reply.
 func TestOneShotClientBehindABusyBehavior(t *testing.T) {
 	port := freePortNumber(t)
 	f := filepath.Join(t.TempDir(), "busy.seatml")
@@ -285,12 +287,13 @@ func TestOneShotClientBehindABusyBehavior(t *testing.T) {
   <adaptor name="v" type="socket" role="server" port="`+port+`"/>
 </general>
 <state name="s">
-  <rule><key>slow</key><script>local t = seat.now() while seat.now() - t &lt; 0.4 do end seat.reply("done")</script></rule>
+  <rule><key>slow</key><script>seat.log("info", "長い処理を始めます") local t = seat.now() while seat.now() - t &lt; 0.4 do end seat.reply("done")</script></rule>
   <rule><key>こんにちは</key><script>seat.reply("はい")</script></rule>
 </state></seatml>`), 0o644)
 	_, log := startSeat(t, "run", f)
 	busy := dialSeat(t, port)
 	busy.Write([]byte("slow\n"))
+	waitFor(t, func() bool { return strings.Contains(log.String(), "長い処理を始めます") })
 	c := dialSeat(t, port)
 	c.Write([]byte("こんにちは\n"))
 	c.(*net.TCPConn).CloseWrite()
