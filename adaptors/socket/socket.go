@@ -54,14 +54,9 @@ type Adaptor struct {
 	ln     net.Listener
 	closed bool
 
-	// deferred is set when the sink calls Flush: sends then mark their
-	// connection dirty instead of waking its writer.
-	deferred bool
-	dirtyMu  sync.Mutex
-	dirty    []*conn
-	anyDirty atomic.Bool // dirty is not empty: a Flush with nothing to do takes no lock
-	flushMu  sync.Mutex  // one Flush at a time: it owns spare
-	spare    []*conn     // the dirty list's other buffer
+	// held is the connections with output held until Flush; nil when
+	// the sink does not call Flush.
+	held *adaptors.Held
 }
 
 // New builds a socket adaptor from its attributes.
@@ -124,9 +119,7 @@ func (a *Adaptor) Addr() string {
 func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
-	if fs, ok := sink.(adaptors.FlushingSink); ok && fs.Flushes() {
-		a.deferred = true
-	}
+	a.held = adaptors.NewHeld(sink)
 	if a.server {
 		var lc net.ListenConfig
 		ln, err := lc.Listen(ctx, "tcp", a.addr)
@@ -234,7 +227,8 @@ type conn struct {
 	c    net.Conn
 	peer string
 	out  *adaptors.Outbox
-	done chan struct{} // closed when the connection is closed
+	w    *adaptors.Writer // writes out
+	done chan struct{}    // closed when the connection is closed
 	// drain is closed when the adaptor closes: the writer sends what is
 	// queued, then closes the connection.
 	drain chan struct{}
@@ -249,22 +243,11 @@ type conn struct {
 	lr    *adaptors.LineReader
 	baton *adaptors.Baton
 	leave func()
-
-	// wmu is held by whoever writes: Flush, which writes what fits
-	// without blocking on the machine's side, or the writer goroutine,
-	// which waits for the peer. pending is what Flush took and could not
-	// write; it goes before anything else.
-	wmu     sync.Mutex
-	pending []byte
-	taken   []string
-	raw     syscall.RawConn // nil: every write goes through the writer
 }
 
 func (a *Adaptor) start(c net.Conn) *conn {
 	cn := &conn{a: a, c: c, peer: c.RemoteAddr().String(), out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
-	if sc, ok := c.(syscall.Conn); ok && a.deferred {
-		cn.raw, _ = sc.SyscallConn()
-	}
+	cn.w = adaptors.NewWriter(c, cn.out, a.held, adaptors.AppendLine)
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -290,17 +273,7 @@ func (cn *conn) Send(text string) error {
 	if cn.closed() {
 		return adaptors.ErrNotConnected
 	}
-	if !cn.a.deferred {
-		if cn.out.Put(text) {
-			return nil
-		}
-	} else if ok, first := cn.out.Add(text); ok {
-		if first {
-			cn.a.dirtyMu.Lock()
-			cn.a.dirty = append(cn.a.dirty, cn)
-			cn.a.anyDirty.Store(true)
-			cn.a.dirtyMu.Unlock()
-		}
+	if cn.w.Send(text) {
 		return nil
 	}
 	cn.a.log.Error("peer is not reading; disconnected", zap.String("peer", cn.peer), zap.Int("queue_bytes", cn.out.Max()))
@@ -349,7 +322,7 @@ func (cn *conn) linger() {
 		cn.close() // the behavior stopped: nothing will answer
 		return
 	}
-	if cn.waitUntil(lingerPoll, func(time.Time) bool { return cn.written() }) {
+	if cn.waitUntil(lingerPoll, func(time.Time) bool { return cn.w.Written() }) {
 		cn.close()
 	}
 }
@@ -373,24 +346,13 @@ func (cn *conn) waitUntil(period time.Duration, done func(now time.Time) bool) b
 	return true
 }
 
-// written reports whether everything queued for the peer has been
-// written.
-func (cn *conn) written() bool {
-	if _, empty := cn.out.Quiet(); !empty {
-		return false
-	}
-	cn.wmu.Lock()
-	defer cn.wmu.Unlock()
-	return len(cn.pending) == 0
-}
-
 // lingerQuietly closes the connection once nothing was queued or waited
 // to be written for lingerQuiet.
 func (cn *conn) lingerQuietly() {
 	last, _ := cn.out.Quiet()
 	since := time.Now()
 	quiet := func(now time.Time) bool {
-		if added, _ := cn.out.Quiet(); added != last || !cn.written() {
+		if added, _ := cn.out.Quiet(); added != last || !cn.w.Written() {
 			last, since = added, now
 			return false
 		}
@@ -536,29 +498,15 @@ func (cn *conn) ended(line string, err error) {
 func (cn *conn) write() {
 	defer cn.a.wg.Done()
 	defer cn.close()
-	flush := func(deadline time.Duration) bool {
-		cn.wmu.Lock()
-		defer cn.wmu.Unlock()
-		cn.takeLocked()
-		if len(cn.pending) == 0 {
-			return true
+	flush := func(timeout time.Duration) bool {
+		err := cn.w.Write(timeout, nil)
+		// A peer that ended its input and then closed is simply gone (the
+		// reader logs it); else the reason was logged where the
+		// connection was closed.
+		if err != nil && !cn.closed() && !(cn.inputEnded.Load() && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))) {
+			cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
 		}
-		_ = cn.c.SetWriteDeadline(time.Now().Add(deadline))
-		_, err := cn.c.Write(cn.pending)
-		cn.pending = trim(cn.pending)
-		if err != nil {
-			// A peer that ended its input and then closed is simply gone
-			// (the reader logs it); else the reason was logged where the
-			// connection was closed.
-			if !cn.closed() && !(cn.inputEnded.Load() && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))) {
-				cn.a.log.Warn("write failed; connection closed", zap.String("peer", cn.peer), zap.Error(err))
-			}
-			return false
-		}
-		// No deadline between writes: writeNow's raw write would fail on
-		// a past one.
-		_ = cn.c.SetWriteDeadline(time.Time{})
-		return true
+		return err == nil
 	}
 	for {
 		select {
@@ -574,60 +522,6 @@ func (cn *conn) write() {
 			}
 		}
 	}
-}
-
-// writeNow writes what is queued on the caller's goroutine (the machine's,
-// at the end of its pass) as far as the socket takes it without blocking,
-// instead of waking the writer goroutine for it: one thread hand-off less
-// per answer. What does not fit, and every write while the writer is
-// busy or has something pending, is left to the writer, so output stays in
-// order and a peer that does not read is found by its outbox as before.
-func (cn *conn) writeNow() {
-	if cn.raw == nil || !cn.wmu.TryLock() {
-		cn.out.Signal()
-		return
-	}
-	defer cn.wmu.Unlock()
-	if len(cn.pending) > 0 {
-		cn.out.Signal()
-		return
-	}
-	cn.takeLocked()
-	if len(cn.pending) == 0 {
-		return
-	}
-	var n int
-	var werr error
-	err := cn.raw.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), cn.pending)
-		return true // never wait: what is left is the writer's
-	})
-	if err == nil && werr == nil && n == len(cn.pending) {
-		cn.pending = trim(cn.pending)
-		return
-	}
-	if n > 0 {
-		cn.pending = cn.pending[:copy(cn.pending, cn.pending[n:])]
-	}
-	cn.out.Signal() // the writer writes the rest, or finds the error
-}
-
-// takeLocked moves what is queued to the end of pending, as lines. wmu
-// is held.
-func (cn *conn) takeLocked() {
-	cn.taken = cn.out.Take(cn.taken)
-	for _, text := range cn.taken {
-		cn.pending = adaptors.AppendLine(cn.pending, text)
-	}
-	clear(cn.taken)
-}
-
-// trim empties a written buffer, letting a large one go.
-func trim(b []byte) []byte {
-	if cap(b) > 64<<10 {
-		return nil
-	}
-	return b[:0]
 }
 
 // snapshotLocked refreshes the connection list Send reads; a.mu is held.
@@ -659,23 +553,7 @@ func (a *Adaptor) Send(text string) error {
 }
 
 // Flush starts writing what was sent since the last Flush.
-func (a *Adaptor) Flush() {
-	if !a.anyDirty.Load() {
-		return // a behavior flushes every adaptor after each pass; most have nothing
-	}
-	a.flushMu.Lock()
-	defer a.flushMu.Unlock()
-	a.dirtyMu.Lock()
-	dirty := a.dirty
-	a.dirty = a.spare[:0]
-	a.anyDirty.Store(false)
-	a.dirtyMu.Unlock()
-	for _, cn := range dirty {
-		cn.writeNow()
-	}
-	clear(dirty)
-	a.spare = dirty
-}
+func (a *Adaptor) Flush() { a.held.Flush() }
 
 // Close stops listening or reconnecting, closes every connection and waits
 // for the adaptor's goroutines.

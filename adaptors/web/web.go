@@ -72,6 +72,11 @@ type Adaptor struct {
 	root   *os.Root
 	wg     sync.WaitGroup
 
+	// held is the pages with replies held until Flush, which writes them
+	// from the behavior's own goroutine; nil when the sink does not call
+	// Flush.
+	held *adaptors.Held
+
 	mu      sync.Mutex
 	clients map[*client]struct{}
 	state   string
@@ -183,6 +188,7 @@ func (a *Adaptor) Open(ctx context.Context, sink adaptors.Sink) error {
 	ln = adaptors.Limit(ln, a.maxconns, &a.stats, a.log)
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.sink = sink
+	a.held = adaptors.NewHeld(sink)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", a.serveWS)
 	mux.HandleFunc("POST /rtc_processResult", a.serveProcessResult)
@@ -522,9 +528,9 @@ func (a *Adaptor) Send(text string) error {
 		a.log.Debug("no client connected; message dropped") // as a socket server with no client
 		return nil
 	}
-	b := encode(frame{Type: "message", Adaptor: a.name, Text: str(text)})
+	b := a.messageFrame(text)
 	for _, c := range clients {
-		c.send(b)
+		c.reply(b)
 	}
 	return nil
 }
@@ -551,7 +557,9 @@ func (a *Adaptor) Close() error {
 	return nil
 }
 
-var upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}
+// upgrader makes the handshake; its buffers are the HTTP server's (no
+// sizes given), as it reads and writes nothing after it (frames.go).
+var upgrader = websocket.Upgrader{}
 
 func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
 	up := upgrader
@@ -560,12 +568,13 @@ func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade has answered
 	}
-	ws.SetReadLimit(MaxFrame)
-	c := &client{a: a, ws: ws, peer: r.RemoteAddr, out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
+	c := &client{a: a, nc: ws.NetConn(), peer: r.RemoteAddr, out: adaptors.NewOutbox(a.tune), done: make(chan struct{}), drain: make(chan struct{})}
+	c.w = adaptors.NewWriter(c.nc, c.out, a.held, appendFrame)
+	c.rd = newFrameReader(c.nc, MaxFrame, func(p []byte) { c.out.Put(controlFrame(opPong, p)) })
 	a.mu.Lock()
 	if a.ctx.Err() != nil {
 		a.mu.Unlock()
-		ws.Close()
+		c.nc.Close()
 		return
 	}
 	a.clients[c] = struct{}{}
@@ -580,9 +589,11 @@ func (a *Adaptor) serveWS(w http.ResponseWriter, r *http.Request) {
 // client is one WebSocket connection with a bounded output queue.
 type client struct {
 	a     *Adaptor
-	ws    *websocket.Conn
+	nc    net.Conn     // after the handshake
+	rd    *frameReader // the page's frames
 	peer  string
-	out   *adaptors.Outbox // frames
+	out   *adaptors.Outbox // encoded frames, header and payload
+	w     *adaptors.Writer // writes out
 	done  chan struct{}
 	drain chan struct{}
 	once  sync.Once
@@ -605,34 +616,60 @@ func (c *client) Peer() string { return c.peer }
 
 // Send sends a message frame to this client only (seat.reply).
 func (c *client) Send(text string) error {
-	if !c.send(encode(frame{Type: "message", Adaptor: c.a.name, Text: str(text)})) {
+	if c.closed() {
+		return adaptors.ErrNotConnected
+	}
+	if !c.reply(c.a.messageFrame(text)) {
 		return adaptors.ErrQueueFull
 	}
 	return nil
 }
 
-// send queues frames; a client whose queue is full is disconnected.
+// reply queues a frame the behavior sends (seat.reply, a message to the
+// adaptor): when the behavior flushes its adaptors after each pass, the
+// frame waits for that Flush, which writes it from the behavior's
+// goroutine; else the writer is woken.
+func (c *client) reply(f string) bool {
+	if c.closed() {
+		return false
+	}
+	if !c.w.Send(f) {
+		c.notReading()
+		return false
+	}
+	return true
+}
+
+// send queues JSON frames and wakes the writer; a client whose queue is
+// full is disconnected.
 func (c *client) send(frames ...[]byte) bool {
 	for _, f := range frames {
-		select {
-		case <-c.done:
-			return false
-		default:
-		}
-		if !c.out.Put(string(f)) {
-			c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue_bytes", c.out.Max()))
-			c.a.stats.SlowPeer.Add(1)
-			c.close()
+		if c.closed() || !c.put(textFrame(f)) {
 			return false
 		}
 	}
 	return true
 }
 
+// put queues an encoded frame and wakes the writer.
+func (c *client) put(f string) bool {
+	if !c.out.Put(f) {
+		c.notReading()
+		return false
+	}
+	return true
+}
+
+func (c *client) notReading() {
+	c.a.log.Error("client is not reading; disconnected", zap.String("peer", c.peer), zap.Int("queue_bytes", c.out.Max()))
+	c.a.stats.SlowPeer.Add(1)
+	c.close()
+}
+
 func (c *client) close() {
 	c.once.Do(func() {
 		close(c.done)
-		c.ws.Close()
+		c.nc.Close()
 		c.a.mu.Lock()
 		delete(c.a.clients, c)
 		c.a.mu.Unlock()
@@ -655,47 +692,54 @@ func (c *client) drainAndClose() { c.dOnce.Do(func() { close(c.drain) }) }
 // (adaptors.Hanger).
 func (c *client) Hangup() { c.drainAndClose() }
 
+// write writes what is queued, everything queued at once per wake-up,
+// when Flush could not: the page was slow to read, the frame was not a
+// reply (a state, panel or widget frame; a pong), or Flush is not called.
 func (c *client) write() {
 	defer c.a.wg.Done()
 	defer c.close()
 	ping := time.NewTicker(pingPeriod)
 	defer ping.Stop()
-	var batch []string
-	flush := func() bool {
-		batch = c.out.Take(batch)
-		for _, f := range batch {
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, []byte(f)); err != nil {
-				if !c.closed() { // else the reason was logged where it was closed
-					c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
-				}
-				return false
-			}
-		}
-		clear(batch)
-		return true
-	}
 	for {
 		select {
 		case <-c.done:
 			return
 		case <-c.drain:
 			c.out.Close()
-			if flush() {
-				_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "seat stopped"), time.Now().Add(time.Second))
-			}
+			c.writeAndClose(websocket.FormatCloseMessage(websocket.CloseGoingAway, "seat stopped"))
 			return
 		case <-c.out.Wait():
-			if !flush() {
+			if !c.writeQueued(writeTimeout) {
 				return
 			}
 		case <-ping.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout)); err != nil {
-				return
-			}
+			c.out.Put(controlFrame(websocket.PingMessage, nil))
 		}
 	}
 }
+
+// writeQueued writes what is pending and queued, waiting for the page up
+// to timeout; false means the connection failed.
+func (c *client) writeQueued(timeout time.Duration) bool {
+	return c.writeFailed(c.w.Write(timeout, nil))
+}
+
+// writeAndClose writes what is queued, then a close frame with payload,
+// within a second (a close reply, or seat stopping).
+func (c *client) writeAndClose(payload []byte) {
+	c.writeFailed(c.w.Write(time.Second, []byte(controlFrame(opClose, payload))))
+}
+
+// writeFailed logs a failed write, and reports whether err is nil.
+func (c *client) writeFailed(err error) bool {
+	if err != nil && !c.closed() { // else the reason was logged where it was closed
+		c.a.log.Warn("write failed; connection closed", zap.String("peer", c.peer), zap.Error(err))
+	}
+	return err == nil
+}
+
+// Flush writes the replies sent since the last Flush.
+func (a *Adaptor) Flush() { a.held.Flush() }
 
 func (c *client) read() {
 	defer c.a.wg.Done()
@@ -717,43 +761,44 @@ func (c *client) Baton() *adaptors.Baton { return c.baton }
 // readFrames reads and delivers the page's frames until the connection
 // ends, then closes it and reports the departure; or returns early when
 // the reading was passed to another goroutine while this one ran the
-// behavior.
+// behavior. Frames already buffered go to the behavior together, as a
+// socket's lines do.
 func (c *client) readFrames() {
 	leg := c.baton.Take()
+	bs, batching := c.a.sink.(adaptors.BatchSink)
 	for {
-		kind, data, err := c.ws.ReadMessage()
+		op, data, err := c.rd.next()
 		if err != nil {
-			var ce *websocket.CloseError
-			switch {
-			case errors.Is(err, websocket.ErrReadLimit):
-				c.a.log.Error("frame over 64 KiB; connection closed", zap.String("peer", c.peer))
-				c.a.stats.LineTooLong.Add(1)
-			case errors.As(err, &ce):
-				c.a.log.Info("client disconnected", zap.String("peer", c.peer))
-			default:
-				if !c.closed() {
-					c.a.log.Info("client disconnected", zap.String("peer", c.peer), zap.Error(err))
-				}
-			}
+			c.ended(err)
 			break
 		}
-		if kind != websocket.TextMessage {
-			c.a.log.Warn("binary frame ignored", zap.String("peer", c.peer))
-			c.a.stats.InvalidFrame.Add(1)
+		ev, ok := c.event(op, data)
+		if !ok {
 			continue
 		}
-		ev, err := c.a.decode(data)
-		if err != nil {
-			c.a.log.Warn("invalid frame ignored", zap.String("peer", c.peer), zap.Error(err))
-			c.a.stats.InvalidFrame.Add(1)
+		if batching && c.rd.ready() {
+			batch := append(adaptors.NewBatch(), ev)
+			for err == nil && len(batch) < adaptors.BatchCap && c.rd.ready() {
+				if op, data, err = c.rd.next(); err == nil {
+					if ev, ok := c.event(op, data); ok {
+						batch = append(batch, ev)
+					}
+				}
+			}
+			leg.Deliver()
+			derr := bs.DeliverBatch(c.a.ctx, batch)
+			if !leg.Delivered() {
+				return // the reading went on on another goroutine
+			}
+			if derr != nil {
+				break
+			}
+			if err != nil {
+				c.ended(err)
+				break
+			}
 			continue
 		}
-		if text, repaired := adaptors.CleanText(ev.Text); repaired || !utf8.Valid(data) {
-			// encoding/json has already replaced invalid UTF-8; NUL is ours.
-			ev.Text = text
-			c.a.stats.NoteRepair(c.a.log, c.peer, &c.warned)
-		}
-		ev.From = c
 		leg.Deliver()
 		err = c.a.sink.Deliver(c.a.ctx, ev)
 		if !leg.Delivered() {
@@ -765,6 +810,50 @@ func (c *client) readFrames() {
 	}
 	c.close()
 	c.leave()
+}
+
+// event turns a message into an event, or logs why it is ignored.
+func (c *client) event(op int, data []byte) (adaptors.Event, bool) {
+	if op != opText {
+		c.a.log.Warn("binary frame ignored", zap.String("peer", c.peer))
+		c.a.stats.InvalidFrame.Add(1)
+		return adaptors.Event{}, false
+	}
+	ev, err := c.a.decode(data)
+	if err != nil {
+		c.a.log.Warn("invalid frame ignored", zap.String("peer", c.peer), zap.Error(err))
+		c.a.stats.InvalidFrame.Add(1)
+		return adaptors.Event{}, false
+	}
+	if text, repaired := adaptors.CleanText(ev.Text); repaired || !utf8.Valid(data) {
+		// encoding/json has already replaced invalid UTF-8; NUL is ours.
+		ev.Text = text
+		c.a.stats.NoteRepair(c.a.log, c.peer, &c.warned)
+	}
+	ev.From = c
+	return ev, true
+}
+
+// ended logs why the reading ended and answers the peer: a close frame
+// with the peer's code, or with the reason its connection is closed.
+func (c *client) ended(err error) {
+	var pc *peerClosed
+	var pe protocolError
+	switch {
+	case errors.As(err, &pc):
+		c.a.log.Info("client disconnected", zap.String("peer", c.peer))
+		c.writeAndClose(pc.reply())
+	case errors.Is(err, errTooBig):
+		c.a.log.Error("frame over 64 KiB; connection closed", zap.String("peer", c.peer))
+		c.a.stats.LineTooLong.Add(1)
+		c.writeAndClose(websocket.FormatCloseMessage(websocket.CloseMessageTooBig, ""))
+	case errors.As(err, &pe):
+		c.a.log.Warn("connection closed", zap.String("peer", c.peer), zap.Error(err))
+		c.a.stats.InvalidFrame.Add(1)
+		c.writeAndClose(websocket.FormatCloseMessage(websocket.CloseProtocolError, string(pe)))
+	case !c.closed():
+		c.a.log.Info("client disconnected", zap.String("peer", c.peer), zap.Error(err))
+	}
 }
 
 // decode turns an incoming frame into an event.
@@ -815,6 +904,7 @@ func (a *Adaptor) decode(data []byte) (adaptors.Event, error) {
 var (
 	_ adaptors.Adaptor        = (*Adaptor)(nil)
 	_ adaptors.Addresser      = (*Adaptor)(nil)
+	_ adaptors.Flusher        = (*Adaptor)(nil)
 	_ adaptors.StateObserver  = (*Adaptor)(nil)
 	_ adaptors.ActiveObserver = (*Adaptor)(nil)
 	_ adaptors.GUIObserver    = (*Adaptor)(nil)

@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -285,8 +288,8 @@ func TestOversizedFrameClosesOnlyThatConnection(t *testing.T) {
 	big.expect("state idle", "panel idle label,brk,button")
 	small.expect("state idle", "panel idle label,brk,button")
 	big.ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"event","text":"`+strings.Repeat("x", web.MaxFrame)+`"}`))
-	if _, _, err := big.ws.ReadMessage(); err == nil {
-		t.Fatal("the oversized frame did not close its connection")
+	if _, _, err := big.ws.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Fatalf("the oversized frame: %v, want its connection closed with 1009 (message too big)", err)
 	}
 	small.sendJSON(`{"type":"event","text":"ping"}`)
 	small.expect(`message web "pong"`)
@@ -384,17 +387,21 @@ func TestSlowClientIsCutOffOthersGoOn(t *testing.T) {
 	fast.expect("state idle", "panel idle label,brk,button")
 	payload := strings.Repeat("z", 32<<10)
 	a := s.m.Adaptor("web")
+	send := func(text string) { // as the behavior does: a pass's sends, then Flush
+		a.Send(text)
+		a.(adaptors.Flusher).Flush()
+	}
 	for i := 0; s.logs.FilterMessage("client is not reading; disconnected").Len() == 0; i++ {
 		if i > 5000 {
 			t.Fatal("the slow client was never cut off")
 		}
-		a.Send(payload)
+		send(payload)
 		_, data, err := fast.ws.ReadMessage()
 		if err != nil || !strings.Contains(string(data), payload[:100]) {
 			t.Fatalf("fast client, message %d: %v", i, err)
 		}
 	}
-	a.Send("after")
+	send("after")
 	fast.expect(`message web "after"`)
 }
 
@@ -500,4 +507,178 @@ func TestNestedPanelShowsEveryActiveState(t *testing.T) {
 	// The compound state's button works from any of its children.
 	c.sendJSON(`{"type":"event","source":"gui","id":"緊急停止","ref":"受付中:緊急停止"}`)
 	panel("停止中 停止中:label")
+}
+
+// rawConn is a WebSocket connection made by hand, to send what gorilla's
+// client never would.
+type rawConn struct {
+	t  *testing.T
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func (s *server) dialRaw() *rawConn {
+	s.t.Helper()
+	c, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(c, "GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", s.addr)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		s.t.Fatalf("handshake: %v %v", resp, err)
+	}
+	return &rawConn{t: s.t, c: c, br: br}
+}
+
+// frame reads a server frame: its opcode and payload.
+func (r *rawConn) frame() (op int, payload []byte) {
+	r.t.Helper()
+	h := make([]byte, 2)
+	if _, err := io.ReadFull(r.br, h); err != nil {
+		r.t.Fatalf("read: %v", err)
+	}
+	if h[1]&0x80 != 0 {
+		r.t.Fatal("a server frame is masked")
+	}
+	n := int(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var b [2]byte
+		io.ReadFull(r.br, b[:])
+		n = int(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		io.ReadFull(r.br, b[:])
+		n = int(binary.BigEndian.Uint64(b[:]))
+	}
+	payload = make([]byte, n)
+	if _, err := io.ReadFull(r.br, payload); err != nil {
+		r.t.Fatalf("read: %v", err)
+	}
+	return int(h[0] & 0x0f), payload
+}
+
+// message reads frames up to the next text frame, summarized.
+func (r *rawConn) message() string {
+	r.t.Helper()
+	for {
+		op, p := r.frame()
+		if op == websocket.TextMessage {
+			var f map[string]any
+			if err := json.Unmarshal(p, &f); err != nil {
+				r.t.Fatalf("frame %s: %v", p, err)
+			}
+			return summary(f)
+		}
+	}
+}
+
+func TestFramesInOneWriteAreAnsweredInOrder(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	r := s.dialRaw()
+	r.message() // the state
+	r.message() // its panel
+	// 300 frames in one write: the server reads them in batches.
+	var burst []byte
+	var want []string
+	for i := range 300 {
+		text, reply := "ping", `message web "pong"`
+		if i%3 == 2 {
+			text, reply = "all", `message web "to everyone"`
+		}
+		burst = append(burst, web.ClientFrame(true, websocket.TextMessage, []byte(`{"type":"event","text":"`+text+`"}`))...)
+		want = append(want, reply)
+	}
+	if _, err := r.c.Write(burst); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if got := r.message(); got != w {
+			t.Fatalf("reply %d: %s, want %s", i, got, w)
+		}
+	}
+}
+
+func TestPingCloseAndBrokenFrames(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	ping := []byte(`{"type":"event","text":"ping"}`)
+
+	t.Run("a ping is answered before the reply to what follows it", func(t *testing.T) {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		r.c.Write(append(web.ClientFrame(true, websocket.PingMessage, []byte("はい?")), web.ClientFrame(true, websocket.TextMessage, ping)...))
+		if op, p := r.frame(); op != websocket.PongMessage || string(p) != "はい?" {
+			t.Fatalf("frame %d %q, want the pong with the ping's payload", op, p)
+		}
+		if got := r.message(); got != `message web "pong"` {
+			t.Fatalf("reply %s", got)
+		}
+	})
+	t.Run("a fragmented message with a ping inside", func(t *testing.T) {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		var b []byte
+		b = append(b, web.ClientFrame(false, websocket.TextMessage, ping[:7])...)
+		b = append(b, web.ClientFrame(true, websocket.PingMessage, nil)...)
+		b = append(b, web.ClientFrame(true, 0, ping[7:])...)
+		r.c.Write(b)
+		if op, _ := r.frame(); op != websocket.PongMessage {
+			t.Fatalf("frame %d, want a pong", op)
+		}
+		if got := r.message(); got != `message web "pong"` {
+			t.Fatalf("reply %s", got)
+		}
+	})
+	t.Run("a close is answered with its code", func(t *testing.T) {
+		c, _, err := s.dial(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.expect("state idle", "panel idle label,brk,button")
+		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "終わり"), time.Now().Add(time.Second))
+		if _, _, err := c.ws.ReadMessage(); !websocket.IsCloseError(err, 4001) {
+			t.Fatalf("after the close: %v, want the close echoed with 4001", err)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		send []byte
+		want string // in the log line's error
+	}{
+		{"unmasked", []byte{0x81, 0x02, 'h', 'i'}, "must be masked"},
+		{"unknown opcode", web.ClientFrame(true, 5, ping), "unknown opcode 5"},
+		{"continuation first", web.ClientFrame(true, 0, ping), "no message to continue"},
+	} {
+		t.Run("broken frame: "+tc.name, func(t *testing.T) {
+			r := s.dialRaw()
+			r.message()
+			r.message()
+			r.c.Write(tc.send)
+			op, p := r.frame()
+			if op != websocket.CloseMessage || len(p) < 2 || binary.BigEndian.Uint16(p) != websocket.CloseProtocolError || !strings.Contains(string(p), tc.want) {
+				t.Fatalf("frame %d %q, want a close 1002 saying %q", op, p, tc.want)
+			}
+			if _, err := r.br.ReadByte(); err != io.EOF {
+				t.Fatalf("after the close frame: %v, want the connection closed", err)
+			}
+			if s.logs.FilterMessage("connection closed").FilterFieldKey("error").Len() == 0 {
+				t.Error("nothing logged")
+			}
+			// The others go on.
+			other, _, err := s.dial(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other.expect("state idle", "panel idle label,brk,button")
+			other.sendJSON(string(ping))
+			other.expect(`message web "pong"`)
+		})
+	}
 }

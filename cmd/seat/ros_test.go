@@ -531,7 +531,9 @@ func TestROSPreemptionHandledOnTheRealBinary(t *testing.T) {
 	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "計算します 45") })
 	b := m.Peer(t, "call_fibonacci", "/fibonacci", "3")
 	outA, outB := a(), b()
-	if !strings.Contains(outA, "state 2 result [0, 1, 1, 2") { // PREEMPTED, with the numbers so far
+	// PREEMPTED, with the numbers so far: at least one step's (B may
+	// arrive after only one tick on a quick machine).
+	if !strings.Contains(outA, "state 2 result [0, 1, 1") {
 		t.Errorf("client A printed:\n%s", outA)
 	}
 	if !strings.Contains(outB, "state 3 result [0, 1, 1, 2]\n") {

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"strconv"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/schema"
 )
@@ -57,7 +57,7 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "key", r.Key, true)
 	if r.At.IsValid() {
 		dst = append(dst, `,"at":`...)
-		dst = appendString(dst, r.At.File)
+		dst = adaptors.AppendJSONString(dst, r.At.File)
 		dst = dst[:len(dst)-1] // reopen the string for ":line"
 		dst = append(dst, ':')
 		dst = strconv.AppendInt(dst, int64(r.At.Line), 10)
@@ -75,63 +75,7 @@ func appendField(dst []byte, name, value string, omitEmpty bool) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return appendString(dst, value)
-}
-
-const hex = "0123456789abcdef"
-
-// appendString appends s as a JSON string with encoding/json's escapes:
-// control characters, <, > and & as \u00XX, U+2028 and U+2029 escaped, and
-// invalid UTF-8 as U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return adaptors.AppendJSONString(dst, value)
 }
 
 // The writer's queue holds entries packed into bytes: a tag, then for a

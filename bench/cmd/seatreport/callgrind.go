@@ -37,6 +37,8 @@ var cgPaths = []cgPath{
 	{Key: "cg-scxml", What: "an SCXML document's ping-pong (every other transition with a Lua cond on _event)", Bench: "^BenchmarkSCXMLPingPong$", Toggle: "*Machine).handleEvent", N: 20000},
 	{Key: "cg-socket-oneline", What: "a socket round trip, one line in flight (reader runs the behavior), whole program with the client", Bench: "^BenchmarkSocketOneLine$", N: 12000},
 	{Key: "cg-socket-pipelined", What: "a socket round trip, 64 lines in flight, whole program with the client", Bench: "^BenchmarkSocketPipelined$/^message$", N: 42000},
+	{Key: "cg-web-oneframe", What: "a WebSocket round trip with a Lua reply, one frame in flight, whole program with the client", Bench: "^BenchmarkWebOneFrame$", N: 12000},
+	{Key: "cg-web-pipelined", What: "a WebSocket round trip with a Lua reply, 16 frames in flight, whole program with the client", Bench: "^BenchmarkWebPipelined$", N: 24000},
 }
 
 // cgSlack is how much more than its baseline a path may take.

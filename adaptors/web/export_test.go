@@ -1,0 +1,5 @@
+package web
+
+// ClientFrame encodes a client's (masked) frame, for the tests over real
+// connections.
+var ClientFrame = clientFrame
