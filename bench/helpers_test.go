@@ -36,7 +36,14 @@ func machine(tb testing.TB, src string) *interpreter.Machine {
 // initial state is entered; stop ends it and reports Run's error to tb.
 func serve(tb testing.TB, prog *seatml.Program) (m *interpreter.Machine, stop func()) {
 	tb.Helper()
-	m, err := interpreter.New(prog, interpreter.Options{Log: zap.NewNop()})
+	return serveWith(tb, prog, interpreter.Options{})
+}
+
+// serveWith is serve with options (their log is always discarded).
+func serveWith(tb testing.TB, prog *seatml.Program, opts interpreter.Options) (m *interpreter.Machine, stop func()) {
+	tb.Helper()
+	opts.Log = zap.NewNop()
+	m, err := interpreter.New(prog, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

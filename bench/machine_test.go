@@ -205,3 +205,43 @@ func BenchmarkSCXMLPingPong(b *testing.B) {
 		b.Fatalf("state %q", s)
 	}
 }
+
+const scxmlDelayedSend = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" name="delayed">
+<state id="a"><transition event="chat.line" target="b"><send event="pong" delay="10ms"/></transition></state>
+<state id="b"><transition event="pong" target="a"/></state>
+</scxml>`
+
+// BenchmarkSCXMLDelayedSend is an SCXML delayed <send> to the document
+// itself: an adaptor's line takes a transition whose <send> sets a 10 ms
+// timer, and the timer's event takes the transition back (a fake clock
+// moved by RunTimers, on the machine's goroutine). Per op: one line, one
+// timer, two transitions.
+func BenchmarkSCXMLDelayedSend(b *testing.B) {
+	prog, diags := seatml.LoadBytes("bench.scxml", []byte(scxmlDelayedSend), seatml.LoadOptions{})
+	if prog == nil {
+		b.Fatal(diags)
+	}
+	clock := interpreter.NewFakeClock(time.Unix(0, 0))
+	m, stop := serveWith(b, prog, interpreter.Options{Clock: clock})
+	defer stop()
+	ev := adaptors.Event{Source: "chat", Text: "ping"}
+	never := func() bool { return false }
+	bad := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	err := m.Sync(context.Background(), func() {
+		for range b.N {
+			m.Dispatch(ev)
+			if _, ran := m.RunTimers(clock, clock.Now().Add(10*time.Millisecond), never); ran != 1 {
+				bad++
+			}
+		}
+	})
+	b.StopTimer()
+	if err != nil || bad > 0 {
+		b.Fatalf("%v; %d of %d rounds did not run the delayed send's timer once", err, bad, b.N)
+	}
+	if s := m.CurrentState(); s != "a" {
+		b.Fatalf("state %q, want a", s)
+	}
+}
