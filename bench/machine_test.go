@@ -182,11 +182,22 @@ const scxmlPingPong = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1
 <state id="b"><transition event="chat.line" cond="_event.data.text == 'ping'" target="a"/></state>
 </scxml>`
 
+const scxmlPingPongNoCond = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" name="pingpong">
+<state id="a"><transition event="chat.line" target="b"/></state>
+<state id="b"><transition event="chat.line" target="a"/></state>
+</scxml>`
+
 // BenchmarkSCXMLPingPong is an SCXML document's event path through the
 // runtime: an adaptor's line made an SCXML event, queued, selected and
 // taken (one transition per event, every other one with a Lua cond).
-func BenchmarkSCXMLPingPong(b *testing.B) {
-	prog, diags := seatml.LoadBytes("bench.scxml", []byte(scxmlPingPong), seatml.LoadOptions{})
+func BenchmarkSCXMLPingPong(b *testing.B) { scxmlPingPongOf(b, scxmlPingPong) }
+
+// BenchmarkSCXMLPingPongNoCond is the same without the cond: the SCXML
+// counterpart of BenchmarkPingPong's SEATML behavior, no Lua run.
+func BenchmarkSCXMLPingPongNoCond(b *testing.B) { scxmlPingPongOf(b, scxmlPingPongNoCond) }
+
+func scxmlPingPongOf(b *testing.B, doc string) {
+	prog, diags := seatml.LoadBytes("bench.scxml", []byte(doc), seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}

@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -36,6 +37,9 @@ type scxmlRun struct {
 	// (a runaway's), last the last of them: one line sums them up.
 	unlogged int
 	last     string
+	// lineSource and lineName: the last adaptor a line came from and its
+	// event name ("chat.line"), made once instead of per line.
+	lineSource, lineName string
 }
 
 // A document's queue is handled a slice at a time, with the machine's
@@ -190,7 +194,7 @@ func (m *Machine) scxmlEvent(ev *adaptors.Event) {
 	prev := m.cc
 	m.cc = cc // seat.reply answers the event's peer
 	defer func() { m.cc = prev }()
-	m.scx.sys.Post(m.scx.s, scxmlEventOf(ev))
+	m.scx.sys.Post(m.scx.s, m.scx.eventOf(ev))
 	m.scxmlSettled(m.scxmlDrain())
 }
 
@@ -215,7 +219,7 @@ func (m *Machine) PostEvent(name string, data any) error {
 	return nil
 }
 
-// scxmlEventOf is the SCXML event for a seat event: "chat.line" for a line
+// eventOf is the SCXML event for a seat event: "chat.line" for a line
 // from adaptor chat, "chat.connect" and "chat.disconnect" for a peer's
 // arrival and departure, "memory.KEY" and "motion.done.NAME" (a device
 // key's ':' read as '.') for the device layer, "ros.message" for a
@@ -223,7 +227,9 @@ func (m *Machine) PostEvent(name string, data any) error {
 // peer, and topic, key or message (a table) when there is one; _event.origin is the
 // adaptor, and _event.origintype seat's processor, so that a <send
 // type="seat" targetexpr="_event.origin"> answers on the same adaptor.
-func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
+// The event and its data are one allocation; the data becomes a Lua
+// table only when a script reads _event.data.
+func (r *scxmlRun) eventOf(ev *adaptors.Event) *statechart.Event {
 	var name string
 	switch {
 	case ev.Kind == adaptors.Connected:
@@ -243,24 +249,111 @@ func scxmlEventOf(ev *adaptors.Event) *statechart.Event {
 	case ev.Data != nil:
 		name = ev.Source + ".message"
 	default:
-		name = ev.Source + ".line"
+		if ev.Source != r.lineSource || r.lineName == "" {
+			r.lineSource, r.lineName = ev.Source, ev.Source+".line"
+		}
+		name = r.lineName
 	}
-	data := map[string]any{"text": ev.Text, "adaptor": ev.Source}
-	if ev.Data != nil {
-		data["message"] = ev.Data
-	}
+	se := &seatEvent{data: seatEventData{text: ev.Text, adaptor: ev.Source, message: ev.Data, topic: ev.Topic, key: ev.Key}}
 	if ev.From != nil {
-		data["peer"] = ev.From.Peer()
+		se.data.peer, se.data.hasPeer = ev.From.Peer(), true
 	}
-	if ev.Topic != "" {
-		data["topic"] = ev.Topic
-	}
-	if ev.Key != "" {
-		data["key"] = ev.Key
-	}
-	return &statechart.Event{Name: name, Type: statechart.External, Data: data,
+	se.ev = statechart.Event{Name: name, Type: statechart.External, Data: &se.data,
 		Origin: ev.Source, OriginType: scxml.SeatProcessor}
+	return &se.ev
 }
+
+// seatEvent is an SCXML event made from a seat event, with its data.
+type seatEvent struct {
+	ev   statechart.Event
+	data seatEventData
+}
+
+// seatEventData is _event.data of an event from an adaptor or the device
+// layer: text and adaptor always; peer, topic, key and message when there
+// is one. Scripts read it as a read-only table (luadm.Record), through
+// ud: no table is built for an event.
+type seatEventData struct {
+	ud                              lua.LUserData
+	text, adaptor, peer, topic, key string
+	hasPeer                         bool
+	message                         any
+	messageLV                       lua.LValue // message converted, on first read
+}
+
+// LuaValue is the record scripts read (luadm.Lazy).
+func (d *seatEventData) LuaValue(L *lua.LState) lua.LValue { return luadm.SetRecord(L, &d.ud, d) }
+
+// Field is a field of the data (luadm.Record).
+func (d *seatEventData) Field(L *lua.LState, name string) lua.LValue {
+	switch name {
+	case "text":
+		return lua.LString(d.text)
+	case "adaptor":
+		return lua.LString(d.adaptor)
+	case "peer":
+		if d.hasPeer {
+			return lua.LString(d.peer)
+		}
+	case "topic":
+		if d.topic != "" {
+			return lua.LString(d.topic)
+		}
+	case "key":
+		if d.key != "" {
+			return lua.LString(d.key)
+		}
+	case "message":
+		if d.message != nil && d.messageLV == nil {
+			d.messageLV = luadm.ToLua(L, d.message)
+		}
+		if d.messageLV != nil {
+			return d.messageLV
+		}
+	}
+	return lua.LNil
+}
+
+// Fields are the names of the fields the data has (luadm.Record).
+func (d *seatEventData) Fields() []string {
+	names := make([]string, 0, 6)
+	names = append(names, "text", "adaptor")
+	if d.hasPeer {
+		names = append(names, "peer")
+	}
+	if d.topic != "" {
+		names = append(names, "topic")
+	}
+	if d.key != "" {
+		names = append(names, "key")
+	}
+	if d.message != nil {
+		names = append(names, "message")
+	}
+	return names
+}
+
+// GoValue is the data as plain values (luadm.Record).
+func (d *seatEventData) GoValue() any {
+	m := map[string]any{"text": d.text, "adaptor": d.adaptor}
+	if d.hasPeer {
+		m["peer"] = d.peer
+	}
+	if d.topic != "" {
+		m["topic"] = d.topic
+	}
+	if d.key != "" {
+		m["key"] = d.key
+	}
+	if d.message != nil {
+		m["message"] = d.message
+	}
+	return m
+}
+
+// MarshalJSON writes the data as a JSON object (a <send> of it to an
+// adaptor, a log of the event).
+func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.GoValue()) }
 
 // scxmlNextWake is when the session has work: while events are queued,
 // now, but after the input that waits in the machine's queue (which goes

@@ -67,6 +67,42 @@ func TestSCXMLLinesAndDelays(t *testing.T) {
 	}
 }
 
+// TestSCXMLEventDataIsARecord: _event and a seat event's _event.data are
+// read on access instead of built as tables (a userdata each), yet read
+// as tables do: pairs walks the data's fields in order, a <content> and
+// seat.send of it give its JSON, a kept _event keeps its own event's
+// values, and assigning a field is an error that says how to change it.
+func TestSCXMLEventDataIsARecord(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<datamodel><data id="kept" expr="nil"/></datamodel>
+<state id="待機">
+  <transition event="chat.line" cond="_event.data.text == 'keep'"><script>kept = _event</script></transition>
+  <transition event="chat.line" cond="_event.data.text == 'walk'"><script>
+    local names = {}
+    for k, v in pairs(_event.data) do names[#names + 1] = k .. "=" .. tostring(v) end
+    seat.send('chat', table.concat(names, " ") .. " / " .. kept.name .. " " .. kept.data.text .. " " .. type(_event.data))
+  </script></transition>
+  <transition event="chat.line" cond="_event.data.text == 'json'"><send type="seat" target="chat"><content expr="_event.data"/></send></transition>
+  <transition event="chat.line" cond="_event.data.text == 'write'"><script>_event.data.text = "書き換え"</script></transition>
+  <transition event="error.execution"><script>seat.send('chat', _event.data)</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	h.event("chat", "keep")
+	h.event("chat", "walk")
+	h.event("chat", "json")
+	h.event("chat", "write")
+	got := h.sends()
+	want := []string{
+		"chat:text=walk adaptor=chat / chat.line keep userdata",
+		`chat:{"adaptor":"chat","text":"json"}`,
+	}
+	if len(got) != 3 || !cmp.Equal(got[:2], want) || !strings.Contains(got[2], "is read-only: copy what you change into a table of your own") {
+		t.Errorf("got %q, want %q and the read-only error", got, want)
+	}
+}
+
 // TestSCXMLSeatTable: the seat table in a document's Lua: seat.raise with
 // data is an internal event, seat.state names the active state, and a
 // function that is SEATML's own raises error.execution saying what SCXML

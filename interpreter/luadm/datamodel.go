@@ -250,14 +250,22 @@ func (d *DataModel) Exec(c *Code) error { return d.run(c, 0) }
 // Set sets a global variable.
 func (d *DataModel) Set(name string, v lua.LValue) { d.L.SetGlobal(name, v) }
 
+// Lazy is Go data that makes its own Lua value, when a script first
+// reads it.
+type Lazy interface {
+	LuaValue(L *lua.LState) lua.LValue
+}
+
 // ToLua converts a Go value (nil, bool, numbers, string, []any,
-// map[string]any, lua.LValue) to a Lua value in L.
+// map[string]any, lua.LValue, Lazy) to a Lua value in L.
 func ToLua(L *lua.LState, v any) lua.LValue {
 	switch x := v.(type) {
 	case nil:
 		return lua.LNil
 	case lua.LValue:
 		return x
+	case Lazy:
+		return x.LuaValue(L)
 	case bool:
 		return lua.LBool(x)
 	case int:
@@ -322,6 +330,10 @@ func (c *converter) value(v lua.LValue, depth int) (any, error) {
 		return string(x), nil
 	case *lua.LTable:
 		return c.table(x, depth)
+	case *lua.LUserData:
+		if r, ok := x.Value.(Record); ok {
+			return r.GoValue(), nil
+		}
 	}
 	return v.String(), nil
 }

@@ -45,6 +45,7 @@ func Sandbox(memory uint64) *lua.LState {
 	}
 	L.SetGlobal("unpack", L.NewFunction(baseUnpack))
 	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
+	L.SetGlobal("pairs", L.NewFunction(pairsWithMeta(L.GetGlobal("pairs"))))
 	L.SetGlobal("setmetatable", Guarded(L, L.GetGlobal("setmetatable"), func(L *lua.LState) { L.CheckTable(1) }))
 	// Lua 5.1's load reads a function; seat's takes a string, as loadstring.
 	L.SetGlobal("load", L.NewFunction(baseLoad))

@@ -358,15 +358,17 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 }
 
 // lazyEvent makes _event a global read through the globals' metatable:
-// the table is built for an event only when a script reads it (most
-// transitions match on the name alone), and assigning it is an error.
+// a userdata made for an event only when a script reads it (most
+// transitions match on the name alone), whose fields are read from the
+// event on access, as SEATML's event is; assigning _event is an error.
 func (s *Session) lazyEvent(L *lua.LState) {
 	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
+	evMeta := eventMetatable(L)
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
 			if s.evLV == nil {
-				s.evLV = eventTable(L, s.ev)
+				s.evLV = newEventValue(s.ev, evMeta)
 			}
 			L.Push(s.evLV)
 			return 1
@@ -389,21 +391,71 @@ func (s *Session) lazyEvent(L *lua.LState) {
 	L.G.Global.Metatable = mt
 }
 
-func eventTable(L *lua.LState, ev *statechart.Event) *lua.LTable {
-	t := L.CreateTable(0, 7)
-	t.RawSetString("name", lua.LString(ev.Name))
-	t.RawSetString("type", lua.LString(ev.Type.String()))
-	set := func(k, v string) {
-		if v != "" {
-			t.RawSetString(k, lua.LString(v))
+// eventValue is _event for one event: a userdata whose fields are read
+// from the event, data converted to Lua on its first read. A script that
+// keeps _event keeps that event's.
+type eventValue struct {
+	ud   lua.LUserData // the value scripts see; its Value is the eventValue
+	ev   *statechart.Event
+	data lua.LValue // nil until read
+}
+
+func newEventValue(ev *statechart.Event, meta *lua.LTable) *lua.LUserData {
+	e := &eventValue{ev: ev}
+	e.ud.Value, e.ud.Metatable = e, meta
+	return &e.ud
+}
+
+// eventMetatable is _event's metatable: its fields (SCXML §5.10.1) read
+// on access, none assignable.
+func eventMetatable(L *lua.LState) *lua.LTable {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		e := L.CheckUserData(1).Value.(*eventValue)
+		ev := e.ev
+		switch L.CheckString(2) {
+		case "name":
+			L.Push(lua.LString(ev.Name))
+		case "type":
+			L.Push(lua.LString(ev.Type.String()))
+		case "sendid":
+			pushOptional(L, ev.SendID)
+		case "origin":
+			pushOptional(L, ev.Origin)
+		case "origintype":
+			pushOptional(L, ev.OriginType)
+		case "invokeid":
+			pushOptional(L, ev.InvokeID)
+		case "data":
+			if e.data == nil {
+				e.data = luadm.ToLua(L, ev.Data)
+			}
+			L.Push(e.data)
+		default:
+			L.Push(lua.LNil)
 		}
+		return 1
+	}))
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("_event is a system variable: its fields cannot be assigned")
+		return 0
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		e := L.CheckUserData(1).Value.(*eventValue)
+		L.Push(lua.LString("_event{name=" + strconv.Quote(e.ev.Name) + ", type=" + e.ev.Type.String() + "}"))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	return mt
+}
+
+// pushOptional pushes s, or nil when it is empty.
+func pushOptional(L *lua.LState, s string) {
+	if s == "" {
+		L.Push(lua.LNil)
+	} else {
+		L.Push(lua.LString(s))
 	}
-	set("sendid", ev.SendID)
-	set("origin", ev.Origin)
-	set("origintype", ev.OriginType)
-	set("invokeid", ev.InvokeID)
-	t.RawSetString("data", luadm.ToLua(L, ev.Data))
-	return t
 }
 
 func (sys *System) ended(s *Session, final *statechart.State, data any) {

@@ -36,6 +36,7 @@ var cgPaths = []cgPath{
 	{Key: "cg-nested", What: "the same in a nested behavior (a parallel state, entry and exit lists)", Bench: "^BenchmarkNestedPingPong$", Toggle: "*Machine).handleEvent", N: 20000},
 	{Key: "cg-lua", What: "the same with a small Lua action", Bench: "^BenchmarkPingPongLua$", Toggle: "*Machine).handleEvent", N: 20000},
 	{Key: "cg-scxml", What: "an SCXML document's ping-pong (every other transition with a Lua cond on _event)", Bench: "^BenchmarkSCXMLPingPong$", Toggle: "*Machine).handleEvent", N: 20000},
+	{Key: "cg-scxml-nocond", What: "the SCXML ping-pong without the cond: no Lua run, the counterpart of cg-pingpong", Bench: "^BenchmarkSCXMLPingPongNoCond$", Toggle: "*Machine).handleEvent", N: 20000},
 	{Key: "cg-socket-oneline", What: "a socket round trip, one line in flight (reader runs the behavior), whole program with the client", Bench: "^BenchmarkSocketOneLine$", N: 12000},
 	{Key: "cg-socket-pipelined", What: "a socket round trip, 64 lines in flight, whole program with the client", Bench: "^BenchmarkSocketPipelined$/^message$", N: 42000},
 	{Key: "cg-deep", What: "the statechart engine alone: a transition between leaves 4 levels deep across a 3-region parallel state", Bench: "^BenchmarkDeepTransition$/^engine$", N: 20000},
