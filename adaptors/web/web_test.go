@@ -682,3 +682,49 @@ func TestPingCloseAndBrokenFrames(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFrameAfterTheCloseReply: a page's close is answered with a close
+// frame and nothing after it (RFC 6455 §5.5.1), while the behavior keeps
+// broadcasting to every page (another page asks it to, as fast as it
+// can). Before, a broadcast queued between the close reply and the
+// connection's closing was written after the close frame (in about one
+// connection in a hundred; adaptors TestNothingIsWrittenAfterTheLastFrame
+// shows it every time).
+func TestNoFrameAfterTheCloseReply(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	spam := s.dialRaw()
+	go io.Copy(io.Discard, spam.c)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		var b []byte
+		for range 20 {
+			b = append(b, web.ClientFrame(true, websocket.TextMessage, []byte(`{"type":"event","text":"all"}`))...)
+		}
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := spam.c.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	for i := range 200 {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		r.c.Write(web.ClientFrame(true, websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")))
+		for {
+			if op, _ := r.frame(); op == websocket.CloseMessage {
+				break
+			}
+		}
+		if b, err := r.br.ReadByte(); err == nil {
+			t.Fatalf("connection %d: byte %#x after the close frame", i, b)
+		}
+		r.c.Close()
+	}
+}
