@@ -647,6 +647,20 @@ func TestPingCloseAndBrokenFrames(t *testing.T) {
 			t.Fatalf("after the close: %v, want the close echoed with 4001", err)
 		}
 	})
+	t.Run("a length of 2 GiB is too big, also where an int has 32 bits", func(t *testing.T) {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		r.c.Write(append(binary.BigEndian.AppendUint64([]byte{0x81, 0x80 | 127}, 1<<31), 0, 0, 0, 0))
+		if op, p := r.frame(); op != websocket.CloseMessage || len(p) < 2 || binary.BigEndian.Uint16(p) != websocket.CloseMessageTooBig {
+			t.Fatalf("frame %d %q, want a close 1009", op, p)
+		}
+		other, _, err := s.dial(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.expect("state idle", "panel idle label,brk,button")
+	})
 	for _, tc := range []struct {
 		name string
 		send []byte
