@@ -26,6 +26,7 @@ type Writer struct {
 	mu      sync.Mutex
 	pending []byte
 	taken   []string
+	ended   bool // Write's extra went out: nothing more is written
 }
 
 // NewWriter returns the writer of c's queue out. With held, Send holds
@@ -53,13 +54,18 @@ func (w *Writer) Send(item string) bool {
 }
 
 // Write writes what is pending and queued, then extra (nil: nothing; a
-// close frame), waiting for the peer up to timeout. It is the writer
-// goroutine's.
+// close frame, the last thing written: what is sent after it, until the
+// connection is closed, is not), waiting for the peer up to timeout. It is
+// the writer goroutine's.
 func (w *Writer) Write(timeout time.Duration, extra []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.ended {
+		return nil
+	}
 	w.takeLocked()
 	w.pending = append(w.pending, extra...)
+	w.ended = extra != nil
 	if len(w.pending) == 0 {
 		return nil
 	}
@@ -85,6 +91,9 @@ func (w *Writer) WriteNow() {
 		return
 	}
 	defer w.mu.Unlock()
+	if w.ended {
+		return
+	}
 	if len(w.pending) > 0 {
 		w.Out.Signal()
 		return

@@ -125,8 +125,8 @@ func parseHeader(b []byte) (h frameHeader, err error) {
 	}
 	copy(h.mask[:], b[size:size+4])
 	h.size = size + 4
-	if n > 1<<40 { // far past any limit: keep it an int on every platform
-		n = 1 << 40
+	if n > 1<<30 { // far past any limit: an int of 32 bits holds it, and a message's length added
+		n = 1 << 30
 	}
 	h.n = int(n)
 	return h, nil

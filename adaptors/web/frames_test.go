@@ -37,6 +37,12 @@ func clientFrame(fin bool, op int, payload []byte) []byte {
 	return b
 }
 
+// hugeHeader is the header of a final text frame whose 64-bit length is
+// n, masked with a zero key.
+func hugeHeader(n uint64) []byte {
+	return append(binary.BigEndian.AppendUint64([]byte{0x80 | opText, 0x80 | 127}, n), 0, 0, 0, 0)
+}
+
 // trickle is a reader that gives one byte per Read, as a slow network.
 type trickle struct{ r io.Reader }
 
@@ -81,6 +87,12 @@ func TestFrameReader(t *testing.T) {
 		{name: "one-byte close", in: [][]byte{clientFrame(true, opClose, []byte{3})}, errMsg: "one-byte payload"},
 		{name: "close code 1005 sent", in: [][]byte{clientFrame(true, opClose, []byte{0x03, 0xed})}, errMsg: "close code 1005 may not be sent"},
 		{name: "close reason not UTF-8", in: [][]byte{clientFrame(true, opClose, []byte{0x03, 0xe8, 0xff})}, errMsg: "not UTF-8"},
+		// A length no int of 32 bits holds (GOARCH=386, arm) is too big
+		// too, not cut to a small or negative int.
+		{name: "64-bit length of 2 GiB", in: [][]byte{hugeHeader(1 << 31), text}, errIs: errTooBig},
+		{name: "64-bit length of 4 GiB and 30 bytes", in: [][]byte{hugeHeader(1<<32 + 30), text}, errIs: errTooBig},
+		{name: "64-bit length of 1 TiB", in: [][]byte{hugeHeader(1 << 40), text}, errIs: errTooBig},
+		{name: "largest 64-bit length", in: [][]byte{hugeHeader(1<<63 - 1), text}, errIs: errTooBig},
 		{name: "cut in the header", in: [][]byte{clientFrame(true, opText, text)[:4]}, errIs: io.ErrUnexpectedEOF},
 		{name: "cut in the payload", in: [][]byte{clientFrame(true, opText, text)[:12]}, errIs: io.ErrUnexpectedEOF},
 	}
@@ -153,6 +165,7 @@ func TestFrameReaderReady(t *testing.T) {
 		{"nothing more", text, false},
 		{"a fragment", append(append([]byte{}, text...), clientFrame(false, opText, []byte("x"))...), false},
 		{"a ping", append(append([]byte{}, text...), clientFrame(true, opPing, nil)...), false},
+		{"a frame of 4 GiB and 30 bytes", append(append(append([]byte{}, text...), hugeHeader(1<<32+30)...), text...), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newFrameReader(bytes.NewReader(tc.in), MaxFrame, func([]byte) {})

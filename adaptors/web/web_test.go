@@ -647,6 +647,20 @@ func TestPingCloseAndBrokenFrames(t *testing.T) {
 			t.Fatalf("after the close: %v, want the close echoed with 4001", err)
 		}
 	})
+	t.Run("a length of 2 GiB is too big, also where an int has 32 bits", func(t *testing.T) {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		r.c.Write(append(binary.BigEndian.AppendUint64([]byte{0x81, 0x80 | 127}, 1<<31), 0, 0, 0, 0))
+		if op, p := r.frame(); op != websocket.CloseMessage || len(p) < 2 || binary.BigEndian.Uint16(p) != websocket.CloseMessageTooBig {
+			t.Fatalf("frame %d %q, want a close 1009", op, p)
+		}
+		other, _, err := s.dial(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.expect("state idle", "panel idle label,brk,button")
+	})
 	for _, tc := range []struct {
 		name string
 		send []byte
@@ -680,5 +694,51 @@ func TestPingCloseAndBrokenFrames(t *testing.T) {
 			other.sendJSON(string(ping))
 			other.expect(`message web "pong"`)
 		})
+	}
+}
+
+// TestNoFrameAfterTheCloseReply: a page's close is answered with a close
+// frame and nothing after it (RFC 6455 §5.5.1), while the behavior keeps
+// broadcasting to every page (another page asks it to, as fast as it
+// can). Before, a broadcast queued between the close reply and the
+// connection's closing was written after the close frame (in about one
+// connection in a hundred; adaptors TestNothingIsWrittenAfterTheLastFrame
+// shows it every time).
+func TestNoFrameAfterTheCloseReply(t *testing.T) {
+	s := startServer(t, fmt.Sprintf(panelDoc, ""))
+	spam := s.dialRaw()
+	go io.Copy(io.Discard, spam.c)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		var b []byte
+		for range 20 {
+			b = append(b, web.ClientFrame(true, websocket.TextMessage, []byte(`{"type":"event","text":"all"}`))...)
+		}
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := spam.c.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	for i := range 200 {
+		r := s.dialRaw()
+		r.message()
+		r.message()
+		r.c.Write(web.ClientFrame(true, websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")))
+		for {
+			if op, _ := r.frame(); op == websocket.CloseMessage {
+				break
+			}
+		}
+		if b, err := r.br.ReadByte(); err == nil {
+			t.Fatalf("connection %d: byte %#x after the close frame", i, b)
+		}
+		r.c.Close()
 	}
 }
