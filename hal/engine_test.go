@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// --- Memory (DEVICES.md §10) ---
+// --- Memory (docs/devices.md §2) ---
 
 func TestMemoryGetSetPrefix(t *testing.T) {
 	now := 5 * ms

@@ -55,8 +55,8 @@ type entry struct {
 	at time.Duration
 }
 
-// Memory is the key store of DEVICES.md §2: values with the engine time of
-// their last update, and prefix subscriptions that never block a writer.
+// Memory is the key store of docs/devices.md §2: values with the engine time
+// of their last update, and prefix subscriptions that never block a writer.
 type Memory struct {
 	mu   sync.RWMutex
 	m    map[string]*entry // pointers stay valid: the engine keeps its own
