@@ -79,8 +79,6 @@ func TestSlowSubscriberDropsAndNeverSlowsTheCycle(t *testing.T) {
 
 // --- Timed commands (§3) ---
 
-func buffer(a *actuator) []Command { return append([]Command(nil), a.buf...) }
-
 func TestModes(t *testing.T) {
 	base := []Command{{1, 100 * ms}, {2, 200 * ms}, {3, 300 * ms}}
 	newer := []Command{{10, 150 * ms}, {20, 250 * ms}}

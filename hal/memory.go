@@ -158,15 +158,6 @@ func (m *Memory) writeFloat(key string, slot **entry, v float64, at time.Duratio
 	m.publish(MemEvent{Key: key, Value: v, At: at})
 }
 
-// touch updates a key's time without an event (a reading of the same value).
-func (m *Memory) touch(key string, at time.Duration) {
-	m.mu.Lock()
-	if e, ok := m.m[key]; ok {
-		e.at = at
-	}
-	m.mu.Unlock()
-}
-
 func equalValues(a, b any) bool {
 	switch a.(type) {
 	case float64, int64, bool, string:
