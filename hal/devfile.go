@@ -12,8 +12,8 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// LoadTree reads a device file (DEVICES.md §1.1) and reports every problem
-// at once, positioned.
+// LoadTree reads a device file (docs/devices.md §1, "Device files") and
+// reports every problem at once, positioned.
 func LoadTree(file string, data []byte) (*Tree, schema.List) {
 	root, diags := schema.ParseXML(file, data)
 	if root == nil {

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Engine constants (DEVICES.md §4, §5).
+// Engine constants (docs/devices.md §4; §10 lists the limits).
 const (
 	DefaultPeriod = 10 * time.Millisecond
 	// S3Gap is how long the loop may run late before hardness is cut.
@@ -291,11 +291,11 @@ func (e *Engine) writeConfig() {
 	e.writeStats()
 }
 
-// Set queues timed commands for an actuator (DEVICES.md §3). key may carry
-// the SubPrefix and "/Value". Times are engine times; a past one applies at
-// the next cycle. Values are clamped into [Min, Max] and counted. The call
-// fails whole on a non-actuator, NaN, two commands at one time, or more
-// than MaxBuffered buffered.
+// Set queues timed commands for an actuator (docs/devices.md §3). key may
+// carry the SubPrefix and "/Value". Times are engine times; a past one
+// applies at the next cycle. Values are clamped into [Min, Max] and counted.
+// The call fails whole on a non-actuator, NaN, two commands at one time, or
+// more than MaxBuffered buffered.
 func (e *Engine) Set(key string, cmds []Command, mode Mode) error {
 	s, ok := e.tree.Resolve(key)
 	if !ok || !s.IsActuator() {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// --- Memory (DEVICES.md §10) ---
+// --- Memory (docs/devices.md §2) ---
 
 func TestMemoryGetSetPrefix(t *testing.T) {
 	now := 5 * ms
@@ -78,8 +78,6 @@ func TestSlowSubscriberDropsAndNeverSlowsTheCycle(t *testing.T) {
 }
 
 // --- Timed commands (§3) ---
-
-func buffer(a *actuator) []Command { return append([]Command(nil), a.buf...) }
 
 func TestModes(t *testing.T) {
 	base := []Command{{1, 100 * ms}, {2, 200 * ms}, {3, 300 * ms}}

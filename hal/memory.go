@@ -55,8 +55,8 @@ type entry struct {
 	at time.Duration
 }
 
-// Memory is the key store of DEVICES.md §2: values with the engine time of
-// their last update, and prefix subscriptions that never block a writer.
+// Memory is the key store of docs/devices.md §2: values with the engine time
+// of their last update, and prefix subscriptions that never block a writer.
 type Memory struct {
 	mu   sync.RWMutex
 	m    map[string]*entry // pointers stay valid: the engine keeps its own
@@ -156,15 +156,6 @@ func (m *Memory) writeFloat(key string, slot **entry, v float64, at time.Duratio
 	}
 	e.v, e.at = v, at
 	m.publish(MemEvent{Key: key, Value: v, At: at})
-}
-
-// touch updates a key's time without an event (a reading of the same value).
-func (m *Memory) touch(key string, at time.Duration) {
-	m.mu.Lock()
-	if e, ok := m.m[key]; ok {
-		e.at = at
-	}
-	m.mu.Unlock()
 }
 
 func equalValues(a, b any) bool {

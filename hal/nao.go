@@ -46,7 +46,8 @@ var (
 )
 
 // NAOTree builds the built-in NAO-like tree: every subdevice key of NAO's
-// Device.xml documentation, 262 subdevices on 24 boards (DEVICES.md §1.3).
+// Device.xml documentation, 262 subdevices on 24 boards (docs/devices.md §1,
+// "The built-in NAO tree").
 func NAOTree() *Tree {
 	t := &Tree{}
 	numbers := map[string]int{}

@@ -15,10 +15,11 @@ const DefaultSimSpeed = 5.0
 // frame (safety rule S4).
 const S4Timeout = 500 * time.Millisecond
 
-// Sim is the deterministic simulated backend (DEVICES.md §5). A driven
-// joint's position sensor moves toward the last written position by at most
-// its speed times the time since the last write, so a sensor trails its
-// actuator by one cycle. Other sensors hold injected values.
+// Sim is the deterministic simulated backend (docs/devices.md §5, "The
+// simulator"). A driven joint's position sensor moves toward the last
+// written position by at most its speed times the time since the last write,
+// so a sensor trails its actuator by one cycle. Other sensors hold injected
+// values.
 type Sim struct {
 	// Speed is the default joint speed (rad/s); +Inf jumps.
 	Speed float64

@@ -26,7 +26,7 @@ type Command struct {
 	At    time.Duration
 }
 
-// Mode says how new commands combine with buffered ones (DEVICES.md §3).
+// Mode says how new commands combine with buffered ones (docs/devices.md §3).
 type Mode int
 
 // Modes.
@@ -154,8 +154,8 @@ func (a *actuator) hold(v float64, now time.Duration) {
 }
 
 // quantize clamps v into [Min, Max] and converts it to a raw step and back
-// (DEVICES.md §3): round half away from zero, one step inward if the step
-// would leave the range.
+// (docs/devices.md §3): round half away from zero, one step inward if the
+// step would leave the range.
 func quantize(s *SubDevice, v float64) (int32, float64) {
 	v = math.Min(math.Max(v, s.Min), s.Max)
 	r := math.Round((v - s.Offset) / s.Gain)

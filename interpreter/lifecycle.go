@@ -21,11 +21,12 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// The lifecycle (DEVICES.md §9) in trace steps: New is [lua:open, general,
-// onLoad]; Open is [adaptors:open]; Run enters the initial state and, when
-// it ends, runs [exit:S, onInput_onStop, motions:stop, motions:ended,
-// adaptors:close, onUnload, lua:close]; Close unloads a machine that was
-// never started. A failed step undoes the earlier ones in reverse.
+// The lifecycle (docs/lifecycle.md, "The steps, in order") in trace steps:
+// New is [lua:open, general, onLoad]; Open is [adaptors:open]; Run enters
+// the initial state and, when it ends, runs [exit:S, onInput_onStop,
+// motions:stop, motions:ended, adaptors:close, onUnload, lua:close]; Close
+// unloads a machine that was never started. A failed step undoes the earlier
+// ones in reverse.
 
 // motionStopLimit bounds how long stopping waits for motions to end, in
 // engine time (L7); past it their commands are cleared.

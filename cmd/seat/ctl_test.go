@@ -306,11 +306,6 @@ func TestCtlReloadIsAllOrNothing(t *testing.T) {
 	}
 }
 
-func splitPort(addr string) (string, string) {
-	h, p, _ := net.SplitHostPort(addr)
-	return h, p
-}
-
 // TestCtlNamesAndLayout, on the real binary: seat ctl names what is wrong
 // with a command and suggests the right one, and lists behaviors with
 // Japanese names in aligned columns with long reasons cut.

@@ -28,9 +28,9 @@ func (t Timing) End() time.Duration {
 // ErrDurationAndMultiplier is returned when both are given.
 var ErrDurationAndMultiplier = errors.New("give duration or multiplier, not both")
 
-// Plan times a chain (DEVICES.md §6): the scale is duration / chain total
-// when a duration is given, else the multiplier (default 1); frame k is due
-// at start + round(scale × cumulative duration through k), in whole
+// Plan times a chain (docs/devices.md §6): the scale is duration / chain
+// total when a duration is given, else the multiplier (default 1); frame k
+// is due at start + round(scale × cumulative duration through k), in whole
 // milliseconds, so the chain ends exactly at start + duration.
 func Plan(scripts []*Script, start, duration time.Duration, multiplier float64) (Timing, error) {
 	if duration > 0 && multiplier != 0 {

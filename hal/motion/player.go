@@ -13,8 +13,8 @@ import (
 // DefaultTimeout is how long a request waits for its joints.
 const DefaultTimeout = 2 * time.Second
 
-// Request asks for a chain of scripts to play (DEVICES.md §6, NUbots'
-// ExecuteScript): a higher Priority takes joints from lower ones.
+// Request asks for a chain of scripts to play (docs/devices.md §6, §7,
+// NUbots' ExecuteScript): a higher Priority takes joints from lower ones.
 type Request struct {
 	// Owner names the requesting behavior, for messages and ownership.
 	Owner    string

@@ -1,6 +1,6 @@
 // Package manager runs several behaviors in one process over one device
-// layer, with Choregraphe's load, start, stop and unload rules (DEVICES.md
-// §9), and serves them on a JSON-over-HTTP control endpoint.
+// layer, with Choregraphe's load, start, stop and unload rules
+// (docs/lifecycle.md), and serves them on a JSON-over-HTTP control endpoint.
 package manager
 
 import (

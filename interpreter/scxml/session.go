@@ -1,7 +1,6 @@
 package scxml
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -158,8 +157,8 @@ type System struct {
 	// Without it such a send raises error.communication.
 	Adaptor func(s *Session, target, line string) error
 	// Clock, if set, reads the time on the clock of the caller: delays
-	// count from it, and Advance moves the system to it. Without it the
-	// system keeps virtual time (Run, RunRealTime).
+	// count from it, and the caller delivers them when they are due
+	// (NextDue, FireDue). Without it the system keeps virtual time (Run).
 	Clock func() time.Duration
 	// ScriptTimeout and ScriptMemory limit each expression, condition and
 	// script: a call over either is stopped with error.execution.
@@ -661,41 +660,6 @@ func (sys *System) Run(s *Session, limit time.Duration) error {
 			return nil
 		}
 		n = 0
-		sys.fire()
-	}
-	return nil
-}
-
-// RunRealTime runs the session on the real clock until it ends or ctx is
-// done: delayed events wait their time.
-func (sys *System) RunRealTime(ctx context.Context, s *Session) error {
-	start := time.Now().Add(-sys.now)
-	var wait *time.Timer
-	for !s.ended {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if sys.Step() {
-			continue
-		}
-		if len(sys.timers) == 0 {
-			<-ctx.Done()
-			return ctx.Err()
-		}
-		d := time.Until(start.Add(sys.timers[0].at))
-		if d > 0 {
-			if wait == nil {
-				wait = time.NewTimer(d)
-			} else {
-				wait.Reset(d)
-			}
-			select {
-			case <-ctx.Done():
-				wait.Stop()
-				return ctx.Err()
-			case <-wait.C:
-			}
-		}
 		sys.fire()
 	}
 	return nil

@@ -18,8 +18,9 @@ import (
 // neither --scripts nor general@scripts is given (ScriptDirs).
 const DefaultScriptsDir = "examples/scripts"
 
-// setupDevices resolves the device tree, the scripts directory and the
-// servo mapping of a behavior (DEVICES.md §1.1, §6).
+// setupDevices resolves the device tree, the scripts directory and the servo
+// mapping of a behavior (docs/devices.md §1, "Device files", and §6, "Where
+// scripts are found").
 func (c *compiler) setupDevices(g *schema.Node) {
 	p := c.prog
 	dir := filepath.Dir(c.file)

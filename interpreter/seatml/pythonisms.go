@@ -485,30 +485,6 @@ func containsAnyWord(s string, words ...string) bool {
 	return false
 }
 
-// IsLua reports whether src is valid Lua (an expression for a cond) with
-// no Python idiom in it: seat port leaves such a body alone.
-func IsLua(src string, expr bool) bool {
-	if _, d := luadm.Parse("body", src, 1, 1, condKind(expr)); d != nil {
-		return false
-	}
-	return len(pythonisms(&Chunk{File: "body", Line: 1, Col: 1, Src: src}, map[string]bool{})) == 0
-}
-
-// IsLuaWithESEATNames reports whether src is Lua but for names of eSEAT's
-// seat object (seat.loginfo, self.stateTransfer): it parses as Lua and
-// every Python-ism found in it is such a name.
-func IsLuaWithESEATNames(src string) bool {
-	if _, d := luadm.Parse("body", src, 1, 1, condKind(false)); d != nil {
-		return false
-	}
-	for _, d := range pythonisms(&Chunk{File: "body", Line: 1, Col: 1, Src: src}, map[string]bool{}) {
-		if !strings.HasPrefix(d.Msg, "seat.") && !strings.HasPrefix(d.Msg, "seat has no") && !strings.HasPrefix(d.Msg, "self.") {
-			return false
-		}
-	}
-	return true
-}
-
 // IsLuaSyntax reports whether src parses as Lua (an expression for a cond).
 func IsLuaSyntax(src string, expr bool) bool {
 	_, d := luadm.Parse("body", src, 1, 1, condKind(expr))

@@ -87,9 +87,6 @@ func (s *State) IsHistory() bool { return s.Kind.IsHistory() }
 // IsHistory reports whether the kind is a history pseudo-state's.
 func (k Kind) IsHistory() bool { return k == ShallowHistory || k == DeepHistory }
 
-// ChildStates are the child states, without history states.
-func (s *State) ChildStates() []*State { return s.kids }
-
 // Descends reports whether s is a proper descendant of a.
 func (s *State) Descends(a *State) bool {
 	for p := s.Parent; p != nil; p = p.Parent {

@@ -235,9 +235,6 @@ func (b *Broker) Log() string {
 	return string(data)
 }
 
-// String names the broker in messages.
-func (b *Broker) String() string { return fmt.Sprintf("mosquitto on %s", b.URL) }
-
 func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -49,9 +49,6 @@ type Spec struct {
 // FullName is "pkg/Type".
 func (s *Spec) FullName() string { return s.Package + "/" + s.Name }
 
-// IsPrimitive reports whether t is a built-in field type.
-func IsPrimitive(t string) bool { return primitiveTypes[t] != nil }
-
 // SyntaxError is a problem in a definition file, with its place.
 type SyntaxError struct {
 	File string
