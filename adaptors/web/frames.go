@@ -195,6 +195,9 @@ func unmask(key [4]byte, b []byte) {
 // *peerClosed error; a broken frame a protocolError; a message over the
 // limit errTooBig.
 func (r *frameReader) next() (op int, data []byte, err error) {
+	if cap(r.msg) > 8<<10 {
+		r.msg = nil // a large message's buffer is not kept for the connection's life
+	}
 	r.msg = r.msg[:0]
 	for {
 		h, err := r.header()
