@@ -407,30 +407,6 @@ type Tuning struct {
 // Factory builds an adaptor from its declaration.
 type Factory func(Config) (Adaptor, error)
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Factory{}
-)
-
-// Register makes a type available. It panics on a duplicate: that is a
-// programming error.
-func Register(typ string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := registry[typ]; dup {
-		panic(fmt.Sprintf("adaptors: type %q registered twice", typ))
-	}
-	registry[typ] = f
-}
-
-// Lookup returns the factory of a type.
-func Lookup(typ string) (Factory, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	f, ok := registry[typ]
-	return f, ok
-}
-
 // ErrNotConnected is returned when a message cannot be sent because no peer
 // is connected.
 var ErrNotConnected = errors.New("not connected")

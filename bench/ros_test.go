@@ -8,7 +8,6 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
-	_ "github.com/seatml/seat/adaptors/ros"
 	"github.com/seatml/seat/adaptors/ros/rostest"
 	"github.com/seatml/seat/interpreter/seatml"
 )

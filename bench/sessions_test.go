@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/seatml"
 )

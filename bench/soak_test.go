@@ -15,7 +15,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter"
 )
 

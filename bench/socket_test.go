@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 

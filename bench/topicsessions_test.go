@@ -11,7 +11,6 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"go.uber.org/zap"
 
-	_ "github.com/seatml/seat/adaptors/mqtt"
 	"github.com/seatml/seat/adaptors/mqtt/mqtttest"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/seatml"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 

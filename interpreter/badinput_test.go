@@ -18,7 +18,6 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/web"
 )
 
 // guardedBehavior answers pings on a socket server and a web adaptor, both with

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"golang.org/x/text/encoding/japanese"
 
-	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 

@@ -186,7 +186,7 @@ func (m *Machine) canTake(old *Machine, d seatml.AdaptorDecl) bool {
 // holdKey names what an adaptor holds exclusively: its listening address,
 // or standard input; "" for nothing.
 func holdKey(d seatml.AdaptorDecl) string {
-	if d.Type == "stdio" {
+	if k, _ := adaptors.LookupKind(d.Type); k.Has(adaptors.Stdin) {
 		return "stdio"
 	}
 	if d.Attrs["role"] == "client" || d.Attrs["port"] == "" || d.Attrs["port"] == "0" {

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/seatml"

@@ -95,7 +95,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 					m.host.idle = time.Duration(n) * time.Second
 				}
 			}
-			if d.Name == prog.Session && d.Type == "web" {
+			if k, _ := adaptors.LookupKind(d.Type); d.Name == prog.Session && k.Has(adaptors.Page) {
 				m.host.web = true
 			}
 		}
@@ -455,19 +455,19 @@ func (m *Machine) openAdaptor(ctx context.Context, d seatml.AdaptorDecl) (adapto
 }
 
 // buildAdaptor makes the adaptor d declares, not yet open; nil for one
-// that is ignored or not in this build.
+// that is ignored. The compiler knows every kind (adaptors/all), so a
+// loaded program's kinds are all there.
 func (m *Machine) buildAdaptor(d seatml.AdaptorDecl) (adaptors.Adaptor, error) {
 	if d.Ignored {
 		return nil, nil
 	}
-	f, ok := adaptors.Lookup(d.Type)
-	if m.opts.OpenAdaptor != nil {
-		f, ok = m.opts.OpenAdaptor, true
-	}
-	if !ok {
-		m.log.Warn("adaptor type is not available in this build; adaptor not opened",
-			zap.String("adaptor", d.Name), zap.String("type", d.Type))
-		return nil, nil
+	f := m.opts.OpenAdaptor
+	if f == nil {
+		k, ok := adaptors.LookupKind(d.Type)
+		if !ok {
+			return nil, fmt.Errorf("%s: adaptor %q: unknown kind %q", d.Pos, d.Name, d.Type)
+		}
+		f = k.New
 	}
 	a, err := f(m.adaptorConfig(d))
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
-
-	_ "github.com/seatml/seat/adaptors/web"
 )
 
 // TestAppendedTextIsBounded appends a Japanese line per event to a text

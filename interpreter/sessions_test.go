@@ -372,7 +372,8 @@ func TestSessionStartedWhileTheHostOpens(t *testing.T) {
 	if prog == nil {
 		t.Fatal(diags)
 	}
-	socket, _ := adaptors.Lookup("socket")
+	kind, _ := adaptors.LookupKind("socket")
+	socket := kind.New
 	slow := &slowOpen{listening: make(chan struct{}), release: make(chan struct{})}
 	m, err := New(prog, Options{OpenAdaptor: func(cfg adaptors.Config) (adaptors.Adaptor, error) {
 		a, err := socket(cfg)

@@ -13,13 +13,15 @@ import (
 // the root element, unknown or misplaced elements, unknown, missing or
 // malformed attributes, repeated lifecycle lists, and the eSEAT constructs
 // that load with a warning.
-func Check(root *Node) List {
+// kinds are the adaptor types (adaptors.Kinds).
+func Check(root *Node, kinds AdaptorKinds) List {
 	var l List
+	ck := &checker{l: &l, kinds: kinds}
 	if root.Name != "seatml" {
 		l.Errorf(root.Pos, "root element is <%s>; a behavior file's root must be <seatml>", root.Name)
 		return l
 	}
-	checkAttrs(&l, root, ElementSpec{})
+	ck.checkAttrs(root, ElementSpec{})
 	generals, states := 0, 0
 	for _, c := range root.Children {
 		switch c.Name {
@@ -33,7 +35,7 @@ func Check(root *Node) List {
 		case "state", "parallel", "final":
 			states++
 		}
-		checkElement(&l, root, c)
+		ck.checkElement(root, c)
 	}
 	if generals == 0 {
 		l.Errorf(root.Pos, "<seatml> has no <general>; a behavior needs exactly one")
@@ -47,10 +49,16 @@ func Check(root *Node) List {
 // CheckIn checks element n as a child of parent, and what it holds: an
 // SCXML document's seat elements are checked as the <general> they stand
 // for.
-func CheckIn(parent, n *Node) List {
+func CheckIn(parent, n *Node, kinds AdaptorKinds) List {
 	var l List
-	checkElement(&l, parent, n)
+	(&checker{l: &l, kinds: kinds}).checkElement(parent, n)
 	return l
+}
+
+// checker is one Check: its findings, and the adaptor kinds.
+type checker struct {
+	l     *List
+	kinds AdaptorKinds
 }
 
 func allowed(spec ElementSpec, name string) bool {
@@ -77,62 +85,62 @@ func childNames(spec ElementSpec) []string {
 	return names
 }
 
-func checkElement(l *List, parent, n *Node) {
+func (ck *checker) checkElement(parent, n *Node) {
 	pspec := Elements[parent.Name]
 	if !allowed(pspec, n.Name) {
 		if _, known := Elements[n.Name]; known {
-			l.Errorf(n.Pos, "<%s> is not allowed in <%s>", n.Name, parent.Name)
+			ck.l.Errorf(n.Pos, "<%s> is not allowed in <%s>", n.Name, parent.Name)
 		} else {
 			hint := DidYouMean(n.Name, childNames(pspec), "<%s>")
 			if f, ok := n.Attr("file"); ok && (n.Name == "include" || n.Name == "import") && slices.Contains(childNames(pspec), "rule") {
 				hint = fmt.Sprintf(`; to include rules from another file, write <rule file=%q/>`, f.Value)
 			}
-			l.Errorf(n.Pos, "unknown element <%s> in <%s>%s", n.Name, parent.Name, hint)
+			ck.l.Errorf(n.Pos, "unknown element <%s> in <%s>%s", n.Name, parent.Name, hint)
 		}
 		return
 	}
 	spec, _ := Lookup(parent.Name, n.Name)
 	if spec.Ignored != "" {
-		l.Warnf(n.Pos, "%s", spec.Ignored)
+		ck.l.Warnf(n.Pos, "%s", spec.Ignored)
 		return
 	}
 	if n.Name == "rule" && n.Has("file") {
-		checkRuleFile(l, n)
+		ck.checkRuleFile(n)
 		return
 	}
-	checkAttrs(l, n, spec)
+	ck.checkAttrs(n, spec)
 	seen := map[string]bool{}
 	for _, c := range n.Children {
 		for _, once := range spec.Once {
 			if c.Name == once {
 				if seen[once] {
-					l.Errorf(c.Pos, "<%s> appears more than once in <%s>", once, n.Name)
+					ck.l.Errorf(c.Pos, "<%s> appears more than once in <%s>", once, n.Name)
 				}
 				seen[once] = true
 			}
 		}
-		checkElement(l, n, c)
+		ck.checkElement(n, c)
 	}
 }
 
-func checkRuleFile(l *List, n *Node) {
+func (ck *checker) checkRuleFile(n *Node) {
 	for _, a := range n.Attrs {
 		if a.Name != "file" {
-			l.Errorf(a.Pos, "<rule file> takes no other attribute; %q is not allowed", a.Name)
+			ck.l.Errorf(a.Pos, "<rule file> takes no other attribute; %q is not allowed", a.Name)
 		}
 	}
 	for _, c := range n.Children {
-		l.Errorf(c.Pos, "<rule file> takes no children; <%s> is not allowed", c.Name)
+		ck.l.Errorf(c.Pos, "<rule file> takes no children; <%s> is not allowed", c.Name)
 	}
 	if strings.TrimSpace(n.Text) != "" {
-		l.Errorf(n.TextPos, "<rule file> takes no text")
+		ck.l.Errorf(n.TextPos, "<rule file> takes no text")
 	}
 }
 
-func checkAttrs(l *List, n *Node, spec ElementSpec) {
+func (ck *checker) checkAttrs(n *Node, spec ElementSpec) {
 	attrs := spec.Attrs
 	if n.Name == "adaptor" {
-		attrs = adaptorAttrs(l, n, spec)
+		attrs = ck.adaptorAttrs(n, spec)
 		if attrs == nil {
 			return
 		}
@@ -144,23 +152,23 @@ func checkAttrs(l *List, n *Node, spec ElementSpec) {
 		if !ok {
 			s := Suggest(a.Name, keys(attrs))
 			meant[s] = true
-			l.Errorf(a.Pos, "unknown attribute %q on <%s>%s", a.Name, n.Name, DidYouMean(a.Name, keys(attrs), "%q"))
+			ck.l.Errorf(a.Pos, "unknown attribute %q on <%s>%s", a.Name, n.Name, DidYouMean(a.Name, keys(attrs), "%q"))
 			continue
 		}
 		if as.Ignored != "" {
-			l.Warnf(a.Pos, "%s", as.Ignored)
+			ck.l.Warnf(a.Pos, "%s", as.Ignored)
 			continue
 		}
 		if as.Alias != "" {
-			l.Warnf(a.Pos, "attribute %q on <%s> is an eSEAT spelling; use %q", a.Name, n.Name, as.Alias)
+			ck.l.Warnf(a.Pos, "attribute %q on <%s> is an eSEAT spelling; use %q", a.Name, n.Name, as.Alias)
 			if n.Has(as.Alias) {
-				l.Errorf(a.Pos, "<%s> has both %q and its alias %q", n.Name, as.Alias, a.Name)
+				ck.l.Errorf(a.Pos, "<%s> has both %q and its alias %q", n.Name, as.Alias, a.Name)
 			}
 			as = attrs[as.Alias]
 		}
 		seen[a.Name] = true
 		if msg := checkValue(as, a.Value); msg != "" {
-			l.Errorf(a.ValuePos, "attribute %q of <%s>: %q %s", a.Name, n.Name, a.Value, msg)
+			ck.l.Errorf(a.ValuePos, "attribute %q of <%s>: %q %s", a.Name, n.Name, a.Value, msg)
 		}
 	}
 	for _, name := range keys(attrs) {
@@ -175,31 +183,31 @@ func checkAttrs(l *List, n *Node, spec ElementSpec) {
 			}
 		}
 		if !aliased {
-			l.Errorf(n.Pos, "<%s> requires attribute %q", n.Name, name)
+			ck.l.Errorf(n.Pos, "<%s> requires attribute %q", n.Name, name)
 		}
 	}
 }
 
 // adaptorAttrs returns the attributes an adaptor of the declared type
 // takes, or nil when the rest of the element is not to be checked.
-func adaptorAttrs(l *List, n *Node, spec ElementSpec) map[string]AttrSpec {
+func (ck *checker) adaptorAttrs(n *Node, spec ElementSpec) map[string]AttrSpec {
 	typ, ok := n.Attr("type")
 	if !ok {
 		// Without a type the other attributes cannot be checked.
 		for _, req := range []string{"name", "type"} {
 			if !n.Has(req) {
-				l.Errorf(n.Pos, "<adaptor> requires attribute %q", req)
+				ck.l.Errorf(n.Pos, "<adaptor> requires attribute %q", req)
 			}
 		}
 		return nil
 	}
-	t, known := LookupAdaptorType(typ.Value)
+	t, known := ck.kinds.Lookup(typ.Value)
 	if !known {
-		l.Errorf(typ.ValuePos, "unknown adaptor type %q%s", typ.Value, DidYouMean(typ.Value, AdaptorTypeNames(), "%q"))
+		ck.l.Errorf(typ.ValuePos, "unknown adaptor type %q%s", typ.Value, DidYouMean(typ.Value, ck.kinds.Names(), "%q"))
 		return nil
 	}
 	if t.Ignored {
-		l.Warnf(n.Pos, "adaptor type %q is not run by seat; adaptor %q is ignored", typ.Value, n.AttrValue("name"))
+		ck.l.Warnf(n.Pos, "adaptor type %q is not run by seat; adaptor %q is ignored", typ.Value, n.AttrValue("name"))
 		return nil
 	}
 	return with(spec.Attrs, t.Attrs)

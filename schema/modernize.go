@@ -21,14 +21,14 @@ func ModernElement(parent, name string) (string, bool) {
 // AttrAlias returns the canonical name of attribute attr on element name
 // inside parent (for an adaptor, of type typ), when attr is an eSEAT
 // spelling such as host= for sendto= or document_root= for dir=.
-func AttrAlias(parent, name, typ, attr string) (string, bool) {
+func AttrAlias(kinds AdaptorKinds, parent, name, typ, attr string) (string, bool) {
 	spec, ok := Lookup(parent, name)
 	if !ok {
 		return "", false
 	}
 	attrs := spec.Attrs
 	if name == "adaptor" {
-		if t, ok := LookupAdaptorType(typ); ok {
+		if t, ok := kinds.Lookup(typ); ok {
 			attrs = with(attrs, t.Attrs)
 		}
 	}
@@ -42,7 +42,7 @@ func AttrAlias(parent, name, typ, attr string) (string, bool) {
 // modern ones (ModernElement), with one warning each that names the modern
 // spelling, so that the checker and the compiler only know the modern
 // forms. A <command>'s host= becomes sendto= without a second warning.
-func Modernize(root *Node) List {
+func Modernize(root *Node, kinds AdaptorKinds) List {
 	var l List
 	var walk func(parent, n *Node)
 	walk = func(parent, n *Node) {
@@ -55,7 +55,7 @@ func Modernize(root *Node) List {
 				l.Warnf(n.Pos, "%s; read as <%s> (seat port rewrites it)", spelled, modern)
 				n.Name = modern
 				for i := range n.Attrs {
-					if canon, ok := AttrAlias(parent.Name, modern, n.AttrValue("type"), n.Attrs[i].Name); ok && old == "command" {
+					if canon, ok := AttrAlias(kinds, parent.Name, modern, n.AttrValue("type"), n.Attrs[i].Name); ok && old == "command" {
 						n.Attrs[i].Name = canon
 					}
 				}

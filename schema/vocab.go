@@ -253,117 +253,12 @@ type AdaptorType struct {
 	Ignored bool
 }
 
-// AdaptorTypes maps a type name to its spec. Types starting with "ros_"
-// are looked up as "ros_*".
-var AdaptorTypes = map[string]AdaptorType{
-	"socket": {Attrs: map[string]AttrSpec{
-		"host":     {},
-		"port":     {Required: true, Kind: Port},
-		"role":     {Kind: Enum, Enum: []string{"client", "server"}},
-		"maxline":  {Kind: PosInt},
-		"maxconns": {Kind: PosInt},
-		// session="peer" gives each connection its own instance of the
-		// behavior (a server only); maxsessions bounds them.
-		"session":     {Kind: Enum, Enum: []string{"peer"}},
-		"maxsessions": {Kind: PosInt},
-	}},
-	"stdio": {Max: 1},
-	"web": {Max: 1, Attrs: map[string]AttrSpec{
-		"host":          {},
-		"port":          {Required: true, Kind: Port},
-		"dir":           {},
-		"allow":         {},
-		"maxconns":      {Kind: PosInt},
-		"session":       {Kind: Enum, Enum: []string{"peer"}},
-		"maxsessions":   {Kind: PosInt},
-		"document_root": {Alias: "dir"},
-	}},
-	"mqtt": {Attrs: map[string]AttrSpec{
-		"broker":      {},
-		"subscribe":   {Kind: TopicFilters},
-		"publish":     {Kind: TopicName},
-		"qos":         {Kind: Enum, Enum: []string{"0", "1", "2"}},
-		"clientid":    {},
-		"clean":       {Kind: Enum, Enum: []string{"true", "false"}},
-		"username":    {},
-		"password":    {},
-		"cafile":      {},
-		"keepalive":   {Kind: PosInt},
-		"will":        {},
-		"maxline":     {Kind: PosInt},
-		"session":     {Kind: Enum, Enum: []string{"topic"}},
-		"maxsessions": {Kind: PosInt},
-		"retained":    {Kind: Enum, Enum: []string{"once", "every", "ignore"}},
-		"sessionidle": {Kind: NonNegInt},
-	}},
-	// ROS 1 (docs/ros.md): a topic is the adaptor's name, a service or
-	// an action too unless service= or action_id= says otherwise.
-	"ros_pub":           {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}})},
-	"ros_sub":           {Attrs: rosAttrs(topicAttrs, map[string]AttrSpec{"size": {Ignored: `attribute "size" is rospy's subscriber queue size; seat's subscriber hands every message to the behavior's event queue; ignored`}})},
-	"ros_server":        {Attrs: rosAttrs(serviceAttrs, map[string]AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}})},
-	"ros_client":        {Attrs: rosAttrs(serviceAttrs, nil)},
-	"ros_action_server": {Attrs: rosAttrs(actionAttrs, map[string]AttrSpec{"callback": {Ignored: `attribute "callback" names a Python goal handler in eSEAT; write <rule source="ADAPTOR"><key>ros_action</key>, with seat.publish for feedback and seat.result to end the goal (docs/ros.md); ignored`}})},
-	"ros_action_client": {Attrs: rosAttrs(actionAttrs, nil)},
-	"rtcin":             {Ignored: true},
-	"rtcout":            {Ignored: true},
-	"provider":          {Ignored: true},
-	"consumer":          {Ignored: true},
-	"ros_*":             {Ignored: true},
-}
-
-// The attributes of ROS topic and service adaptors.
-var (
-	topicAttrs = map[string]AttrSpec{
-		"datatype": {},
-		"topic":    {}, // else the adaptor's name, eSEAT's way (name="/chatter")
-	}
-	serviceAttrs = map[string]AttrSpec{
-		"service":      {}, // else the adaptor's name
-		"service_type": {Required: true},
-	}
-	actionAttrs = map[string]AttrSpec{
-		"action_id":   {}, // else the adaptor's name
-		"action_type": {Required: true},
-	}
-)
-
-// rosAttrs are the attributes of every ROS adaptor, with a kind's and a
-// type's own: the master (else ROS_MASTER_URI), and eSEAT's Python-only
-// attributes, accepted with a warning saying what to write.
-func rosAttrs(kind, own map[string]AttrSpec) map[string]AttrSpec {
-	m := map[string]AttrSpec{
-		"master":   {},
-		"callback": {Ignored: `attribute "callback" names a Python function in eSEAT; write a <rule source="ADAPTOR"> instead (docs/ros.md); ignored`},
-		"impl":     {Ignored: `attribute "impl" names Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
-		"file":     {Ignored: `attribute "file" loads Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
-	}
-	for _, attrs := range []map[string]AttrSpec{kind, own} {
-		for k, v := range attrs {
-			m[k] = v
-		}
-	}
-	return m
-}
-
-// LookupAdaptorType returns the spec of an adaptor type.
-func LookupAdaptorType(typ string) (AdaptorType, bool) {
-	t, ok := AdaptorTypes[typ]
-	if !ok && len(typ) > 4 && typ[:4] == "ros_" {
-		t, ok = AdaptorTypes["ros_*"]
-	}
-	return t, ok
-}
-
-// AdaptorTypeNames lists the adaptor types seat runs, sorted.
-func AdaptorTypeNames() []string {
-	var out []string
-	for name, t := range AdaptorTypes {
-		if !t.Ignored {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
+// AdaptorKinds are the adaptor types a check knows: seat's are
+// adaptors.Kinds, where each transport's package describes its own.
+type AdaptorKinds interface {
+	Lookup(typ string) (AdaptorType, bool)
+	// Names are the types seat runs, sorted.
+	Names() []string
 }
 
 func keys(m map[string]AttrSpec) []string {

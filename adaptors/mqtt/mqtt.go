@@ -31,9 +31,41 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/schema"
 )
 
-func init() { adaptors.Register("mqtt", New) }
+func init() {
+	adaptors.RegisterKind(adaptors.Kind{Name: "mqtt", New: New, Caps: adaptors.SessionsEndIdle | adaptors.Topics,
+		Attrs: map[string]schema.AttrSpec{
+			"broker":      {},
+			"subscribe":   {Kind: schema.TopicFilters},
+			"publish":     {Kind: schema.TopicName},
+			"qos":         {Kind: schema.Enum, Enum: []string{"0", "1", "2"}},
+			"clientid":    {},
+			"clean":       {Kind: schema.Enum, Enum: []string{"true", "false"}},
+			"username":    {},
+			"password":    {},
+			"cafile":      {},
+			"keepalive":   {Kind: schema.PosInt},
+			"will":        {},
+			"maxline":     {Kind: schema.PosInt},
+			"session":     {Kind: schema.Enum, Enum: []string{"topic"}},
+			"maxsessions": {Kind: schema.PosInt},
+			"retained":    {Kind: schema.Enum, Enum: []string{"once", "every", "ignore"}},
+			"sessionidle": {Kind: schema.NonNegInt},
+		},
+		Check: adaptors.Check{Decl: checkDecl}})
+}
+
+// checkDecl: a topic session is one per value of the subscription's +
+// level, so the subscription needs one.
+func checkDecl(d adaptors.Decl) []adaptors.Problem {
+	if d.Attrs["session"] == "topic" && !strings.Contains(d.Attrs["subscribe"], "+") {
+		return []adaptors.Problem{{Attr: "session", AtName: true,
+			Msg: fmt.Sprintf("session=\"topic\" makes a session per value of the subscription's + level, and subscribe=%q has none (for example robot/+/asr)", d.Attrs["subscribe"])}}
+	}
+	return nil
+}
 
 // Defaults.
 const (

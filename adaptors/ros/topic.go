@@ -22,6 +22,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/ros/rosmsg"
+	"github.com/seatml/seat/schema"
 )
 
 // Types is the registry of message types the adaptors use: definitions
@@ -48,20 +49,66 @@ func MasterAddress(attrs map[string]string) (string, error) {
 	return u.Host, nil
 }
 
+// The six ROS 1 kinds (docs/ros.md): a topic is the adaptor's name, a
+// service or an action too unless service= or action_id= says otherwise.
 func init() {
-	adaptors.Register("ros_pub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) })
-	adaptors.Register("ros_sub", func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) })
-	check := adaptors.Check{Decl: checkTopic, Message: checkMessage}
-	adaptors.RegisterCheck("ros_pub", check)
-	adaptors.RegisterCheck("ros_sub", adaptors.Check{Decl: checkTopic})
-	adaptors.Register("ros_server", NewServer)
-	adaptors.Register("ros_client", NewClient)
-	adaptors.RegisterCheck("ros_server", adaptors.Check{Decl: checkService})
-	adaptors.RegisterCheck("ros_client", adaptors.Check{Decl: checkService})
-	adaptors.Register("ros_action_server", NewActionServer)
-	adaptors.Register("ros_action_client", NewActionClient)
-	adaptors.RegisterCheck("ros_action_server", adaptors.Check{Decl: checkAction})
-	adaptors.RegisterCheck("ros_action_client", adaptors.Check{Decl: checkAction})
+	decl := func(check func(map[string]string) []adaptors.Problem) func(adaptors.Decl) []adaptors.Problem {
+		return func(d adaptors.Decl) []adaptors.Problem { return check(d.Attrs) }
+	}
+	for _, k := range []adaptors.Kind{
+		{Name: "ros_pub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) },
+			Attrs: rosAttrs(topicAttrs, map[string]schema.AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}}),
+			Check: adaptors.Check{Decl: decl(checkTopic), Message: checkMessage}},
+		{Name: "ros_sub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) },
+			Attrs: rosAttrs(topicAttrs, map[string]schema.AttrSpec{"size": {Ignored: `attribute "size" is rospy's subscriber queue size; seat's subscriber hands every message to the behavior's event queue; ignored`}}),
+			Check: adaptors.Check{Decl: decl(checkTopic)}},
+		{Name: "ros_server", New: NewServer,
+			Attrs: rosAttrs(serviceAttrs, map[string]schema.AttrSpec{"impl": {Ignored: `attribute "impl" names a Python handler in eSEAT; write <rule source="ADAPTOR"><key>ros_service</key> whose script returns the response (docs/ros.md); ignored`}}),
+			Check: adaptors.Check{Decl: decl(checkService)}},
+		{Name: "ros_client", New: NewClient, Caps: adaptors.Calls,
+			Attrs: rosAttrs(serviceAttrs, nil), Check: adaptors.Check{Decl: decl(checkService)}},
+		{Name: "ros_action_server", New: NewActionServer, Caps: adaptors.Goals,
+			Attrs: rosAttrs(actionAttrs, map[string]schema.AttrSpec{"callback": {Ignored: `attribute "callback" names a Python goal handler in eSEAT; write <rule source="ADAPTOR"><key>ros_action</key>, with seat.publish for feedback and seat.result to end the goal (docs/ros.md); ignored`}}),
+			Check: adaptors.Check{Decl: decl(checkAction)}},
+		{Name: "ros_action_client", New: NewActionClient, Caps: adaptors.Cancels,
+			Attrs: rosAttrs(actionAttrs, nil), Check: adaptors.Check{Decl: decl(checkAction)}},
+	} {
+		adaptors.RegisterKind(k)
+	}
+}
+
+// The attributes of ROS topic, service and action adaptors.
+var (
+	topicAttrs = map[string]schema.AttrSpec{
+		"datatype": {},
+		"topic":    {}, // else the adaptor's name, eSEAT's way (name="/chatter")
+	}
+	serviceAttrs = map[string]schema.AttrSpec{
+		"service":      {}, // else the adaptor's name
+		"service_type": {Required: true},
+	}
+	actionAttrs = map[string]schema.AttrSpec{
+		"action_id":   {}, // else the adaptor's name
+		"action_type": {Required: true},
+	}
+)
+
+// rosAttrs are the attributes of every ROS adaptor, with a kind's and a
+// type's own: the master (else ROS_MASTER_URI), and eSEAT's Python-only
+// attributes, accepted with a warning saying what to write.
+func rosAttrs(kind, own map[string]schema.AttrSpec) map[string]schema.AttrSpec {
+	m := map[string]schema.AttrSpec{
+		"master":   {},
+		"callback": {Ignored: `attribute "callback" names a Python function in eSEAT; write a <rule source="ADAPTOR"> instead (docs/ros.md); ignored`},
+		"impl":     {Ignored: `attribute "impl" names Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
+		"file":     {Ignored: `attribute "file" loads Python code in eSEAT; write the rule's actions in Lua instead (docs/ros.md); ignored`},
+	}
+	for _, attrs := range []map[string]schema.AttrSpec{kind, own} {
+		for k, v := range attrs {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 // topicType is the message type of a topic adaptor's declaration.

@@ -16,9 +16,34 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/schema"
 )
 
-func init() { adaptors.Register("socket", New) }
+func init() {
+	adaptors.RegisterKind(adaptors.Kind{Name: "socket", New: New, Caps: adaptors.Connections,
+		Attrs: map[string]schema.AttrSpec{
+			"host":     {},
+			"port":     {Required: true, Kind: schema.Port},
+			"role":     {Kind: schema.Enum, Enum: []string{"client", "server"}},
+			"maxline":  {Kind: schema.PosInt},
+			"maxconns": {Kind: schema.PosInt},
+			// session="peer" gives each connection its own instance of
+			// the behavior (a server only); maxsessions bounds them.
+			"session":     {Kind: schema.Enum, Enum: []string{"peer"}},
+			"maxsessions": {Kind: schema.PosInt},
+		},
+		Check: adaptors.Check{Decl: checkDecl}})
+}
+
+// checkDecl: a session is one client's conversation, so only a server
+// opens sessions.
+func checkDecl(d adaptors.Decl) []adaptors.Problem {
+	if s := d.Attrs["session"]; s != "" && d.Attrs["role"] != "server" {
+		return []adaptors.Problem{{Attr: "session", AtName: true,
+			Msg: fmt.Sprintf("session=%q needs role=\"server\": a session is one client's conversation", s)}}
+	}
+	return nil
+}
 
 // Defaults.
 const (

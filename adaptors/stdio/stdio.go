@@ -15,7 +15,9 @@ import (
 	"github.com/seatml/seat/adaptors"
 )
 
-func init() { adaptors.Register("stdio", New) }
+func init() {
+	adaptors.RegisterKind(adaptors.Kind{Name: "stdio", New: New, Max: 1, Caps: adaptors.Stdin})
+}
 
 // Adaptor reads standard input and writes standard output.
 type Adaptor struct {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/seatml"

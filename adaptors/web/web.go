@@ -28,9 +28,45 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/schema"
 )
 
-func init() { adaptors.Register("web", New) }
+func init() {
+	adaptors.RegisterKind(adaptors.Kind{Name: "web", New: New, Max: 1, Caps: adaptors.Connections | adaptors.Page | adaptors.UTF8,
+		Attrs: map[string]schema.AttrSpec{
+			"host":          {},
+			"port":          {Required: true, Kind: schema.Port},
+			"dir":           {},
+			"allow":         {},
+			"maxconns":      {Kind: schema.PosInt},
+			"session":       {Kind: schema.Enum, Enum: []string{"peer"}},
+			"maxsessions":   {Kind: schema.PosInt},
+			"document_root": {Alias: "dir"},
+		},
+		Check: adaptors.Check{Decl: checkDecl}})
+}
+
+// checkDecl warns when dir (or eSEAT's document_root) is not a directory:
+// the page is served, other paths are 404, as in eSEAT.
+func checkDecl(d adaptors.Decl) []adaptors.Problem {
+	dir := d.Attrs["dir"]
+	attr := "dir"
+	if dir == "" {
+		dir, attr = d.Attrs["document_root"], "document_root"
+	}
+	if dir == "" {
+		return nil
+	}
+	path := dir
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(d.Dir, dir)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return []adaptors.Problem{{Attr: attr, Warning: true, Whole: true,
+			Msg: fmt.Sprintf("web adaptor %q: directory %q does not exist; its built-in page is served and other paths are 404, as in eSEAT", d.Name, dir)}}
+	}
+	return nil
+}
 
 // Limits.
 const (

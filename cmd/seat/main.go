@@ -23,11 +23,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	_ "github.com/seatml/seat/adaptors/mqtt"
-	_ "github.com/seatml/seat/adaptors/ros"
-	_ "github.com/seatml/seat/adaptors/socket"
-	_ "github.com/seatml/seat/adaptors/stdio"
-	_ "github.com/seatml/seat/adaptors/web"
+	"github.com/seatml/seat/adaptors"
+	_ "github.com/seatml/seat/adaptors/all" // every adaptor kind (the compiler imports it too)
 	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/manager"
 	"github.com/seatml/seat/interpreter/monitor"
@@ -363,7 +360,7 @@ func checkAll(files []string, opts seatml.LoadOptions, stderr io.Writer) ([]*sea
 			ok = false
 		}
 		for _, a := range p.Adaptors {
-			if a.Type == "stdio" {
+			if k, _ := adaptors.LookupKind(a.Type); k.Has(adaptors.Stdin) {
 				if stdio != "" {
 					fmt.Fprintf(stderr, "%s: only one behavior may read standard input (%s does)\n", p.File, stdio)
 					ok = false

@@ -19,7 +19,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	_ "github.com/seatml/seat/adaptors/socket"
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter"

@@ -14,7 +14,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/seatml/seat/adaptors"
-	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 

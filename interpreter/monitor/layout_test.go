@@ -14,8 +14,6 @@ import (
 
 	"go.uber.org/zap"
 
-	_ "github.com/seatml/seat/adaptors/socket"
-	_ "github.com/seatml/seat/adaptors/web"
 	"github.com/seatml/seat/adaptors/web/webtest"
 	"github.com/seatml/seat/interpreter/manager"
 )

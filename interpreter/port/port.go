@@ -17,6 +17,7 @@ import (
 
 	"github.com/beevik/etree"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
@@ -243,11 +244,11 @@ func (r *Result) element(e *etree.Element, n *schema.Node) {
 	}
 	typ := e.SelectAttrValue("type", "")
 	for i := range e.Attr {
-		if canon, ok := schema.AttrAlias(parent, e.Tag, typ, e.Attr[i].Key); ok && e.SelectAttr(canon) == nil {
+		if canon, ok := schema.AttrAlias(adaptors.Kinds, parent, e.Tag, typ, e.Attr[i].Key); ok && e.SelectAttr(canon) == nil {
 			e.Attr[i].Key = canon
 		}
 	}
-	if t, known := schema.LookupAdaptorType(typ); e.Tag == "adaptor" && known && t.Ignored {
+	if t, known := adaptors.LookupKind(typ); e.Tag == "adaptor" && known && t.Ignored {
 		r.commentBefore(e, fmt.Sprintf(" seat port: a %s adaptor is eSEAT's (OpenRTM or ROS); seat loads it with a warning and does not run it ", typ))
 	}
 	switch {

@@ -3,7 +3,6 @@ package seatml
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	_ "github.com/seatml/seat/adaptors/all" // every kind: what check knows never depends on what was linked
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
 	"github.com/seatml/seat/interpreter/luadm"
@@ -221,11 +221,11 @@ func (ld *loader) parse(path string) *parsedFile {
 	root, diags := schema.ParseXML(path, data)
 	ld.diags.Add(diags)
 	if root != nil {
-		ld.diags.Add(schema.Modernize(root))
+		ld.diags.Add(schema.Modernize(root, adaptors.Kinds))
 		if path == ld.main {
 			applyOverrides(root, ld.opts.Set)
 		}
-		ld.diags.Add(schema.Check(root))
+		ld.diags.Add(schema.Check(root, adaptors.Kinds))
 		pf.root = root
 	}
 	return pf
@@ -401,7 +401,7 @@ func (c *compiler) warnUnreachable() {
 // nothing leads to it or to a state around it that scripts may name.
 // (Without a web adaptor no widget shows: warnUnshownWidgets says so.)
 func (c *compiler) warnWidgetsNeverShown(reach []bool) {
-	if !slices.ContainsFunc(c.prog.Adaptors, func(d AdaptorDecl) bool { return d.Type == "web" }) {
+	if !c.hasPage() {
 		return
 	}
 	for _, s := range c.prog.States {
@@ -544,10 +544,8 @@ func (c *compiler) hiddenBy(s *State, source string) []string {
 // warnUnshownWidgets warns once when states have widgets but no web
 // adaptor shows them (§11); their values still work from Lua.
 func (c *compiler) warnUnshownWidgets() {
-	for _, d := range c.prog.Adaptors {
-		if d.Type == "web" {
-			return
-		}
+	if c.hasPage() {
+		return
 	}
 	for _, s := range c.prog.States {
 		if len(s.Widgets) > 0 {
@@ -582,31 +580,16 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		if v, ok := d.Attrs["document_root"]; ok && d.Attrs["dir"] == "" {
 			d.Attrs["dir"] = v
 		}
-		if dir := d.Attrs["dir"]; d.Type == "web" && dir != "" {
-			if fi, err := os.Stat(relativeTo(filepath.Dir(c.file), dir)); err != nil || !fi.IsDir() {
-				a, ok := n.Attr("dir")
-				if !ok {
-					a, _ = n.Attr("document_root")
-				}
-				c.warnf(a.ValuePos, "web adaptor %q: directory %q does not exist; its built-in page is served and other paths are 404, as in eSEAT", d.Name, dir)
-			}
-		}
-		t, known := schema.LookupAdaptorType(d.Type)
+		t, known := adaptors.LookupKind(d.Type)
 		if !known {
 			continue // reported by schema.Check
 		}
 		d.Ignored = t.Ignored
-		if chk, ok := adaptors.LookupCheck(d.Type); ok && chk.Decl != nil && !d.Ignored {
-			for _, p := range chk.Decl(d.Attrs) {
-				pos := n.Pos
-				if a, ok := n.Attr(p.Attr); ok {
-					pos = a.ValuePos
-				}
-				if p.Warning {
-					c.warnf(pos, "adaptor %q: %s", d.Name, p.Msg)
-				} else {
-					c.errorf(pos, "adaptor %q: %s", d.Name, p.Msg)
-				}
+		sessionRefused := false
+		if t.Check.Decl != nil && !d.Ignored {
+			for _, p := range t.Check.Decl(adaptors.Decl{Name: d.Name, Attrs: d.Attrs, Dir: filepath.Dir(c.file)}) {
+				c.problem(n, d.Name, p)
+				sessionRefused = sessionRefused || p.Attr == "session" && !p.Warning
 			}
 		}
 		if d.Name == "" {
@@ -628,10 +611,7 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		if sess := d.Attrs["session"]; sess == "peer" || sess == "topic" {
 			a, _ := n.Attr("session")
 			switch {
-			case sess == "topic" && !strings.Contains(d.Attrs["subscribe"], "+"):
-				c.errorf(a.Pos, "adaptor %q: session=\"topic\" makes a session per value of the subscription's + level, and subscribe=%q has none (for example robot/+/asr)", d.Name, d.Attrs["subscribe"])
-			case d.Type == "socket" && d.Attrs["role"] != "server":
-				c.errorf(a.Pos, "adaptor %q: session=%q needs role=\"server\": a session is one client's conversation", d.Name, sess)
+			case sessionRefused:
 			case p.Session != "":
 				c.errorf(a.Pos, "adaptor %q: only one adaptor may open sessions; %q does already", d.Name, p.Session)
 			default:
@@ -879,16 +859,18 @@ func (c *compiler) connection(sc *Scope, n *schema.Node, s *State) {
 	// when it falls idle: that is its ondisconnect.
 	var connectable []string
 	for _, d := range c.prog.Adaptors {
-		if !d.Ignored && (d.Type == "socket" || d.Type == "web" || n.Name == "ondisconnect" && d.Type == "mqtt" && d.Attrs["session"] == "topic") {
+		k := c.kindOf(d.Name)
+		if k.Has(adaptors.Connections) || n.Name == "ondisconnect" && k.Has(adaptors.SessionsEndIdle) && d.Attrs["session"] == "topic" {
 			connectable = append(connectable, d.Name)
 		}
 	}
 	if !slices.Contains(connectable, name) {
 		why := "is not a declared adaptor"
-		if t := c.adaptorType(name); t == "mqtt" {
-			why = "is an mqtt adaptor, which has no connections (socket and web adaptors do); in a topic session (session=\"topic\") <ondisconnect> runs when a sender's session ends idle"
-		} else if t != "" {
-			why = fmt.Sprintf("is a %s adaptor, which has no connections (socket and web adaptors do)", t)
+		if t := c.adaptorType(name); t != "" {
+			why = fmt.Sprintf("is %s %s adaptor, which has no connections (%s adaptors do)", article(t), t, strings.Join(adaptors.KindsWith(adaptors.Connections), " and "))
+			if c.kindOf(name).Has(adaptors.SessionsEndIdle) {
+				why += "; in a topic session (session=\"topic\") <ondisconnect> runs when a sender's session ends idle"
+			}
 		}
 		c.errorf(a.ValuePos, "<%s> source %q %s%s", n.Name, name, why, schema.DidYouMean(name, connectable, "%q"))
 		return
@@ -1068,6 +1050,72 @@ func (c *compiler) adaptorType(name string) string {
 	return ""
 }
 
+// article is "an" before a vowel's sound, else "a": a word without
+// vowels is read letter by letter ("an mqtt", "a stdio").
+func article(word string) string {
+	if word == "" {
+		return "a"
+	}
+	vowels := "aeiou"
+	if !strings.ContainsAny(word, vowels) {
+		vowels = "aefhilmnorsx" // letters whose names begin with a vowel
+	}
+	if strings.ContainsRune(vowels, rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// kindOf is the kind of the adaptor declared as name (the zero Kind when
+// there is none).
+func (c *compiler) kindOf(name string) adaptors.Kind {
+	if d := c.adaptors[name]; d != nil && !d.Ignored {
+		k, _ := adaptors.LookupKind(d.Type)
+		return k
+	}
+	return adaptors.Kind{}
+}
+
+// hasPage reports whether an adaptor shows the widgets on pages.
+func (c *compiler) hasPage() bool {
+	for _, d := range c.prog.Adaptors {
+		if c.kindOf(d.Name).Has(adaptors.Page) {
+			return true
+		}
+	}
+	return false
+}
+
+// problem reports what a kind's check found in declaration n.
+func (c *compiler) problem(n *schema.Node, name string, p adaptors.Problem) {
+	pos := n.Pos
+	a, ok := n.Attr(p.Attr)
+	if !ok { // the problem may be in its eSEAT spelling
+		if k, _ := adaptors.LookupKind(n.AttrValue("type")); k.Attrs != nil {
+			for alias, spec := range k.Attrs {
+				if spec.Alias == p.Attr && !ok {
+					a, ok = n.Attr(alias)
+				}
+			}
+		}
+	}
+	if ok {
+		pos = a.ValuePos
+		if p.AtName {
+			pos = a.Pos
+		}
+	}
+	msg := p.Msg
+	if !p.Whole {
+		msg = fmt.Sprintf("adaptor %q: %s", name, p.Msg)
+	}
+	if p.Warning {
+		c.warnf(pos, "%s", msg)
+	} else {
+		c.errorf(pos, "%s", msg)
+	}
+}
+
 // internalSource is the source of internal events.
 const InternalSource = "event"
 
@@ -1167,7 +1215,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 				}
 			}
 			if d := c.adaptors[a.SendTo]; d != nil && a.Input == "" {
-				if chk, ok := adaptors.LookupCheck(d.Type); ok && chk.Message != nil {
+				if chk := c.kindOf(d.Name).Check; chk.Message != nil {
 					if err := chk.Message(d.Attrs, a.Text); err != nil {
 						c.errorf(ch.Pos, "message to %q would not be sent: %v", a.SendTo, err)
 					}
@@ -1175,13 +1223,13 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 			}
 			a.Topic = ch.AttrValue("topic")
 			a.Retain = ch.AttrValue("retain") == "true"
-			if t, ok := ch.Attr("topic"); ok && c.adaptorType(a.SendTo) != "mqtt" {
+			if t, ok := ch.Attr("topic"); ok && !c.kindOf(a.SendTo).Has(adaptors.Topics) {
 				c.errorf(t.Pos, "topic= is for messages to an MQTT adaptor; %q is not one", a.SendTo)
 			} else if ok && schema.TopicProblem(t.Value, false) == "" && (t.Value == "" ||
 				strings.Contains(t.Value, "+") && (a.SendTo != c.prog.Session || c.adaptors[a.SendTo].Attrs["session"] != "topic")) {
 				c.errorf(t.ValuePos, "topic %q: want a topic to publish to, without wildcards (a + is filled only in a topic session, with its value)", t.Value)
 			}
-			if r, ok := ch.Attr("retain"); ok && c.adaptorType(a.SendTo) != "mqtt" {
+			if r, ok := ch.Attr("retain"); ok && !c.kindOf(a.SendTo).Has(adaptors.Topics) {
 				c.errorf(r.Pos, "retain= is for messages to an MQTT adaptor; %q is not one", a.SendTo)
 			}
 			a.Encode = identity
@@ -1191,7 +1239,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 					c.errorf(e.ValuePos, "%v", err)
 				}
 				a.Encode = enc
-				if c.adaptorType(a.SendTo) == "web" && err == nil && !isUTF8(e.Value) {
+				if c.kindOf(a.SendTo).Has(adaptors.UTF8) && err == nil && !isUTF8(e.Value) {
 					// A page decodes frames as UTF-8: encoded bytes would be mojibake.
 					c.warnf(e.Pos, "encode=%q has no effect on web adaptor %q: WebSocket frames are UTF-8, so the message is sent as UTF-8", e.Value, a.SendTo)
 					a.Encode = identity

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/scxml"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
@@ -44,7 +45,7 @@ func loadSCXML(path string, opts LoadOptions) (*Program, schema.List) {
 	ld.diags.Add(diags)
 	wrapper := &schema.Node{Name: "seatml", Pos: root.Pos, Children: []*schema.Node{general}}
 	applyOverrides(wrapper, opts.Set)
-	ld.diags.Add(schema.CheckIn(wrapper, general))
+	ld.diags.Add(schema.CheckIn(wrapper, general, adaptors.Kinds))
 	c := &compiler{ld: ld, file: path, pending: new([]func()), adaptors: map[string]*AdaptorDecl{}, prog: &Program{
 		File: path, Rate: 1, General: &Scope{}, stateByName: map[string]*State{}, WidgetByRef: map[string]*Widget{},
 	}}

@@ -359,12 +359,13 @@ func (r *runner) start() error {
 		Stdin: strings.NewReader(""), Stdout: io.Discard,
 		OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
 			a := &memAdaptor{r: r, name: c.Name, conns: c.Connections}
-			switch c.Type { // the stand-ins do what the real ones do for scripts
-			case "ros_client":
+			// The stand-ins do what the real ones do for scripts.
+			switch k, _ := adaptors.LookupKind(c.Type); {
+			case k.Has(adaptors.Calls):
 				return &memClient{a}, nil
-			case "ros_action_server":
+			case k.Has(adaptors.Goals):
 				return &memActionServer{a}, nil
-			case "ros_action_client":
+			case k.Has(adaptors.Cancels):
 				return &memActionClient{a}, nil
 			}
 			return a, nil
