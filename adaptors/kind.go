@@ -54,6 +54,9 @@ const (
 	// Stdin: it reads the process's standard input, which one behavior
 	// of a process may hold.
 	Stdin
+	// Messages: it is a MessageSender (structured messages,
+	// seat.publish with a table).
+	Messages
 	// Calls: it is a Caller (a request with an answer, seat.call).
 	Calls
 	// Goals: it is a Finisher (an action server's goals, with feedback

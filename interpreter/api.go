@@ -459,16 +459,13 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 	}
 	data, text := luaMessage(L, 2, t)
 	goal := L.OptString(3, "")
-	if a := m.scriptAdaptor(name); goal != "" && a != nil {
+	if a := m.Adaptor(name); goal != "" && a != nil {
 		if _, ok := a.(adaptors.Finisher); !ok {
 			L.RaiseError("seat.publish: %q is not an adaptor that works on goals (a ros_action_server): its messages name no goal", name)
 		}
 	}
 	var bad error
 	m.sendWith(name, text, luaWhere{m, L}, func(a adaptors.Adaptor) error {
-		if u, _ := underlying(a); u != nil {
-			a = u
-		}
 		if f, ok := a.(adaptors.Finisher); ok && goal != "" {
 			bad = f.Feedback(goal, data)
 		} else {
@@ -485,26 +482,6 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 		L.RaiseError("seat.publish(%q): %v", name, bad)
 	}
 	return 0
-}
-
-// scriptAdaptor is the adaptor of name as a script's seat.call,
-// seat.result and seat.cancel use it: in a session, the host's own.
-func (m *Machine) scriptAdaptor(name string) adaptors.Adaptor {
-	a := m.Adaptor(name)
-	if u, ok := underlying(a); ok {
-		return u
-	}
-	return a
-}
-
-// underlying is the host's adaptor behind a session's shared one (nil
-// when the host could not open it); ok is false for any other adaptor.
-func underlying(a adaptors.Adaptor) (u adaptors.Adaptor, ok bool) {
-	s, ok := a.(interface{ Underlying() adaptors.Adaptor })
-	if !ok {
-		return nil, false
-	}
-	return s.Underlying(), true
 }
 
 // luaCall is seat.call(adaptor, request [, seconds]): it calls the
@@ -537,7 +514,7 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	if l, ok := data.([]any); ok && len(l) == 0 { // seat.call("/reset", {}) or seat.call("/reset")
 		data = map[string]any{} // an empty request: {} in recordings and transcripts
 	}
-	a := m.scriptAdaptor(name)
+	a := m.Adaptor(name)
 	c, ok := a.(adaptors.Caller)
 	switch {
 	case a == nil:
@@ -611,7 +588,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 	}
 	status := L.OptString(3, "succeeded")
 	goal := L.OptString(4, "")
-	a := m.scriptAdaptor(name)
+	a := m.Adaptor(name)
 	f, ok := a.(adaptors.Finisher)
 	if !ok {
 		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
@@ -641,7 +618,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 // A recording has the cancel as the message "cancel" to the adaptor.
 func (m *Machine) luaCancel(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.cancel")
-	a := m.scriptAdaptor(name)
+	a := m.Adaptor(name)
 	c, ok := a.(adaptors.Canceler)
 	if !ok {
 		L.RaiseError("seat.cancel: %q is not an adaptor that sends goals (a ros_action_client)", name)
@@ -690,7 +667,9 @@ func luaMessage(L *lua.LState, n int, t *lua.LTable) (data any, text string) {
 // else gets the JSON text.
 func sendMessage(to interface{ Send(string) error }, data any, text string) error {
 	if ms, ok := to.(adaptors.MessageSender); ok {
-		return ms.SendMessage(data)
+		if err := ms.SendMessage(data); !errors.Is(err, errNoCapability) {
+			return err
+		}
 	}
 	return to.Send(text)
 }

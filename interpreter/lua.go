@@ -52,15 +52,13 @@ func scriptError(ch *seatml.Chunk, err error, stopped luadm.StopReason, opts *Op
 		msg = msg[len(m[0]):]
 	}
 	switch stopped {
-	case luadm.StoppedTime:
+	case luadm.StoppedTime, luadm.StoppedAborted:
 		se.Timeout = true
-		msg = "script stopped: time limit of " + opts.ScriptTimeout.String() + " exceeded"
 	case luadm.StoppedMemory:
 		se.Memory = true
-		msg = "script stopped: it grew the heap by more than the script memory limit of " + luadm.BytesText(opts.ScriptMemory)
-	case luadm.StoppedAborted:
-		se.Timeout = true
-		msg = "script stopped: seat is stopping"
+	}
+	if stopped != luadm.NotStopped {
+		msg = luadm.StopText(stopped, opts.ScriptTimeout, opts.ScriptMemory)
 	}
 	se.Msg = strings.TrimSpace(msg)
 	return se

@@ -103,6 +103,26 @@ func TestSCXMLEventDataIsARecord(t *testing.T) {
 	}
 }
 
+// TestSCXMLScriptLimitReadsAsSEATMLs: a document's script stopped by the
+// time limit reads as a SEATML script's does ("script stopped: time limit
+// of 50ms exceeded"), in its error.execution event. It read "stopped: it
+// ran longer than the time limit of 50ms" before: one limit, two wordings.
+func TestSCXMLScriptLimitReadsAsSEATMLs(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<state id="待機">
+  <transition event="chat.line"><script>while true do end</script></transition>
+  <transition event="error.execution"><script>seat.send('chat', _event.data)</script></transition>
+</state>
+`), func(o *Options) { o.ScriptTimeout = 50 * time.Millisecond })
+	defer h.stop()
+	h.take()
+	h.event("chat", "loop")
+	got := h.sends()
+	if len(got) != 1 || !strings.Contains(got[0], "script stopped: time limit of 50ms exceeded") {
+		t.Errorf("got %q, want the error saying script stopped: time limit of 50ms exceeded", got)
+	}
+}
+
 // TestSCXMLSeatTable: the seat table in a document's Lua: seat.raise with
 // data is an internal event, seat.state names the active state, and a
 // function that is SEATML's own raises error.execution saying what SCXML

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -420,7 +421,8 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 		if c.Name == h.adaptor {
 			return &peerAdaptor{name: c.Name, peer: peer, real: real}, nil
 		}
-		return &sharedAdaptor{name: c.Name, real: real}, nil
+		k, _ := adaptors.LookupKind(c.Type)
+		return newShared(c.Name, real, k), nil
 	}
 	sm, err := New(h.m.prog, opts)
 	if err != nil {
@@ -624,15 +626,33 @@ func (a *peerAdaptor) Flush() {
 }
 
 // sharedAdaptor is one of the host's other adaptors as a session sees it:
-// sending works as from any behavior; the host opens and closes it.
+// sending works as from any behavior; the host opens and closes it. It is
+// the base that every capability of the host's adaptor is forwarded
+// through: newShared wraps it in the type that has exactly the kind's
+// capabilities, so that what a script may ask of a session's adaptor is
+// what its kind can do.
 type sharedAdaptor struct {
 	name string
 	real *hostAdaptor
 }
 
-// Underlying is the host's adaptor, for what a script asks of its kind
-// (seat.call, seat.result, seat.cancel, seat.publish's messages).
-func (a *sharedAdaptor) Underlying() adaptors.Adaptor { return a.real.get() }
+// newShared is the session's view of the host's adaptor name, of kind k.
+func newShared(name string, real *hostAdaptor, k adaptors.Kind) adaptors.Adaptor {
+	a := &sharedAdaptor{name: name, real: real}
+	switch {
+	case k.Has(adaptors.Goals | adaptors.Messages):
+		return sharedGoals{sharedMessages{a}}
+	case k.Has(adaptors.Cancels | adaptors.Messages):
+		return sharedCancels{sharedMessages{a}}
+	case k.Has(adaptors.Calls):
+		return sharedCalls{a}
+	case k.Has(adaptors.Messages):
+		return sharedMessages{a}
+	case k.Has(adaptors.Topics):
+		return sharedTopics{a}
+	}
+	return a
+}
 
 func (a *sharedAdaptor) Name() string                              { return a.name }
 func (a *sharedAdaptor) Open(context.Context, adaptors.Sink) error { return nil }
@@ -645,9 +665,85 @@ func (a *sharedAdaptor) Send(text string) error {
 	return real.Send(text)
 }
 
-// SendTopic publishes with the real adaptor (a message's own topic).
-func (a *sharedAdaptor) SendTopic(topic, text string, retain bool) error {
+func (a *sharedAdaptor) Flush() {
+	if f, ok := a.real.get().(adaptors.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// host returns the host's adaptor as a T, or the error a script sees when
+// the host could not open it (or, for a stand-in of seat test's, that it
+// lacks the capability: errNoCapability).
+func host[T any](a *sharedAdaptor) (T, error) {
+	var zero T
+	real := a.real.get()
+	if real == nil {
+		return zero, fmt.Errorf("adaptor %q: %w", a.name, adaptors.ErrNotConnected)
+	}
+	t, ok := real.(T)
+	if !ok {
+		return zero, fmt.Errorf("adaptor %q: %w", a.name, errNoCapability)
+	}
+	return t, nil
+}
+
+// errNoCapability: the host's adaptor does not do what its kind says (a
+// stand-in that sends a structured message as its text).
+var errNoCapability = errors.New("the adaptor does not do this")
+
+type sharedTopics struct{ *sharedAdaptor }
+
+// SendTopic publishes with the host's adaptor (a message's own topic).
+func (a sharedTopics) SendTopic(topic, text string, retain bool) error {
 	return sendTopic(a.real.get(), topic, text, retain)
+}
+
+type sharedMessages struct{ *sharedAdaptor }
+
+func (a sharedMessages) SendMessage(v any) error {
+	ms, err := host[adaptors.MessageSender](a.sharedAdaptor)
+	if err != nil {
+		return err
+	}
+	return ms.SendMessage(v)
+}
+
+type sharedCalls struct{ *sharedAdaptor }
+
+func (a sharedCalls) Call(ctx context.Context, v any) (any, error) {
+	c, err := host[adaptors.Caller](a.sharedAdaptor)
+	if err != nil {
+		return nil, err
+	}
+	return c.Call(ctx, v)
+}
+
+type sharedGoals struct{ sharedMessages }
+
+func (a sharedGoals) Finish(goal string, v any, status string) error {
+	f, err := host[adaptors.Finisher](a.sharedAdaptor)
+	if err != nil {
+		return err
+	}
+	return f.Finish(goal, v, status)
+}
+
+func (a sharedGoals) Feedback(goal string, v any) error {
+	f, err := host[adaptors.Finisher](a.sharedAdaptor)
+	if err != nil {
+		return err
+	}
+	return f.Feedback(goal, v)
+}
+
+type sharedCancels struct{ sharedMessages }
+
+func (a sharedCancels) CancelGoal() (bool, error) {
+	c, err := host[adaptors.Canceler](a.sharedAdaptor)
+	if err != nil {
+		return false, err
+	}
+	return c.CancelGoal()
 }
 
 func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
@@ -656,12 +752,6 @@ func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
 		return errors.New("the adaptor does not publish to topics")
 	}
 	return ts.SendTopic(topic, text, retain)
-}
-
-func (a *sharedAdaptor) Flush() {
-	if f, ok := a.real.get().(adaptors.Flusher); ok {
-		f.Flush()
-	}
 }
 
 // SyncSessions waits until every session has handled what was queued

@@ -56,10 +56,10 @@ func init() {
 		return func(d adaptors.Decl) []adaptors.Problem { return check(d.Attrs) }
 	}
 	for _, k := range []adaptors.Kind{
-		{Name: "ros_pub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) },
+		{Name: "ros_pub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, true) }, Caps: adaptors.Messages,
 			Attrs: rosAttrs(topicAttrs, map[string]schema.AttrSpec{"size": {Ignored: `attribute "size" is rospy's publisher queue size; seat's publisher has none; ignored`}}),
 			Check: adaptors.Check{Decl: decl(checkTopic), Message: checkMessage}},
-		{Name: "ros_sub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) },
+		{Name: "ros_sub", New: func(cfg adaptors.Config) (adaptors.Adaptor, error) { return NewTopic(cfg, false) }, Caps: adaptors.Messages,
 			Attrs: rosAttrs(topicAttrs, map[string]schema.AttrSpec{"size": {Ignored: `attribute "size" is rospy's subscriber queue size; seat's subscriber hands every message to the behavior's event queue; ignored`}}),
 			Check: adaptors.Check{Decl: decl(checkTopic)}},
 		{Name: "ros_server", New: NewServer,
@@ -67,10 +67,10 @@ func init() {
 			Check: adaptors.Check{Decl: decl(checkService)}},
 		{Name: "ros_client", New: NewClient, Caps: adaptors.Calls,
 			Attrs: rosAttrs(serviceAttrs, nil), Check: adaptors.Check{Decl: decl(checkService)}},
-		{Name: "ros_action_server", New: NewActionServer, Caps: adaptors.Goals,
+		{Name: "ros_action_server", New: NewActionServer, Caps: adaptors.Goals | adaptors.Messages,
 			Attrs: rosAttrs(actionAttrs, map[string]schema.AttrSpec{"callback": {Ignored: `attribute "callback" names a Python goal handler in eSEAT; write <rule source="ADAPTOR"><key>ros_action</key>, with seat.publish for feedback and seat.result to end the goal (docs/ros.md); ignored`}}),
 			Check: adaptors.Check{Decl: decl(checkAction)}},
-		{Name: "ros_action_client", New: NewActionClient, Caps: adaptors.Cancels,
+		{Name: "ros_action_client", New: NewActionClient, Caps: adaptors.Cancels | adaptors.Messages,
 			Attrs: rosAttrs(actionAttrs, nil), Check: adaptors.Check{Decl: decl(checkAction)}},
 	} {
 		adaptors.RegisterKind(k)

@@ -163,13 +163,8 @@ func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
 	}
 	err := d.L.PCall(len(args), nret, nil)
 	if d.dog != nil {
-		switch d.dog.Stop() {
-		case StoppedTime:
-			return c.fail(fmt.Errorf("stopped: it ran longer than the time limit of %v", d.timeout))
-		case StoppedMemory:
-			return c.fail(fmt.Errorf("stopped: it grew the heap by more than the script memory limit of %s", BytesText(d.memory)))
-		case StoppedAborted:
-			return c.fail(errors.New("stopped: seat is stopping"))
+		if stopped := d.dog.Stop(); stopped != NotStopped {
+			return c.fail(errors.New(StopText(stopped, d.timeout, d.memory)))
 		}
 	}
 	if err != nil {

@@ -210,3 +210,17 @@ func (w *Watchdog) Close() {
 	w.cancel()
 	w.mu.Unlock()
 }
+
+// StopText is what a script stopped by the watchdog reads as, in both
+// languages: "script stopped: time limit of 1s exceeded".
+func StopText(r StopReason, timeout time.Duration, memory uint64) string {
+	switch r {
+	case StoppedTime:
+		return "script stopped: time limit of " + timeout.String() + " exceeded"
+	case StoppedMemory:
+		return "script stopped: it grew the heap by more than the script memory limit of " + BytesText(memory)
+	case StoppedAborted:
+		return "script stopped: seat is stopping"
+	}
+	return ""
+}

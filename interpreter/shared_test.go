@@ -1,0 +1,61 @@
+package interpreter
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// TestSharedAdaptorsHaveTheirKindsCapabilities: a session's view of one
+// of the host's adaptors has exactly the capabilities of the adaptor's
+// kind, so that a script's seat.call, seat.result, seat.cancel and
+// seat.publish reach the host's adaptor, and a script asking a kind for
+// what it cannot do is told so, as outside a session. Before, the view
+// was one type for every kind, and scripts reached the host's adaptor
+// through Underlying().
+func TestSharedAdaptorsHaveTheirKindsCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		kind                                       string
+		topics, messages, calls, finishes, cancels bool
+	}{
+		{kind: "socket"},
+		{kind: "web"},
+		{kind: "mqtt", topics: true},
+		{kind: "ros_pub", messages: true},
+		{kind: "ros_client", calls: true},
+		{kind: "ros_action_server", messages: true, finishes: true},
+		{kind: "ros_action_client", messages: true, cancels: true},
+	} {
+		k, ok := adaptors.LookupKind(tc.kind)
+		if !ok {
+			t.Fatalf("no kind %q", tc.kind)
+		}
+		a := newShared("a", &hostAdaptor{}, k)
+		_, topics := a.(adaptors.TopicSender)
+		_, messages := a.(adaptors.MessageSender)
+		_, calls := a.(adaptors.Caller)
+		_, finishes := a.(adaptors.Finisher)
+		_, cancels := a.(adaptors.Canceler)
+		if topics != tc.topics || messages != tc.messages || calls != tc.calls || finishes != tc.finishes || cancels != tc.cancels {
+			t.Errorf("%s: topics %v, messages %v, calls %v, finishes %v, cancels %v; want %v %v %v %v %v", tc.kind,
+				topics, messages, calls, finishes, cancels, tc.topics, tc.messages, tc.calls, tc.finishes, tc.cancels)
+		}
+	}
+}
+
+// TestSharedAdaptorOfAHostThatCouldNotOpenIt: a call through a session's
+// view of an adaptor the host has not open is "not connected", not a
+// crash.
+func TestSharedAdaptorOfAHostThatCouldNotOpenIt(t *testing.T) {
+	k, _ := adaptors.LookupKind("ros_client")
+	h := &hostAdaptor{host: &Machine{adaptors: map[string]adaptors.Adaptor{}}, name: "srv"}
+	a := newShared("srv", h, k)
+	if _, err := a.(adaptors.Caller).Call(context.Background(), nil); !errors.Is(err, adaptors.ErrNotConnected) {
+		t.Errorf("Call: %v, want not connected", err)
+	}
+	if err := a.Send("x"); !errors.Is(err, adaptors.ErrNotConnected) {
+		t.Errorf("Send: %v, want not connected", err)
+	}
+}
