@@ -275,6 +275,7 @@ type seatEvent struct {
 // ud: no table is built for an event.
 type seatEventData struct {
 	ud                              lua.LUserData
+	L                               *lua.LState // the state ud and messageLV belong to
 	text, adaptor, peer, topic, key string
 	hasPeer                         bool
 	message                         any
@@ -282,7 +283,16 @@ type seatEventData struct {
 }
 
 // LuaValue is the record scripts read (luadm.Lazy).
-func (d *seatEventData) LuaValue(L *lua.LState) lua.LValue { return luadm.SetRecord(L, &d.ud, d) }
+// Another state (an invoked session the event is autoforwarded to) reads
+// a record of its own: no Lua value is shared between sessions.
+func (d *seatEventData) LuaValue(L *lua.LState) lua.LValue {
+	if d.L != nil && d.L != L {
+		d = &seatEventData{text: d.text, adaptor: d.adaptor, peer: d.peer, topic: d.topic, key: d.key,
+			hasPeer: d.hasPeer, message: d.message}
+	}
+	d.L = L
+	return luadm.SetRecord(L, &d.ud, d)
+}
 
 // Field is a field of the data (luadm.Record).
 func (d *seatEventData) Field(L *lua.LState, name string) lua.LValue {
@@ -333,8 +343,22 @@ func (d *seatEventData) Fields() []string {
 	return names
 }
 
-// GoValue is the data as plain values (luadm.Record).
-func (d *seatEventData) GoValue() any {
+// GoValue is the data as plain values (luadm.Record): message as a script
+// may have changed it, once read.
+func (d *seatEventData) GoValue(fromLua func(lua.LValue) (any, error)) (any, error) {
+	m := d.plain()
+	if d.messageLV != nil {
+		v, err := fromLua(d.messageLV)
+		if err != nil {
+			return nil, err
+		}
+		m["message"] = v
+	}
+	return m, nil
+}
+
+// plain is the data as it came from the adaptor.
+func (d *seatEventData) plain() map[string]any {
 	m := map[string]any{"text": d.text, "adaptor": d.adaptor}
 	if d.hasPeer {
 		m["peer"] = d.peer
@@ -353,7 +377,7 @@ func (d *seatEventData) GoValue() any {
 
 // MarshalJSON writes the data as a JSON object (a <send> of it to an
 // adaptor, a log of the event).
-func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.GoValue()) }
+func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.plain()) }
 
 // scxmlNextWake is when the session has work: while events are queued,
 // now, but after the input that waits in the machine's queue (which goes

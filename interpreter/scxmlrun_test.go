@@ -1,12 +1,14 @@
 package interpreter
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
@@ -100,6 +102,107 @@ func TestSCXMLEventDataIsARecord(t *testing.T) {
 	}
 	if len(got) != 3 || !cmp.Equal(got[:2], want) || !strings.Contains(got[2], "is read-only: copy what you change into a table of your own") {
 		t.Errorf("got %q, want %q and the read-only error", got, want)
+	}
+}
+
+// TestSCXMLEventDataIsEachSessionsOwn: an adaptor event autoforwarded to
+// an invoked session is read there through that session's own record and
+// message table: what the child writes into _event.data.message is not
+// seen by the parent, which keeps its own. Before, the two sessions
+// shared one Lua table (and one userdata) across their Lua states: the
+// parent read "child wrote".
+func TestSCXMLEventDataIsEachSessionsOwn(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<datamodel><data id="keptm" expr="nil"/><data id="keptd" expr="nil"/></datamodel>
+<state id="待機">
+  <invoke id="kid" autoforward="true"><content><scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="c">
+    <datamodel><data id="ck" expr="nil"/></datamodel>
+    <state id="c">
+      <transition event="chat.message"><script>ck = _event.data; _event.data.message.x = "child wrote"</script></transition>
+      <transition event="chat.line"><script>ck.message.y = "child again"</script></transition>
+    </state></scxml></content></invoke>
+  <transition event="chat.message"><script>keptm = _event.data.message; keptd = _event.data</script></transition>
+  <transition event="chat.line"><script>seat.send('chat', keptm.x .. " " .. tostring(keptd.message.y))</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "chat", Data: map[string]any{"x": "orig"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	h.event("chat", "show")
+	if got, want := h.sends(), []string{"chat:orig nil"}; !cmp.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSCXMLEventDataSentAsChanged: a script that changes a field of
+// _event.data.message (a plain table) and sends _event.data sends what it
+// changed, as when the data was a table; a message that is made to
+// contain its own record is refused, not followed forever. Before, the
+// record's original message was sent: {"x":"orig"}.
+func TestSCXMLEventDataSentAsChanged(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<state id="待機">
+  <transition event="chat.message" cond="_event.data.message.x == 'orig'"><script>_event.data.message.x = "changed"</script>
+    <send type="seat" target="chat"><content expr="_event.data"/></send></transition>
+  <transition event="chat.message"><script>_event.data.message.self = _event.data</script>
+    <send type="seat" target="chat"><content expr="_event.data"/></send></transition>
+  <transition event="error.execution"><script>seat.send('chat', _event.data)</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	for _, x := range []string{"orig", "loop"} {
+		if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "chat", Data: map[string]any{"x": x}}); err != nil {
+			t.Fatal(err)
+		}
+		h.sync()
+	}
+	got := h.sends()
+	if len(got) != 2 || got[0] != `chat:{"adaptor":"chat","message":{"x":"changed"},"text":""}` || !strings.Contains(got[1], "contains itself") {
+		t.Errorf("got %q, want the changed message, then a refusal of the loop", got)
+	}
+}
+
+// TestSCXMLEventSentAsPlainData: <content expr="_event"> and <content
+// expr="_event.data"> send plain data, as when _event was a table: the
+// event's fields as JSON to an adaptor, a table to an invoked session;
+// pairs(_event) walks its fields. Before, the userdata's Go value was
+// sent as it was: "{}" to the adaptor, and the child read a userdata
+// (_event.data's record, shared with the parent) or a string.
+func TestSCXMLEventSentAsPlainData(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<state id="待機">
+  <invoke id="kid"><content><scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" initial="c">
+    <state id="c">
+      <transition event="ev"><send target="#_parent" event="back"><content expr="type(_event.data) .. ' ' .. tostring(_event.data.name or _event.data.text)"/></send></transition>
+    </state></scxml></content></invoke>
+  <transition event="chat.line" cond="_event.data.text == 'a'"><send type="seat" target="chat"><content expr="_event"/></send></transition>
+  <transition event="chat.line" cond="_event.data.text == 'b'"><send target="#_kid" event="ev"><content expr="_event"/></send></transition>
+  <transition event="chat.line" cond="_event.data.text == 'c'"><send target="#_kid" event="ev"><content expr="_event.data"/></send></transition>
+  <transition event="chat.line" cond="_event.data.text == 'd'"><script>
+    local names = {}
+    for k in pairs(_event) do names[#names + 1] = k end
+    seat.send('chat', table.concat(names, " "))
+  </script></transition>
+  <transition event="back"><script>seat.send('chat', 'back: ' .. _event.data)</script></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	for _, s := range []string{"a", "b", "c", "d"} {
+		h.event("chat", s)
+	}
+	want := []string{
+		`chat:{"data":{"adaptor":"chat","text":"a"},"name":"chat.line","origin":"chat","origintype":"https://github.com/seatml/seat#adaptor","type":"external"}`,
+		"chat:back: table chat.line",
+		"chat:back: table c",
+		"chat:name type origin origintype data",
+	}
+	if got := h.sends(); !cmp.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 

@@ -327,7 +327,10 @@ func (c *converter) value(v lua.LValue, depth int) (any, error) {
 		return c.table(x, depth)
 	case *lua.LUserData:
 		if r, ok := x.Value.(Record); ok {
-			return r.GoValue(), nil
+			// a field a script may have changed is converted as a
+			// value of this one: a table that contains its own record
+			// is refused as one that contains itself.
+			return r.GoValue(func(v lua.LValue) (any, error) { return c.value(v, depth+1) })
 		}
 	}
 	return v.String(), nil

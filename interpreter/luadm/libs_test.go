@@ -377,3 +377,44 @@ func TestLibrariesOpenOnFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsIsLua51sForTables: the sandbox's pairs (which honours a
+// record's __pairs) names itself in its errors as Lua's does, walks a
+// table whatever __pairs its metatable has (Lua 5.1 scripts do not
+// expect one honoured), and a record's iterator given another userdata
+// is an argument error, not a Go panic. Before, pairs(nil) read "bad
+// argument #1 to (anonymous)", and the iterator given _event panicked
+// with "interface conversion".
+func TestPairsIsLua51sForTables(t *testing.T) {
+	rec := func(L *lua.LState) {
+		L.SetGlobal("rec", SetRecord(L, &lua.LUserData{}, testRecord{}))
+		L.SetGlobal("other", L.NewUserData())
+	}
+	for _, c := range []struct{ script, want string }{
+		{`for k in pairs(nil) do end`, "bad argument #1 to pairs (table expected, got nil)"},
+		{`for k in pairs(5) do end`, "bad argument #1 to pairs (table expected, got number)"},
+		{`for k in pairs(other) do end`, "bad argument #1 to pairs (table expected, got userdata)"},
+		{`local n = 0 for k in pairs(setmetatable({a = 1}, {__pairs = function() error("honoured") end})) do n = n + 1 end return n`, "1"},
+		{`local s = "" for k, v in pairs(rec) do s = s .. k .. v end return s`, "a1b2"},
+		{`local f = pairs(rec) return f(other)`, "(seat.record expected, got userdata)"},
+	} {
+		out, err, _, _ := call(t, 5*time.Second, rec, c.script)
+		got := out
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q; want %q", c.script, got, c.want)
+		}
+	}
+}
+
+type testRecord struct{}
+
+func (testRecord) Field(L *lua.LState, name string) lua.LValue {
+	return map[string]lua.LValue{"a": lua.LNumber(1), "b": lua.LNumber(2)}[name]
+}
+func (testRecord) Fields() []string { return []string{"a", "b"} }
+func (testRecord) GoValue(func(lua.LValue) (any, error)) (any, error) {
+	return map[string]any{"a": 1.0, "b": 2.0}, nil
+}

@@ -7,14 +7,17 @@ import (
 // Record is Go data that scripts read as a read-only table, without a
 // table being built: its fields are read on access, pairs walks them
 // (the sandbox's pairs honours __pairs), and FromLua gives its GoValue.
+// A record's Lua values belong to one Lua state: a Lazy record read by
+// another state gives that state a record of its own.
 // An event's data is one: most scripts read one field of it, if any.
 type Record interface {
 	// Field is the named field's value, nil if there is none.
 	Field(L *lua.LState, name string) lua.LValue
 	// Fields are the names of the fields there are, in order.
 	Fields() []string
-	// GoValue is the record as plain values (FromLua, JSON).
-	GoValue() any
+	// GoValue is the record as plain values (FromLua): fromLua converts
+	// a field whose Lua value a script may have changed (a table).
+	GoValue(fromLua func(lua.LValue) (any, error)) (any, error)
 }
 
 const recordType = "seat.record"
@@ -34,7 +37,7 @@ func SetRecord(L *lua.LState, ud *lua.LUserData, r Record) *lua.LUserData {
 func recordMetatable(L *lua.LState) *lua.LTable {
 	mt := L.NewTypeMetatable(recordType)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		r := L.CheckUserData(1).Value.(Record)
+		r := checkRecord(L)
 		if k, ok := L.Get(2).(lua.LString); ok {
 			L.Push(r.Field(L, string(k)))
 		} else {
@@ -46,8 +49,16 @@ func recordMetatable(L *lua.LState) *lua.LTable {
 		L.RaiseError("%s is read-only: copy what you change into a table of your own", L.Get(1).String())
 		return 0
 	}))
+	mt.RawSetString("__pairs", PairsMethod(L))
+	mt.RawSetString("__metatable", lua.LFalse)
+	return mt
+}
+
+// PairsMethod is a __pairs metamethod that walks a record's fields (for
+// a userdata with a metatable of its own that is also a Record).
+func PairsMethod(L *lua.LState) *lua.LFunction {
 	next := L.NewFunction(func(L *lua.LState) int {
-		r := L.CheckUserData(1).Value.(Record)
+		r := checkRecord(L)
 		names := r.Fields()
 		i := 0
 		if k, ok := L.Get(2).(lua.LString); ok {
@@ -64,18 +75,30 @@ func recordMetatable(L *lua.LState) *lua.LTable {
 		L.Push(r.Field(L, names[i]))
 		return 2
 	})
-	mt.RawSetString("__pairs", L.NewFunction(func(L *lua.LState) int {
+	return L.NewFunction(func(L *lua.LState) int {
 		L.Push(next)
 		L.Push(L.Get(1))
 		L.Push(lua.LNil)
 		return 3
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	return mt
+	})
+}
+
+// checkRecord is argument 1 as a record, or an argument error (the
+// iterator pairs gives can be called with anything).
+func checkRecord(L *lua.LState) Record {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if r, ok := ud.Value.(Record); ok {
+			return r
+		}
+	}
+	L.ArgError(1, recordType+" expected, got "+L.Get(1).Type().String())
+	return nil
 }
 
 // pairsWithMeta is pairs that honours a __pairs metamethod, as Lua 5.2's
-// does: a record's fields are walked as a table's.
+// does for a userdata: a record's fields are walked as a table's. A
+// table's __pairs is not honoured: scripts are Lua 5.1's, which do not
+// expect it, and a table is walked as it always was.
 func pairsWithMeta(base lua.LValue) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if ud, ok := L.Get(1).(*lua.LUserData); ok {
@@ -86,6 +109,7 @@ func pairsWithMeta(base lua.LValue) lua.LGFunction {
 				return 3
 			}
 		}
+		L.CheckTable(1) // the error names pairs, not base
 		L.Push(base)
 		L.Push(L.Get(1))
 		L.Call(1, 3)

@@ -649,9 +649,11 @@ func (c *compiler) payload(n *schema.Node) func(*statechart.Instance) (any, erro
 				return nil, err
 			}
 			if ud, ok := v.(*lua.LUserData); ok {
-				return ud.Value, nil
+				if n, ok := ud.Value.(*schema.Node); ok {
+					return n, nil // XML content
+				}
 			}
-			data, err := luadm.FromLua(v)
+			data, err := luadm.FromLua(v) // _event and its data too: plain values
 			if err != nil {
 				return nil, fmt.Errorf("%s: <content>: %w", contentPos, err)
 			}

@@ -367,7 +367,7 @@ func (s *Session) lazyEvent(L *lua.LState) {
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
 			if s.evLV == nil {
-				s.evLV = newEventValue(s.ev, evMeta)
+				s.evLV = newEventValue(L, s.ev, evMeta)
 			}
 			L.Push(s.evLV)
 			return 1
@@ -395,12 +395,13 @@ func (s *Session) lazyEvent(L *lua.LState) {
 // keeps _event keeps that event's.
 type eventValue struct {
 	ud   lua.LUserData // the value scripts see; its Value is the eventValue
+	L    *lua.LState   // the session's
 	ev   *statechart.Event
 	data lua.LValue // nil until read
 }
 
-func newEventValue(ev *statechart.Event, meta *lua.LTable) *lua.LUserData {
-	e := &eventValue{ev: ev}
+func newEventValue(L *lua.LState, ev *statechart.Event, meta *lua.LTable) *lua.LUserData {
+	e := &eventValue{L: L, ev: ev}
 	e.ud.Value, e.ud.Metatable = e, meta
 	return &e.ud
 }
@@ -411,30 +412,10 @@ func eventMetatable(L *lua.LState) *lua.LTable {
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		e := L.CheckUserData(1).Value.(*eventValue)
-		ev := e.ev
-		switch L.CheckString(2) {
-		case "name":
-			L.Push(lua.LString(ev.Name))
-		case "type":
-			L.Push(lua.LString(ev.Type.String()))
-		case "sendid":
-			pushOptional(L, ev.SendID)
-		case "origin":
-			pushOptional(L, ev.Origin)
-		case "origintype":
-			pushOptional(L, ev.OriginType)
-		case "invokeid":
-			pushOptional(L, ev.InvokeID)
-		case "data":
-			if e.data == nil {
-				e.data = luadm.ToLua(L, ev.Data)
-			}
-			L.Push(e.data)
-		default:
-			L.Push(lua.LNil)
-		}
+		L.Push(e.Field(L, L.CheckString(2)))
 		return 1
 	}))
+	mt.RawSetString("__pairs", luadm.PairsMethod(L))
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("_event is a system variable: its fields cannot be assigned")
 		return 0
@@ -448,13 +429,63 @@ func eventMetatable(L *lua.LState) *lua.LTable {
 	return mt
 }
 
-// pushOptional pushes s, or nil when it is empty.
-func pushOptional(L *lua.LState, s string) {
-	if s == "" {
-		L.Push(lua.LNil)
-	} else {
-		L.Push(lua.LString(s))
+// Field is a field of _event (luadm.Record), nil if it is empty.
+func (e *eventValue) Field(L *lua.LState, name string) lua.LValue {
+	ev := e.ev
+	switch name {
+	case "name":
+		return lua.LString(ev.Name)
+	case "type":
+		return lua.LString(ev.Type.String())
+	case "sendid":
+		return optional(ev.SendID)
+	case "origin":
+		return optional(ev.Origin)
+	case "origintype":
+		return optional(ev.OriginType)
+	case "invokeid":
+		return optional(ev.InvokeID)
+	case "data":
+		if e.data == nil {
+			e.data = luadm.ToLua(L, ev.Data)
+		}
+		return e.data
 	}
+	return lua.LNil
+}
+
+// Fields are _event's fields that are not empty, in §5.10.1's order
+// (luadm.Record): pairs(_event) walks them as it walked the table.
+func (e *eventValue) Fields() []string {
+	names := make([]string, 0, 7)
+	for _, k := range []string{"name", "type", "sendid", "origin", "origintype", "invokeid", "data"} {
+		if e.Field(e.L, k) != lua.LNil {
+			names = append(names, k)
+		}
+	}
+	return names
+}
+
+// GoValue is _event as plain values (luadm.Record): <content
+// expr="_event"> sends them, as it sent the table.
+func (e *eventValue) GoValue(fromLua func(lua.LValue) (any, error)) (any, error) {
+	m := map[string]any{}
+	for _, k := range e.Fields() {
+		v, err := fromLua(e.Field(e.L, k))
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// optional is s, or nil when it is empty.
+func optional(s string) lua.LValue {
+	if s == "" {
+		return lua.LNil
+	}
+	return lua.LString(s)
 }
 
 func (sys *System) ended(s *Session, final *statechart.State, data any) {
