@@ -695,7 +695,11 @@ type sharedTopics struct{ *sharedAdaptor }
 
 // SendTopic publishes with the host's adaptor (a message's own topic).
 func (a sharedTopics) SendTopic(topic, text string, retain bool) error {
-	return sendTopic(a.real.get(), topic, text, retain)
+	ts, err := host[adaptors.TopicSender](a.sharedAdaptor)
+	if err != nil {
+		return err
+	}
+	return ts.SendTopic(topic, text, retain)
 }
 
 type sharedMessages struct{ *sharedAdaptor }

@@ -59,3 +59,43 @@ func TestSharedAdaptorOfAHostThatCouldNotOpenIt(t *testing.T) {
 		t.Errorf("Send: %v, want not connected", err)
 	}
 }
+
+// TestSharedViewsOfAnUnopenedHostSayNotConnected: through a session's
+// view of any kind of adaptor the host could not open, what the kind can
+// do fails with "not connected", as seat.call's does. Before, a topic
+// message to an MQTT adaptor the host had not open read "the adaptor does
+// not publish to topics", as if MQTT could not.
+func TestSharedViewsOfAnUnopenedHostSayNotConnected(t *testing.T) {
+	h := &hostAdaptor{host: &Machine{adaptors: map[string]adaptors.Adaptor{}}, name: "a"}
+	for _, name := range adaptors.KindsWith(0) {
+		k, _ := adaptors.LookupKind(name)
+		if k.New == nil {
+			continue // a foreign kind seat ignores
+		}
+		a := newShared("a", h, k)
+		check := func(what string, err error) {
+			if !errors.Is(err, adaptors.ErrNotConnected) {
+				t.Errorf("%s: %s: %v, want not connected", name, what, err)
+			}
+		}
+		check("Send", a.Send("x"))
+		if ts, ok := a.(adaptors.TopicSender); ok {
+			check("SendTopic", ts.SendTopic("t", "x", false))
+		}
+		if ms, ok := a.(adaptors.MessageSender); ok {
+			check("SendMessage", ms.SendMessage(map[string]any{}))
+		}
+		if c, ok := a.(adaptors.Caller); ok {
+			_, err := c.Call(context.Background(), nil)
+			check("Call", err)
+		}
+		if f, ok := a.(adaptors.Finisher); ok {
+			check("Finish", f.Finish("g", nil, "succeeded"))
+			check("Feedback", f.Feedback("g", nil))
+		}
+		if c, ok := a.(adaptors.Canceler); ok {
+			_, err := c.CancelGoal()
+			check("CancelGoal", err)
+		}
+	}
+}
