@@ -29,8 +29,9 @@ const walkFilesMax = 7
 // probe is an adaptor that records the stacks it is called from: where a
 // script's seat.send, an onentry's message and the end of the pass reach.
 type probe struct {
-	mu     sync.Mutex
-	stacks map[string][]string
+	mu      sync.Mutex
+	stacks  map[string][]string
+	flushed chan struct{} // receives once the pass's end is recorded
 }
 
 func (p *probe) Name() string                              { return "probe" }
@@ -44,6 +45,7 @@ func (p *probe) Flush() {
 	p.mu.Unlock()
 	if taken && !flushed {
 		p.record("flush")
+		p.flushed <- struct{}{}
 	}
 }
 
@@ -91,23 +93,20 @@ func TestOneLinesWalk(t *testing.T) {
 	if prog == nil {
 		t.Fatal(diags)
 	}
-	p := &probe{}
+	p := &probe{flushed: make(chan struct{}, 1)}
 	socket, _ := adaptors.LookupKind("socket")
-	m, err := New(prog, Options{OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
-		if c.Name == "probe" {
-			return p, nil
+	h := startProgram(t, prog, func(o *Options) {
+		// The walk of seat run: the real clock, and no trace (with one,
+		// messages leave the slot fast path).
+		o.Clock, o.Trace = nil, nil
+		o.OpenAdaptor = func(c adaptors.Config) (adaptors.Adaptor, error) {
+			if c.Name == "probe" {
+				return p, nil
+			}
+			return socket.New(c)
 		}
-		return socket.New(c)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	<-m.Ready()
-	c, err := net.Dial("tcp", m.Adaptor("chat").(adaptors.Addresser).Addr())
+	})
+	c, err := net.Dial("tcp", h.m.Adaptor("chat").(adaptors.Addresser).Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,15 +127,10 @@ func TestOneLinesWalk(t *testing.T) {
 		p.stacks = nil
 		p.mu.Unlock()
 		ask("ping", "pong")
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			p.mu.Lock()
-			n := len(p.stacks)
-			p.mu.Unlock()
-			if n == 3 || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(time.Millisecond)
+		select {
+		case <-p.flushed: // the script's and the onentry's came before
+		case <-time.After(10 * time.Second):
+			t.Fatal("the pass never ended")
 		}
 		p.mu.Lock()
 		inline := slices.ContainsFunc(p.stacks["flush"], func(f string) bool { return strings.Contains(f, "readLines") })
