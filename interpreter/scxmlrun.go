@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -373,6 +374,11 @@ func (d *seatEventData) plain() map[string]any {
 		m["message"] = d.message
 	}
 	return m
+}
+
+// String names the data in tostring and errors (luadm.Record).
+func (d *seatEventData) String() string {
+	return "_event.data{text=" + strconv.Quote(d.text) + ", adaptor=" + strconv.Quote(d.adaptor) + "}"
 }
 
 // MarshalJSON writes the data as a JSON object (a <send> of it to an

@@ -100,7 +100,7 @@ func TestSCXMLEventDataIsARecord(t *testing.T) {
 		"chat:text=walk adaptor=chat / chat.line keep userdata",
 		`chat:{"adaptor":"chat","text":"json"}`,
 	}
-	if len(got) != 3 || !cmp.Equal(got[:2], want) || !strings.Contains(got[2], "is read-only: copy what you change into a table of your own") {
+	if len(got) != 3 || !cmp.Equal(got[:2], want) || !strings.Contains(got[2], `_event.data{text="write", adaptor="chat"} is read-only: copy what you change into a table of your own`) {
 		t.Errorf("got %q, want %q and the read-only error", got, want)
 	}
 }

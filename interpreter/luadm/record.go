@@ -1,12 +1,16 @@
 package luadm
 
 import (
+	"fmt"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
 // Record is Go data that scripts read as a read-only table, without a
 // table being built: its fields are read on access, pairs walks them
 // (the sandbox's pairs honours __pairs), and FromLua gives its GoValue.
+// A record that is a fmt.Stringer is named so by tostring and in the
+// error a script gets for assigning one of its fields.
 // A record's Lua values belong to one Lua state: a Lazy record read by
 // another state gives that state a record of its own.
 // An event's data is one: most scripts read one field of it, if any.
@@ -26,10 +30,21 @@ const recordType = "seat.record"
 // metatable the records' (one per Lua state). ud may be part of r, so
 // that the view costs no allocation of its own.
 func SetRecord(L *lua.LState, ud *lua.LUserData, r Record) *lua.LUserData {
-	mt, ok := L.GetTypeMetatable(recordType).(*lua.LTable)
-	if !ok {
-		mt = recordMetatable(L)
+	return SetRecordMeta(ud, r, RecordMetatable(L))
+}
+
+// RecordMetatable is the records' metatable of L, for a caller that makes
+// a record per event to keep (SetRecordMeta) instead of looking it up in
+// L's registry each time.
+func RecordMetatable(L *lua.LState) *lua.LTable {
+	if mt, ok := L.GetTypeMetatable(recordType).(*lua.LTable); ok {
+		return mt
 	}
+	return recordMetatable(L)
+}
+
+// SetRecordMeta is SetRecord with the metatable RecordMetatable gave.
+func SetRecordMeta(ud *lua.LUserData, r Record, mt *lua.LTable) *lua.LUserData {
 	ud.Value, ud.Metatable = r, mt
 	return ud
 }
@@ -46,8 +61,12 @@ func recordMetatable(L *lua.LState) *lua.LTable {
 		return 1
 	}))
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("%s is read-only: copy what you change into a table of your own", L.Get(1).String())
+		L.RaiseError("%s is read-only: copy what you change into a table of your own", describe(L))
 		return 0
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(describe(L)))
+		return 1
 	}))
 	mt.RawSetString("__pairs", PairsMethod(L))
 	mt.RawSetString("__metatable", lua.LFalse)
@@ -81,6 +100,15 @@ func PairsMethod(L *lua.LState) *lua.LFunction {
 		L.Push(lua.LNil)
 		return 3
 	})
+}
+
+// describe is argument 1 as a record says it is (fmt.Stringer), else as
+// Lua writes a userdata.
+func describe(L *lua.LState) string {
+	if s, ok := checkRecord(L).(fmt.Stringer); ok {
+		return s.String()
+	}
+	return L.Get(1).String()
 }
 
 // checkRecord is argument 1 as a record, or an argument error (the

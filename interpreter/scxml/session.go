@@ -362,12 +362,12 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 // event on access, as SEATML's event is; assigning _event is an error.
 func (s *Session) lazyEvent(L *lua.LState) {
 	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
-	evMeta := eventMetatable(L)
+	records := luadm.RecordMetatable(L)
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
 			if s.evLV == nil {
-				s.evLV = newEventValue(L, s.ev, evMeta)
+				s.evLV = newEventValue(L, s.ev, records)
 			}
 			L.Push(s.evLV)
 			return 1
@@ -390,9 +390,9 @@ func (s *Session) lazyEvent(L *lua.LState) {
 	L.G.Global.Metatable = mt
 }
 
-// eventValue is _event for one event: a userdata whose fields are read
-// from the event, data converted to Lua on its first read. A script that
-// keeps _event keeps that event's.
+// eventValue is _event for one event: a luadm.Record whose fields are
+// read from the event, data converted to Lua on its first read. A script
+// that keeps _event keeps that event's.
 type eventValue struct {
 	ud   lua.LUserData // the value scripts see; its Value is the eventValue
 	L    *lua.LState   // the session's
@@ -400,33 +400,14 @@ type eventValue struct {
 	data lua.LValue // nil until read
 }
 
-func newEventValue(L *lua.LState, ev *statechart.Event, meta *lua.LTable) *lua.LUserData {
+func newEventValue(L *lua.LState, ev *statechart.Event, records *lua.LTable) *lua.LUserData {
 	e := &eventValue{L: L, ev: ev}
-	e.ud.Value, e.ud.Metatable = e, meta
-	return &e.ud
+	return luadm.SetRecordMeta(&e.ud, e, records)
 }
 
-// eventMetatable is _event's metatable: its fields (SCXML §5.10.1) read
-// on access, none assignable.
-func eventMetatable(L *lua.LState) *lua.LTable {
-	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		e := L.CheckUserData(1).Value.(*eventValue)
-		L.Push(e.Field(L, L.CheckString(2)))
-		return 1
-	}))
-	mt.RawSetString("__pairs", luadm.PairsMethod(L))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("_event is a system variable: its fields cannot be assigned")
-		return 0
-	}))
-	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		e := L.CheckUserData(1).Value.(*eventValue)
-		L.Push(lua.LString("_event{name=" + strconv.Quote(e.ev.Name) + ", type=" + e.ev.Type.String() + "}"))
-		return 1
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	return mt
+// String names _event in tostring and errors (luadm.Record).
+func (e *eventValue) String() string {
+	return "_event{name=" + strconv.Quote(e.ev.Name) + ", type=" + e.ev.Type.String() + "}"
 }
 
 // Field is a field of _event (luadm.Record), nil if it is empty.
