@@ -437,25 +437,27 @@ type panelWidget struct {
 
 func str(s string) *string { return &s }
 
-func encode(f frame) []byte {
+// encode is f's text frame, ready for any client's outbox: a frame sent
+// to every page is encoded once.
+func encode(f frame) string {
 	b, _ := json.Marshal(f)
-	return b
+	return textFrame(b)
 }
 
 // snapshot returns the frames a client needs for the current state: the
 // state, its panel, and one set per widget value.
-func (a *Adaptor) snapshotLocked() [][]byte { return a.snapshot(a.state, a.active, a.values) }
+func (a *Adaptor) snapshotLocked() []string { return a.snapshot(a.state, a.active, a.values) }
 
 // snapshot returns the frames that show state, with the widgets of the
 // active states (outermost first, each its own, in document order) and
 // their values.
-func (a *Adaptor) snapshot(state string, active []string, values map[string]string) [][]byte {
+func (a *Adaptor) snapshot(state string, active []string, values map[string]string) []string {
 	if state == "" {
 		return nil
 	}
-	out := [][]byte{encode(frame{Type: "state", Name: state})}
+	out := []string{encode(frame{Type: "state", Name: state})}
 	p := frame{Type: "panel", State: state, Behavior: a.gui.Behavior, Widgets: []panelWidget{}}
-	var sets [][]byte
+	var sets []string
 	for _, name := range active {
 		st := a.byName[name]
 		if st == nil {
@@ -511,7 +513,7 @@ func apply(values map[string]string, ref, op, value string) {
 	}
 }
 
-func guiFrame(ref, op, value string) []byte {
+func guiFrame(ref, op, value string) string {
 	f := frame{Type: "gui", ID: ref, Op: op}
 	if op != "clear" {
 		f.Value = str(value)
@@ -676,11 +678,11 @@ func (c *client) reply(f string) bool {
 	return true
 }
 
-// send queues JSON frames and wakes the writer; a client whose queue is
+// send queues encoded frames and wakes the writer; a client whose queue is
 // full is disconnected.
-func (c *client) send(frames ...[]byte) bool {
+func (c *client) send(frames ...string) bool {
 	for _, f := range frames {
-		if c.closed() || !c.put(textFrame(f)) {
+		if c.closed() || !c.put(f) {
 			return false
 		}
 	}
