@@ -217,7 +217,7 @@ func (d *droppedEvents) log(m *Machine, msg string, limit int) {
 // for those raised by the event, timer or list just handled, d+1 for
 // those raised while an event of depth d was handled (by its rules or by
 // the engine, as done.state).
-func (m *Machine) drainInternal() {
+func (m seatmlBehavior) drainInternal() {
 	m.depths = m.depths[:0]
 	for range m.sc.InternalLen() {
 		m.depths = append(m.depths, 1)
@@ -248,7 +248,9 @@ func (m *Machine) drainInternal() {
 			continue
 		}
 		before := m.sc.InternalLen()
-		m.handleOne(&adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text})
+		if iev := (adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text}); m.received(&iev) {
+			m.handleOne(&iev)
+		}
 		for range m.sc.InternalLen() - before {
 			m.depths = append(m.depths, depth+1)
 		}
@@ -257,9 +259,9 @@ func (m *Machine) drainInternal() {
 		m.depths = nil // a fan-out's: not kept for the next
 	}
 	if deep.n+many.n+m.unqueued.n > 0 { // (no message is formatted for nothing)
-		deep.log(m, fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain), maxChain)
-		many.log(m, fmt.Sprintf("internal events cut: %d handled after one event, timer or list (each raising more than one?)", maxInternal), maxInternal)
-		m.unqueued.log(m, fmt.Sprintf("internal event queue full: raised events dropped (at most %d wait at once)", m.opts.QueueLen), m.opts.QueueLen)
+		deep.log(m.Machine, fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain), maxChain)
+		many.log(m.Machine, fmt.Sprintf("internal events cut: %d handled after one event, timer or list (each raising more than one?)", maxInternal), maxInternal)
+		m.unqueued.log(m.Machine, fmt.Sprintf("internal event queue full: raised events dropped (at most %d wait at once)", m.opts.QueueLen), m.opts.QueueLen)
 	}
 }
 

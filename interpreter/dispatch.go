@@ -28,36 +28,51 @@ func (m *Machine) guiModel() *adaptors.GUI {
 	return g
 }
 
-// handleEvent handles an event (SEATML §5), then the internal events it
-// raised.
+// handleEvent takes an event in: it is stamped with the turn, trimmed of
+// its line end and shown to the observers; a widget's new value is kept;
+// anything else goes to the behavior. Its sender, if it waits, hears
+// whether it was handled.
 func (m *Machine) handleEvent(ev adaptors.Event) {
-	m.handleOne(&ev) // by pointer: the event is copied once, as before the split
+	if ev.Done != nil {
+		m.cutShort = false
+		defer func() { ev.Done(!m.cutShort) }() // a script cut short by seat stopping: not handled (MQTT sends it again)
+	}
+	if m.received(&ev) {
+		m.b.handle(ev)
+	}
+}
+
+// received is handleEvent's intake, for internal events too; it reports
+// whether the event goes on to the behavior.
+func (m *Machine) received(ev *adaptors.Event) bool {
+	m.turn++
+	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
+		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
+	}
+	if ev.Update {
+		m.updateWidget(*ev)
+		return false
+	}
+	if m.watching() {
+		m.observeEvent(ev)
+	}
+	return true
+}
+
+// seatmlBehavior is a SEATML program's behavior: its rules, states,
+// timeouts and onexec ticks (docs/seatml.md).
+type seatmlBehavior struct{ *Machine }
+
+// handle handles an event (§5), then the internal events it raised.
+func (m seatmlBehavior) handle(ev adaptors.Event) {
+	m.handleOne(&ev)
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
 }
 
 // handleOne handles one event (§5).
-func (m *Machine) handleOne(ev *adaptors.Event) {
-	m.turn++
-	if ev.Done != nil {
-		m.cutShort = false
-		defer func() { ev.Done(!m.cutShort) }() // a script cut short by seat stopping: not handled (MQTT sends it again)
-	}
-	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
-		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
-	}
-	if ev.Update {
-		m.updateWidget(*ev)
-		return
-	}
-	if m.watching() {
-		m.observeEvent(ev)
-	}
-	if m.scx != nil {
-		m.scxmlEvent(ev)
-		return
-	}
+func (m seatmlBehavior) handleOne(ev *adaptors.Event) {
 	if ev.Kind != adaptors.Text {
 		m.handleConnection(*ev)
 		return

@@ -73,6 +73,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		}
 		m.sc = statechart.New(prog.Chart, scOpts)
 		m.sc.Ext = m
+		m.b = seatmlBehavior{m}
 		if prog.Nested {
 			m.active = make([]atomic.Bool, len(prog.Chart.States))
 			m.touched = make([]uint64, len(prog.Chart.States))
@@ -277,7 +278,7 @@ func (m *Machine) Run(ctx context.Context) error {
 	}
 	m.runMu.Lock()
 	m.startDevices()
-	m.enterInitial()
+	m.b.begin()
 	m.flushAdaptors()
 	// Sessions keep to their goroutines: ten thousand of them run by a
 	// few producers' goroutines measured slower (BenchmarkSessionEvents).
@@ -291,7 +292,7 @@ func (m *Machine) Run(ctx context.Context) error {
 		if m.drain(0); m.over() {
 			break // holding runMu: no producer runs the machine again
 		}
-		due, timed := m.nextWake()
+		due, timed := m.b.nextWake()
 		m.armed = time.Time{}
 		if timed {
 			m.armed = due
@@ -347,8 +348,8 @@ func (m *Machine) drain(limit int) (more bool) {
 		// timer due by then runs first, as it would have with the clock
 		// read after.
 		at, queued := m.q.peek()
-		if due, timed := m.nextWake(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
-			m.runTimer(due)
+		if due, timed := m.b.nextWake(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
+			m.b.fire(due)
 			m.flushAdaptors()
 			continue
 		}
@@ -619,7 +620,7 @@ func (m *Machine) reportResource(ev adaptors.Event) (kind, name string) {
 // Begins must not Run.
 func (m *Machine) Begin() {
 	m.running.Store(true)
-	m.enterInitial()
+	m.b.begin()
 	close(m.ready)
 }
 

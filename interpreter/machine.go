@@ -227,7 +227,10 @@ type Machine struct {
 	depths   []int
 	unqueued droppedEvents
 
-	scx *scxmlRun // an SCXML document's session (sc is its instance)
+	// b is the behavior the machine runs: SEATML's, or an SCXML
+	// document's session (nil in a session host: its sessions' machines
+	// have theirs).
+	b behavior
 	// active marks, by the chart's state index, the active states of a
 	// nested behavior or an SCXML document, for ActiveStates from other
 	// goroutines (nil for a flat behavior: its current state says it).
@@ -452,7 +455,7 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 			m.leg.Store(nil)
 			leg.Ran()
 		}
-		due, timed := m.nextWake()
+		due, timed := m.b.nextWake()
 		// The machine's goroutine must look again when work is left, the
 		// run ends, or a timer is now due before the one it waits for.
 		wake := more || m.over() || (timed && (armed.IsZero() || due.Before(armed)))

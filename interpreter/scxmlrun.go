@@ -20,11 +20,11 @@ import (
 	"github.com/seatml/seat/interpreter/statechart"
 )
 
-// scxmlRun is a Machine's SCXML session: the document's statechart, run
-// by the SCXML front end on the machine's clock, Lua state, adaptors and
-// devices. The machine hands it every event (handleOne) and timer
-// (nextWake, runTimerOnce); its states are mirrored by the program's.
+// scxmlRun is an SCXML document's behavior: its session, run by the
+// SCXML front end on its machine's clock, Lua state, adaptors and
+// devices. Its states are mirrored by the program's.
 type scxmlRun struct {
+	m     *Machine
 	sys   *scxml.System
 	s     *scxml.Session
 	start time.Time // when the session began, on the machine's clock: the system's zero
@@ -72,13 +72,13 @@ func (d docWhere) String() string { return string(d) }
 // installSCXML makes the machine's SCXML session on its Lua state, with
 // the seat table (less what is SEATML's own) in its datamodel.
 func (m *Machine) installSCXML() {
-	run := &scxmlRun{sys: scxml.NewSystem()}
+	run := &scxmlRun{m: m, sys: scxml.NewSystem()}
 	sys := run.sys
 	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
 	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*m.opts.ScriptTimeout)
 	sys.Clock = func() time.Duration { return m.clock.Now().Sub(run.start) }
-	sys.OnEnter = func(in *statechart.Instance, n *statechart.State) { m.scxmlEntered(in, n) }
-	sys.OnExit = func(_ *statechart.Instance, n *statechart.State) { m.scxmlExited(n) }
+	sys.OnEnter = func(in *statechart.Instance, n *statechart.State) { run.entered(in, n) }
+	sys.OnExit = func(_ *statechart.Instance, n *statechart.State) { run.exited(n) }
 	sys.Adaptor = func(_ *scxml.Session, target, line string) error {
 		if !m.declaredAdaptor(target) {
 			return fmt.Errorf("<send type=\"seat\"> to %q: the document declares no such adaptor (<seat:adaptor name=%q>)", target, target)
@@ -98,9 +98,9 @@ func (m *Machine) installSCXML() {
 		m.log.Info("log", append(fields, zap.String("label", label), zap.String("text", text))...)
 	}
 	m.installAPI()
-	m.trimAPIForSCXML()
+	run.trimAPI()
 	run.s = sys.Prepare(m.prog.Document, m.L, m.dog)
-	m.scx = run
+	m.b = run
 	m.sc = run.s.Instance()
 	m.active = make([]atomic.Bool, len(m.prog.Document.Chart.States))
 }
@@ -116,9 +116,10 @@ var scxmlOnly = map[string]string{
 	"getEntry": "there are no widgets", "setEntry": "there are no widgets", "getText": "there are no widgets", "appendText": "there are no widgets", "clearText": "there are no widgets",
 }
 
-// trimAPIForSCXML replaces the seat functions an SCXML document cannot
-// use with ones that say why, and seat.raise with the session's.
-func (m *Machine) trimAPIForSCXML() {
+// trimAPI replaces the seat functions an SCXML document cannot use with
+// ones that say why, and seat.raise with the session's.
+func (r *scxmlRun) trimAPI() {
+	m := r.m
 	api := m.L.GetGlobal("seat").(*lua.LTable)
 	for name, why := range scxmlOnly {
 		msg := fmt.Sprintf("seat.%s is SEATML's: in an SCXML document %s", name, why)
@@ -140,23 +141,23 @@ func (m *Machine) trimAPIForSCXML() {
 			}
 			ev.Data = data
 		}
-		m.scx.s.Instance().Raise(ev)
+		r.s.Instance().Raise(ev)
 		return 0
 	}))
 }
 
-// scxmlBegin enters the document's initial configuration.
-func (m *Machine) scxmlBegin() {
-	m.scx.start = m.clock.Now()
+// begin enters the document's initial configuration.
+func (r *scxmlRun) begin() {
+	m := r.m
+	r.start = m.clock.Now()
 	m.starting = true
-	m.scx.s.Begin()
+	r.s.Begin()
 	m.starting = false
-	m.scxmlSettled(m.scxmlDrain())
+	r.settled(r.drain())
 }
 
-// scxmlDrain handles a slice of the document's queue.
-func (m *Machine) scxmlDrain() error {
-	run := m.scx
+// drain handles a slice of the document's queue.
+func (run *scxmlRun) drain() error {
 	n, more := run.sys.Drain(scxmlSlice)
 	run.more = more
 	if run.burst += n; !more {
@@ -174,29 +175,30 @@ func (m *Machine) scxmlDrain() error {
 	return nil
 }
 
-// scxmlEvent hands an adaptor's or the device layer's event to the
-// session as an external event (docs/scxml.md "seat's world"), and
-// handles what it causes.
-func (m *Machine) scxmlEvent(ev *adaptors.Event) {
+// handle hands an adaptor's or the device layer's event to the session
+// as an external event (docs/scxml.md "seat's world"), and handles what
+// it causes.
+func (r *scxmlRun) handle(ev adaptors.Event) {
+	m := r.m
 	switch ev.Source {
 	case "gui":
 		return // an SCXML document has no widgets
 	case "motion":
-		m.reportResource(*ev) // the manager keeps a lost motion as the last reason
+		m.reportResource(ev) // the manager keeps a lost motion as the last reason
 	}
 	if ev.Key != "" { // a ROS goal has one (ros_action)
 		if t, ok := ev.From.(adaptors.Taker); ok {
 			t.Take() // the document has every event posted to it
 		}
 	}
-	m.evBuf = *ev
+	m.evBuf = ev
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	prev := m.cc
 	m.cc = cc // seat.reply answers the event's peer
 	defer func() { m.cc = prev }()
-	m.scx.sys.Post(m.scx.s, m.scx.eventOf(ev))
-	m.scxmlSettled(m.scxmlDrain())
+	r.sys.Post(r.s, r.eventOf(&m.evBuf))
+	r.settled(r.drain())
 }
 
 // ErrNotSCXML is returned by PostEvent for a SEATML behavior.
@@ -208,15 +210,16 @@ var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it 
 // handled. Call it from Sync. A SEATML behavior has no named events from
 // outside: ErrNotSCXML.
 func (m *Machine) PostEvent(name string, data any) error {
-	if m.scx == nil {
+	r, ok := m.b.(*scxmlRun)
+	if !ok {
 		return ErrNotSCXML
 	}
 	m.turn++
 	prev := m.cc
 	m.cc = nil // no peer: seat.reply has no one to answer
 	defer func() { m.cc = prev }()
-	m.scx.sys.Post(m.scx.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
-	m.scxmlSettled(m.scxmlDrain())
+	r.sys.Post(r.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
+	r.settled(r.drain())
 	return nil
 }
 
@@ -385,44 +388,49 @@ func (d *seatEventData) String() string {
 // adaptor, a log of the event).
 func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.plain()) }
 
-// scxmlNextWake is when the session has work: while events are queued,
-// now, but after the input that waits in the machine's queue (which goes
+// nextWake is when the session has work: while events are queued, now,
+// but after the input that waits in the machine's queue (which goes
 // first: drain runs a timer only when no item queued before it waits);
 // else when its next delayed event is due.
-func (m *Machine) scxmlNextWake() (time.Time, bool) {
-	if m.scx.s.Ended() {
+func (r *scxmlRun) nextWake() (time.Time, bool) {
+	if r.s.Ended() {
 		return time.Time{}, false
 	}
-	if m.scx.more {
-		if at, queued := m.q.peek(); queued {
+	if r.more {
+		if at, queued := r.m.q.peek(); queued {
 			return at.Add(time.Nanosecond), true
 		}
-		return m.clock.Now(), true
+		return r.m.clock.Now(), true
 	}
-	if d, ok := m.scx.sys.NextDue(); ok {
-		return m.scx.start.Add(d), true
+	if d, ok := r.sys.NextDue(); ok {
+		return r.start.Add(d), true
 	}
 	return time.Time{}, false
 }
 
-// scxmlTimer puts the delayed events due by at on the queue, and handles
-// a slice of it.
-func (m *Machine) scxmlTimer(at time.Time) {
-	if d, ok := m.scx.sys.NextDue(); ok && !m.scx.start.Add(d).After(at) {
+// fire puts the delayed events due by at on the queue, and handles a
+// slice of it.
+func (r *scxmlRun) fire(at time.Time) {
+	m := r.m
+	if d, ok := r.sys.NextDue(); ok && !r.start.Add(d).After(at) {
 		if m.watching() { // a replay moves its clock here before what it causes
 			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.State(), Peer: m.sessionPeer()})
 		}
-		m.scx.sys.FireDue(at.Sub(m.scx.start))
+		r.sys.FireDue(at.Sub(r.start))
 	}
-	m.scxmlSettled(m.scxmlDrain())
+	r.settled(r.drain())
 }
 
-// scxmlSettled follows a macrostep: the current state for observers, and
-// the end of the run when the session ended (in a top-level final state:
+// activeNames names the current state: in a parallel state, the first
+// region's.
+func (r *scxmlRun) activeNames() []string { return []string{r.m.cur.Name} }
+
+// settled follows a macrostep: the current state for observers, and the
+// end of the run when the session ended (in a top-level final state:
 // "finished", status 0; stopped by a bound: status 1) or err stopped it.
-func (m *Machine) scxmlSettled(err error) {
-	s := m.scx.s
-	if run := m.scx; run.unlogged > 0 && (!run.more || s.Ended() || err != nil) {
+func (run *scxmlRun) settled(err error) {
+	m, s := run.m, run.s
+	if run.unlogged > 0 && (!run.more || s.Ended() || err != nil) {
 		m.log.Info("states entered, not logged one by one", zap.Int("count", run.unlogged), zap.String("last", run.last),
 			zap.String("why", "a macrostep of many microsteps, or a queue that did not empty"))
 		run.unlogged, run.last = 0, ""
@@ -467,7 +475,8 @@ func (m *Machine) exit(code int, cause string) {
 // state: …"; "" otherwise. Call it once Run has returned.
 func (m *Machine) EndCause() string { return m.endCause }
 
-func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
+func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
+	m := r.m
 	s := m.prog.SCXMLStates[n]
 	m.active[n.Index()].Store(true)
 	if n.Atomic() {
@@ -475,9 +484,9 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 		m.notifyState()
 	}
 	m.leftLeaves.entering()
-	if in.Microsteps() > stateLinesSteps || m.scx.burst > stateLinesBurst {
-		m.scx.unlogged++
-		m.scx.last = s.Name
+	if in.Microsteps() > stateLinesSteps || r.burst > stateLinesBurst {
+		r.unlogged++
+		r.last = s.Name
 	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
 		m.leftLeaves.write(ce, s.Name, m.scxmlName)
 	}
@@ -492,7 +501,8 @@ func (m *Machine) scxmlEntered(in *statechart.Instance, n *statechart.State) {
 // scxmlName names a document's state.
 func (m *Machine) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
 
-func (m *Machine) scxmlExited(n *statechart.State) {
+func (r *scxmlRun) exited(n *statechart.State) {
+	m := r.m
 	m.active[n.Index()].Store(false)
 	m.leftLeaves.exited(n)
 	if m.tracing() {

@@ -14,13 +14,9 @@ import (
 	"github.com/seatml/seat/interpreter/statechart"
 )
 
-// enterInitial enters the initial state and carries out the transitions
+// begin enters the initial state and carries out the transitions
 // its onentry list asks for.
-func (m *Machine) enterInitial() {
-	if m.scx != nil {
-		m.scxmlBegin()
-		return
-	}
+func (m seatmlBehavior) begin() {
 	m.starting = true
 	m.sc.Start()
 	m.starting = false
@@ -406,7 +402,7 @@ func (m *Machine) tellObservers(changed bool) {
 	for _, o := range m.stateObs {
 		if ao, ok := o.(adaptors.ActiveObserver); ok {
 			if active == nil {
-				active = m.activeNames()
+				active = m.b.activeNames()
 			}
 			ao.ActiveChanged(m.cur.Name, active)
 		} else if changed {
@@ -463,8 +459,8 @@ func seatmlName(n *statechart.State) string { return n.Ext.(*seatml.State).Name 
 // document order (a flat behavior's: the current state), and keeps the
 // configuration they were read from in m.shown (configMoved). A new
 // slice: observers keep it.
-func (m *Machine) activeNames() []string {
-	if !m.prog.Nested || m.scx != nil {
+func (m seatmlBehavior) activeNames() []string {
+	if !m.prog.Nested {
 		return []string{m.cur.Name}
 	}
 	cfg := m.sc.Configuration()

@@ -248,10 +248,7 @@ func (m *Machine) configHasExec() bool {
 
 // nextWake returns when the next timer is due: the timeout or, if the
 // state or general has an onexec, the next tick.
-func (m *Machine) nextWake() (time.Time, bool) {
-	if m.scx != nil {
-		return m.scxmlNextWake()
-	}
+func (m seatmlBehavior) nextWake() (time.Time, bool) {
 	var next time.Time
 	if !m.deadline.IsZero() {
 		next = m.deadline
@@ -285,7 +282,7 @@ func (m *Machine) NextTimer() (time.Time, bool) {
 	if m.host != nil {
 		return time.Time{}, false // its sessions have the timers: SessionsNextTimer
 	}
-	return m.nextWake()
+	return m.b.nextWake()
 }
 
 // RunTimers runs, in order, every timeout and onexec tick due up to
@@ -297,14 +294,14 @@ func (m *Machine) NextTimer() (time.Time, bool) {
 // (seat.exit); ran counts the timers run.
 func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool) (reached time.Time, ran int) {
 	for !m.over() {
-		due, ok := m.nextWake()
+		due, ok := m.b.nextWake()
 		if !ok || due.After(until) {
 			break
 		}
 		if d := due.Sub(clock.Now()); d > 0 {
 			clock.Advance(d)
 		}
-		m.runTimer(due)
+		m.b.fire(due)
 		for range 1000 { // device events its actions caused, as seat test's sync does
 			if !m.devicePending() || m.PumpDevices() == 0 {
 				break
@@ -330,21 +327,17 @@ func (m *Machine) sessionPeer() string {
 	return m.opts.session.Peer()
 }
 
-// runTimer runs the timer that is due at at: the timeout if its deadline
+// fire runs the timer that is due at at: the timeout if its deadline
 // has come (it wins a tie with a tick), else the onexec tick; then the
 // internal events they raised.
-func (m *Machine) runTimer(at time.Time) {
+func (m seatmlBehavior) fire(at time.Time) {
 	m.runTimerOnce(at)
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
 }
 
-func (m *Machine) runTimerOnce(at time.Time) {
-	if m.scx != nil {
-		m.scxmlTimer(at)
-		return
-	}
+func (m seatmlBehavior) runTimerOnce(at time.Time) {
 	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || !due.After(m.deadline)) { // a state's wins a tie with general's
 		m.runStateTimeout(s)
 		return

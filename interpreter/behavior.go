@@ -1,0 +1,29 @@
+package interpreter
+
+import (
+	"time"
+
+	"github.com/seatml/seat/adaptors"
+)
+
+// A behavior is one loaded program's semantics: SEATML's rules and states
+// (seatmlBehavior) or an SCXML document's session (scxmlRun). Its host,
+// the Machine, owns the goroutine, the queue, the clock and the adaptors,
+// and drives it one call at a time from whoever holds the run lock;
+// nothing here is safe from another goroutine.
+type behavior interface {
+	// begin enters the initial configuration.
+	begin()
+	// handle handles an event that reached it (the host has stamped it,
+	// trimmed its line end and shown it to the observers), then what the
+	// event raised. The event is a copy of its own (by pointer, it would
+	// escape to the heap through the interface).
+	handle(ev adaptors.Event)
+	// nextWake is when its next timer is due, if one is armed.
+	nextWake() (time.Time, bool)
+	// fire runs the timer due at at, then what it raised.
+	fire(at time.Time)
+	// activeNames names the states observers that show every active
+	// state are told of (a new slice: they keep it).
+	activeNames() []string
+}
