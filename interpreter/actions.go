@@ -25,7 +25,7 @@ func (m *Machine) notifyGUI(ref, op, value string) {
 }
 
 // runList runs an action list (§7) and returns the transition it requests.
-func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
+func (m *seatmlBehavior) runList(list []seatml.Action, cc *callCtx) request {
 	m.req = request{}
 	if len(list) == 0 {
 		return request{} // most onentry lists: no context to swap
@@ -80,7 +80,7 @@ func (m *Machine) runList(list []seatml.Action, cc *callCtx) request {
 	return m.takeRequest(true)
 }
 
-func (m *Machine) takeRequest(keep bool) request {
+func (m *seatmlBehavior) takeRequest(keep bool) request {
 	r := m.req
 	m.req = request{}
 	if !keep || !r.ok {
@@ -217,7 +217,7 @@ func (d *droppedEvents) log(m *Machine, msg string, limit int) {
 // for those raised by the event, timer or list just handled, d+1 for
 // those raised while an event of depth d was handled (by its rules or by
 // the engine, as done.state).
-func (m seatmlBehavior) drainInternal() {
+func (m *seatmlBehavior) drainInternal() {
 	m.depths = m.depths[:0]
 	for range m.sc.InternalLen() {
 		m.depths = append(m.depths, 1)

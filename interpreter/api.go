@@ -365,12 +365,46 @@ func (m *Machine) installAPI() {
 	L := m.L
 	api := L.NewTable()
 	fns := map[string]lua.LGFunction{
-		"send":       m.luaSend,
-		"publish":    m.luaPublish,
-		"call":       m.luaCall,
-		"result":     m.luaResult,
-		"cancel":     m.luaCancel,
-		"reply":      m.luaReply,
+		"send":        m.luaSend,
+		"publish":     m.luaPublish,
+		"call":        m.luaCall,
+		"result":      m.luaResult,
+		"cancel":      m.luaCancel,
+		"reply":       m.luaReply,
+		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
+		"log":         m.luaLog,
+		"now":         func(L *lua.LState) int { L.Push(lua.LNumber(float64(m.clock.Now().UnixNano()) / 1e9)); return 1 },
+		"exit":        m.luaExit,
+		"get":         m.luaGet,
+		"set":         m.luaSet,
+		"set_timed":   m.luaSetTimed,
+		"motion":      m.luaMotion,
+		"subscribe":   m.luaSubscribe,
+		"unsubscribe": m.luaUnsubscribe,
+	}
+	for name, fn := range fns {
+		api.RawSetString(name, L.NewFunction(fn))
+	}
+	api.RawSetString("sendto", api.RawGetString("send"))
+	L.SetGlobal("seat", api)
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		parts := make([]string, L.GetTop())
+		for i := range parts {
+			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+		}
+		m.log.Info(strings.Join(parts, "\t"), zap.String("from", "print"))
+		return 0
+	}))
+}
+
+// installAPI adds SEATML's own functions to the seat table: transitions,
+// the timeout, internal events and widgets (an SCXML document has its
+// own ways: scxmlOnly).
+func (m *seatmlBehavior) installAPI() {
+	m.Machine.installAPI()
+	L := m.L
+	api := L.GetGlobal("seat").(*lua.LTable)
+	fns := map[string]lua.LGFunction{
 		"transition": m.luaTransition(seatml.TransGoto),
 		"push":       m.luaTransition(seatml.TransPush),
 		"pop":        m.luaTransition(seatml.TransPop),
@@ -382,7 +416,6 @@ func (m *Machine) installAPI() {
 			m.raise(name, "", placeText(m.where(L)))
 			return 0
 		},
-		"state":   func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
 		"timeout": m.luaTimeout,
 		"reset_timer": func(L *lua.LState) int {
 			if !m.inExit { // in an onexit the state's visit is over
@@ -390,37 +423,19 @@ func (m *Machine) installAPI() {
 			}
 			return 0
 		},
-		"log":         m.luaLog,
-		"now":         func(L *lua.LState) int { L.Push(lua.LNumber(float64(m.clock.Now().UnixNano()) / 1e9)); return 1 },
-		"exit":        m.luaExit,
 		"get_entry":   m.widgetGet("input"),
 		"set_entry":   m.widgetSet("input", "set"),
 		"get_text":    m.widgetGet("text"),
 		"set_text":    m.widgetSet("text", "set"),
 		"append_text": m.widgetSet("text", "append"),
 		"clear_text":  m.widgetSet("text", "clear"),
-		"get":         m.luaGet,
-		"set":         m.luaSet,
-		"set_timed":   m.luaSetTimed,
-		"motion":      m.luaMotion,
-		"subscribe":   m.luaSubscribe,
-		"unsubscribe": m.luaUnsubscribe,
 	}
 	for name, fn := range fns {
 		api.RawSetString(name, L.NewFunction(fn))
 	}
-	for alias, name := range map[string]string{"sendto": "send", "getEntry": "get_entry", "setEntry": "set_entry", "getText": "get_text", "appendText": "append_text", "clearText": "clear_text"} {
+	for alias, name := range map[string]string{"getEntry": "get_entry", "setEntry": "set_entry", "getText": "get_text", "appendText": "append_text", "clearText": "clear_text"} {
 		api.RawSetString(alias, api.RawGetString(name))
 	}
-	L.SetGlobal("seat", api)
-	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
-		parts := make([]string, L.GetTop())
-		for i := range parts {
-			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
-		}
-		m.log.Info(strings.Join(parts, "\t"), zap.String("from", "print"))
-		return 0
-	}))
 }
 
 func (m *Machine) luaSend(L *lua.LState) int {
@@ -751,7 +766,7 @@ func (m *Machine) declaredAdaptor(name string) bool {
 	return false
 }
 
-func (m *Machine) luaTransition(fn seatml.TransFunc) lua.LGFunction {
+func (m *seatmlBehavior) luaTransition(fn seatml.TransFunc) lua.LGFunction {
 	return func(L *lua.LState) int {
 		req := request{ok: true, fn: fn}
 		if fn != seatml.TransPop {
@@ -784,7 +799,7 @@ func (m *Machine) luaTransition(fn seatml.TransFunc) lua.LGFunction {
 // luaTimeout is seat.timeout(seconds): <= 0 disarms; a value outside
 // schema.TimeoutRange is clamped into it with a logged error (2e10 s would
 // overflow a duration and fire at once, 1e-9 s would spin); NaN is refused.
-func (m *Machine) luaTimeout(L *lua.LState) int {
+func (m *seatmlBehavior) luaTimeout(L *lua.LState) int {
 	secs := float64(L.CheckNumber(1))
 	switch {
 	case math.IsNaN(secs):
@@ -823,7 +838,7 @@ func (m *Machine) luaExit(L *lua.LState) int {
 	return 0
 }
 
-func (m *Machine) widget(L *lua.LState, kind string) *seatml.Widget {
+func (m *seatmlBehavior) widget(L *lua.LState, kind string) *seatml.Widget {
 	ref := L.CheckString(1)
 	w := m.prog.WidgetByRef[ref]
 	if w == nil {
@@ -835,7 +850,7 @@ func (m *Machine) widget(L *lua.LState, kind string) *seatml.Widget {
 	return w
 }
 
-func (m *Machine) widgetGet(kind string) lua.LGFunction {
+func (m *seatmlBehavior) widgetGet(kind string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		w := m.widget(L, kind)
 		L.Push(lua.LString(m.values[w.Ref]))
@@ -843,7 +858,7 @@ func (m *Machine) widgetGet(kind string) lua.LGFunction {
 	}
 }
 
-func (m *Machine) widgetSet(kind, op string) lua.LGFunction {
+func (m *seatmlBehavior) widgetSet(kind, op string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		w := m.widget(L, kind)
 		var v string

@@ -23,6 +23,9 @@ type behavior interface {
 	nextWake() (time.Time, bool)
 	// fire runs the timer due at at, then what it raised.
 	fire(at time.Time)
+	// stop exits the active configuration, running the onexit lists
+	// (L6): the run is over.
+	stop()
 	// activeNames names the states observers that show every active
 	// state are told of (a new slice: they keep it).
 	activeNames() []string

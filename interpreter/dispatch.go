@@ -50,8 +50,7 @@ func (m *Machine) received(ev *adaptors.Event) bool {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
 	}
 	if ev.Update {
-		m.updateWidget(*ev)
-		return false
+		return true // a widget's value: the behavior keeps it, unseen by observers and rules
 	}
 	if m.watching() {
 		m.observeEvent(ev)
@@ -59,12 +58,8 @@ func (m *Machine) received(ev *adaptors.Event) bool {
 	return true
 }
 
-// seatmlBehavior is a SEATML program's behavior: its rules, states,
-// timeouts and onexec ticks (docs/seatml.md).
-type seatmlBehavior struct{ *Machine }
-
 // handle handles an event (§5), then the internal events it raised.
-func (m seatmlBehavior) handle(ev adaptors.Event) {
+func (m *seatmlBehavior) handle(ev adaptors.Event) {
 	m.handleOne(&ev)
 	if m.sc.HasInternal() {
 		m.drainInternal()
@@ -72,7 +67,11 @@ func (m seatmlBehavior) handle(ev adaptors.Event) {
 }
 
 // handleOne handles one event (§5).
-func (m seatmlBehavior) handleOne(ev *adaptors.Event) {
+func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
+	if ev.Update {
+		m.updateWidget(ev)
+		return
+	}
 	if ev.Kind != adaptors.Text {
 		m.handleConnection(*ev)
 		return
@@ -137,7 +136,7 @@ func (m seatmlBehavior) handleOne(ev *adaptors.Event) {
 // the nearest state's around it), else general's. Like a fired rule, it
 // restarts the timeouts. event.peer names the peer, and seat.reply
 // answers just that peer.
-func (m *Machine) handleConnection(ev adaptors.Event) {
+func (m *seatmlBehavior) handleConnection(ev adaptors.Event) {
 	what := "onconnect"
 	if ev.Kind == adaptors.Disconnected {
 		what = "ondisconnect"
@@ -200,7 +199,7 @@ func (m *Machine) handleConnection(ev adaptors.Event) {
 }
 
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
-func (m *Machine) matchKeyed(cc *callCtx, source, l string) bool {
+func (m *seatmlBehavior) matchKeyed(cc *callCtx, source, l string) bool {
 	m.gen++
 	id, known := m.prog.SourceIDs[source]
 	if !m.prog.Nested {
@@ -237,7 +236,7 @@ var generalSource = &seatml.State{Name: "general"}
 
 // appendLeaves appends the active atomic states, in document order, to
 // dst: a copy, as transitions may change the configuration meanwhile.
-func (m *Machine) appendLeaves(dst []*seatml.State) []*seatml.State {
+func (m *seatmlBehavior) appendLeaves(dst []*seatml.State) []*seatml.State {
 	for _, n := range m.sc.Configuration() {
 		if n.Atomic() {
 			dst = append(dst, n.Ext.(*seatml.State))
@@ -248,7 +247,7 @@ func (m *Machine) appendLeaves(dst []*seatml.State) []*seatml.State {
 
 // matchScope fires the first candidate rule of one scope for lookup text
 // l (§5 steps 2-4): rules of the event's source, then rules of any.
-func (m *Machine) matchScope(cc *callCtx, sc *seatml.Scope, id int, known bool, l string) bool {
+func (m *seatmlBehavior) matchScope(cc *callCtx, sc *seatml.Scope, id int, known bool, l string) bool {
 	for k, src := range [2]int{id, 0} {
 		if k == 0 && (!known || id == 0) {
 			continue // no rule names this source
@@ -295,7 +294,7 @@ func (m *Machine) matchScope(cc *callCtx, sc *seatml.Scope, id int, known bool, 
 }
 
 // try runs rule r's cond and, if it holds, its actions.
-func (m *Machine) try(cc *callCtx, r *seatml.Rule, key string, caps []string) bool {
+func (m *seatmlBehavior) try(cc *callCtx, r *seatml.Rule, key string, caps []string) bool {
 	if m.tried[r.ID] == m.gen {
 		return false
 	}
@@ -304,11 +303,11 @@ func (m *Machine) try(cc *callCtx, r *seatml.Rule, key string, caps []string) bo
 	if !m.condTrue(r, cc) {
 		return false
 	}
-	m.fire(r, cc, key)
+	m.fireRule(r, cc, key)
 	return true
 }
 
-func (m *Machine) fire(r *seatml.Rule, cc *callCtx, key string) {
+func (m *seatmlBehavior) fireRule(r *seatml.Rule, cc *callCtx, key string) {
 	if m.tracing() {
 		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
 	}
@@ -327,7 +326,7 @@ func (m *Machine) fire(r *seatml.Rule, cc *callCtx, key string) {
 	m.settle(m.runList(r.Actions, cc))
 }
 
-func (m *Machine) condTrue(r *seatml.Rule, cc *callCtx) bool {
+func (m *seatmlBehavior) condTrue(r *seatml.Rule, cc *callCtx) bool {
 	if r.Cond == nil {
 		return true
 	}
@@ -350,7 +349,7 @@ func (m *Machine) condTrue(r *seatml.Rule, cc *callCtx) bool {
 // behavior each region's run unless a transition of this event left or
 // entered their state, and general's only while nothing moved (moves:
 // the count when the event came).
-func (m *Machine) runDataRules(cc *callCtx, moves uint64) bool {
+func (m *seatmlBehavior) runDataRules(cc *callCtx, moves uint64) bool {
 	ran := false
 	src := cc.ev.Source
 	scopes := [2]*seatml.Scope{&m.cur.Scope, m.prog.General} // a flat behavior's, without building a list
@@ -382,7 +381,7 @@ scopes:
 				continue
 			}
 			before := m.moves
-			m.fire(r, cc, "")
+			m.fireRule(r, cc, "")
 			ran = true
 			if m.exitCode != nil || m.moves != before && !m.prog.Nested {
 				return true
@@ -398,7 +397,7 @@ scopes:
 
 // updateWidget sets an input's or text's value from a page, without
 // running rules; only widgets of the current state can be set.
-func (m *Machine) updateWidget(ev adaptors.Event) {
+func (m *seatmlBehavior) updateWidget(ev *adaptors.Event) {
 	w := m.prog.WidgetByRef[ev.ID]
 	if w == nil || !m.stateActive(m.prog.State(w.State)) || (w.Kind != "input" && w.Kind != "text") {
 		m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
@@ -414,7 +413,7 @@ func (m *Machine) updateWidget(ev adaptors.Event) {
 // the state that has it: the one ref names when the page says
 // ("state:id"), else the current state's, the states' around it (inner
 // first), then those of the other active states (parallel regions).
-func (m *Machine) widgetOf(id, ref string) (*seatml.Widget, *seatml.State) {
+func (m *seatmlBehavior) widgetOf(id, ref string) (*seatml.Widget, *seatml.State) {
 	if w := m.prog.WidgetByRef[ref]; w != nil && w.ID == id {
 		if s := m.prog.State(w.State); m.stateActive(s) {
 			return w, s
@@ -439,7 +438,7 @@ func (m *Machine) widgetOf(id, ref string) (*seatml.Widget, *seatml.State) {
 
 // stateActive reports whether s is active: the current state of a flat
 // behavior, or in the configuration of a nested one.
-func (m *Machine) stateActive(s *seatml.State) bool {
+func (m *seatmlBehavior) stateActive(s *seatml.State) bool {
 	switch {
 	case s == nil:
 		return false
@@ -450,7 +449,7 @@ func (m *Machine) stateActive(s *seatml.State) bool {
 }
 
 // handleWidget handles a "gui" event for widget w (§11).
-func (m *Machine) handleWidget(cc *callCtx, w *seatml.Widget) bool {
+func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 	ev := cc.ev
 	if (w.Kind == "input" || w.Kind == "text") && m.values[w.Ref] != ev.Text {
 		m.values[w.Ref] = ev.Text

@@ -3,9 +3,11 @@
 // binding it to its adaptors, its timers and the device layer.
 //
 // New builds a Machine for a seatml.Program: its Lua state (the seat
-// table, sandboxed), vars and general scripts, and a statechart.Instance
-// of the program's chart. Run opens the adaptors and handles events,
-// timeouts and ticks one at a time: whoever holds the machine's run lock
+// table, sandboxed), vars and general scripts, and the program's
+// behavior (behavior.go): seatmlBehavior for a SEATML file, on a
+// statechart.Instance of its chart, or scxmlRun for an SCXML document.
+// The Machine is the behavior's host. Run opens the adaptors and handles
+// events, timeouts and ticks one at a time: whoever holds the machine's run lock
 // owns the state machine and the Lua state, either Run's goroutine or an
 // adaptor's goroutine that delivered an event while the machine was idle
 // and handles it itself (which saves two thread hand-offs per event).
@@ -18,6 +20,7 @@
 // (entering and leaving states through the engine), timers.go (ontimeout
 // and onexec), api.go (the seat Lua table), devices.go (the device
 // layer), sessions.go (one instance per peer or topic), lifecycle.go (New,
-// Run and stopping), handover.go (reloads), scxmlrun.go (an SCXML
-// document's events on the same clock and Lua state).
+// Run and stopping), handover.go (reloads), seatmlrun.go (SEATML's
+// behavior), scxmlrun.go (an SCXML document's behavior, on the same
+// clock and Lua state).
 package interpreter

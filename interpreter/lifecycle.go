@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
-	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
 )
 
@@ -51,34 +49,19 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		opts.ScriptMemory = DefaultScriptMemory
 	}
 	m := &Machine{
-		prog:         prog,
-		opts:         opts,
-		log:          opts.Log.With(zap.String("behavior", prog.Name)),
-		clock:        opts.Clock,
-		done:         make(chan struct{}),
-		ready:        make(chan struct{}),
-		adaptors:     map[string]adaptors.Adaptor{},
-		values:       map[string]string{},
-		encodeWarned: map[*seatml.Action]bool{},
-		tried:        make([]uint64, len(prog.Rules)),
+		prog:     prog,
+		opts:     opts,
+		log:      opts.Log.With(zap.String("behavior", prog.Name)),
+		clock:    opts.Clock,
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+		adaptors: map[string]adaptors.Adaptor{},
+		values:   map[string]string{},
 	}
+	var seat *seatmlBehavior
 	if prog.Document == nil {
-		scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
-		if !prog.Nested {
-			scOpts.OnEnter = enteredFlatHook
-		}
-		if opts.Trace != nil || prog.HasOnExit || prog.Nested {
-			scOpts.OnExit = exitedHook // else exiting a state has nothing to do
-			m.exitHooked = true
-		}
-		m.sc = statechart.New(prog.Chart, scOpts)
-		m.sc.Ext = m
-		m.b = seatmlBehavior{m}
-		if prog.Nested {
-			m.active = make([]atomic.Bool, len(prog.Chart.States))
-			m.touched = make([]uint64, len(prog.Chart.States))
-			m.since = make([]time.Time, len(prog.Chart.States))
-		}
+		seat = newSEATML(m)
+		m.b = seat
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.watcher, _ = opts.Observer.(Watcher)
@@ -117,7 +100,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		m.installSCXML()
 		return m, nil
 	}
-	m.installAPI()
+	seat.installAPI()
 	m.installEventType()
 	m.installGlobals()
 	if err := m.setup(); err != nil {
@@ -368,10 +351,7 @@ func (m *Machine) drain(limit int) (more bool) {
 // shutdown is L6: no event reaches rules once it begins.
 func (m *Machine) shutdown() {
 	m.running.Store(false)
-	if m.cur != nil {
-		m.sc.Cancel() // the active state is exited: its onexit runs
-		m.req = request{}
-	}
+	m.b.stop()
 	m.runCallback("onInput_onStop")
 	m.flushAdaptors() // a session's adaptors outlive it: what onexit sent goes now
 	m.stopDevices()

@@ -155,29 +155,14 @@ type Machine struct {
 	guiObs      []adaptors.GUIObserver
 	slots       []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
 
-	cur       *seatml.State // the active atomic state (the first, in a parallel state)
-	stack     []frame
-	values    map[string]string
-	tried     []uint64
-	gen       uint64
-	moves     uint64 // transitions made, to tell whether a list changed state
-	unmatched uint64
-	// encodeWarned holds the messages whose unencodable text was logged.
-	encodeWarned map[*seatml.Action]bool
-
-	deadline time.Time // ontimeout; zero when disarmed
+	cur    *seatml.State // the active atomic state (the first, in a parallel state)
+	values map[string]string
 	// timers mirrors deadline and nextTick for Timers (Unix ns, 0: none).
 	timerAt, tickAt atomic.Int64
-	enteredAt       time.Time // when the current state was entered
-	visitTimeout    *time.Duration
-	nextTick        time.Time
 
 	// per-list state
-	req         request
 	ccs         [numCtx]callCtx
 	evBuf       adaptors.Event // the event being handled
-	inExit      bool
-	exitHooked  bool // the engine's OnExit is exitedHook
 	exitCode    *int
 	endCause    string // why exitCode was set (EndCause)
 	cc          *callCtx
@@ -189,28 +174,11 @@ type Machine struct {
 	// global can be told apart from one never assigned (explain.go).
 	globalSets map[string]globalSet
 
-	sc      *statechart.Instance // enters and exits the states
-	pending []request            // the transitions onentry lists asked for (request)
-	// In a nested behavior: the state whose list is running (its rule,
-	// handler, onentry, ontimeout or onexec; generalSource for general's;
-	// nil: none), which a transition the list asks for leaves from and
-	// whose countdowns a fired rule restarts; the transitions made so
-	// far; scratch.
-	src      *seatml.State
-	leafBuf2 []*seatml.State
-	starting bool // the initial configuration is being entered
+	sc       *statechart.Instance // enters and exits the states
+	starting bool                 // the initial configuration is being entered
 	// leftLeaves is the leaves the microstep under way exited, which its
 	// "state" log lines give as from (states.go).
 	leftLeaves leftLeaves
-	// stateTimers: in a nested behavior, the countdown of each active
-	// state with an ontimeout, in the order ties fire (timers.go).
-	stateTimers []stateTimer
-	trans       map[[2]*seatml.State]*statechart.Transition
-	leafBuf     []*seatml.State
-	scopeBuf    []*seatml.Scope
-	ownerBuf    []*seatml.State // the state of each of scopeBuf's scopes
-	doneBuf     []*seatml.State // the states done with the event being handled (dispatch)
-	execBuf     []*statechart.State
 	// turn counts the events, timers and ticks a nested behavior handles;
 	// touched holds, by the chart's state index, the turn in which each
 	// state was last entered or exited (a state left or entered by one
@@ -220,11 +188,6 @@ type Machine struct {
 	// cutShort: a script of the event being handled was stopped because
 	// seat is stopping (Options.Stopping).
 	cutShort bool
-	touched  []uint64
-	since    []time.Time
-	// depths: drainInternal's chain depths; dropped: the raises the full
-	// internal queue dropped since it was last drained.
-	depths   []int
 	unqueued droppedEvents
 
 	// b is the behavior the machine runs: SEATML's, or an SCXML

@@ -211,7 +211,7 @@ func TestUnmatchedIsCountedNotAnError(t *testing.T) {
 		t.Errorf("sends = %q", got)
 	}
 	var n uint64
-	_ = h.m.Sync(t.Context(), func() { n = h.m.unmatched })
+	_ = h.m.Sync(t.Context(), func() { n = h.m.b.(*seatmlBehavior).unmatched })
 	if n != 1 {
 		t.Errorf("unmatched = %d, want 1", n)
 	}

@@ -421,6 +421,13 @@ func (r *scxmlRun) fire(at time.Time) {
 	r.settled(r.drain())
 }
 
+// stop exits the active states: their onexit handlers run.
+func (r *scxmlRun) stop() {
+	if r.m.cur != nil {
+		r.s.Instance().Cancel()
+	}
+}
+
 // activeNames names the current state: in a parallel state, the first
 // region's.
 func (r *scxmlRun) activeNames() []string { return []string{r.m.cur.Name} }

@@ -16,7 +16,7 @@ import (
 
 // begin enters the initial state and carries out the transitions
 // its onentry list asks for.
-func (m seatmlBehavior) begin() {
+func (m *seatmlBehavior) begin() {
 	m.starting = true
 	m.sc.Start()
 	m.starting = false
@@ -29,18 +29,18 @@ func (m seatmlBehavior) begin() {
 
 // enteredHook and exitedHook are the engine's OnEnter and OnExit: plain
 // functions, so that a session's instance costs no closures.
-func enteredHook(in *statechart.Instance, n *statechart.State) { in.Ext.(*Machine).entered(n) }
-func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*Machine).exited(n) }
+func enteredHook(in *statechart.Instance, n *statechart.State) { in.Ext.(*seatmlBehavior).entered(n) }
+func exitedHook(in *statechart.Instance, n *statechart.State)  { in.Ext.(*seatmlBehavior).exited(n) }
 
 // enteredFlatHook is OnEnter for a behavior without nesting, whose states
 // are all top-level leaves (every flat SEATML file): the same as entered
 // without the questions only nesting asks, on every flat transition.
 func enteredFlatHook(in *statechart.Instance, n *statechart.State) {
-	in.Ext.(*Machine).enteredFlat(n.Ext.(*seatml.State))
+	in.Ext.(*seatmlBehavior).enteredFlat(n.Ext.(*seatml.State))
 }
 
 // enteredFlat is entered for a flat behavior's state.
-func (m *Machine) enteredFlat(s *seatml.State) {
+func (m *seatmlBehavior) enteredFlat(s *seatml.State) {
 	from := m.cur
 	m.cur = s
 	if !m.starting {
@@ -67,7 +67,7 @@ func (m *Machine) enteredFlat(s *seatml.State) {
 
 // becameCurrent is the bookkeeping of the state that has just become the
 // current one: observers told, its timeout armed, its onexec ticks.
-func (m *Machine) becameCurrent() {
+func (m *seatmlBehavior) becameCurrent() {
 	m.notifyState()
 	m.armTimeout()
 	if m.starting {
@@ -84,7 +84,7 @@ func (m *Machine) becameCurrent() {
 // onentry list, whose transition request settle carries out once the
 // engine's step is over. (A flat behavior's states go through
 // enteredFlat.)
-func (m *Machine) entered(n *statechart.State) {
+func (m *seatmlBehavior) entered(n *statechart.State) {
 	s := n.Ext.(*seatml.State)
 	m.cur = s // a state around the leaf to come is current while its onentry runs
 	if !m.starting {
@@ -130,7 +130,7 @@ func (m *Machine) entered(n *statechart.State) {
 
 // exited is the engine telling the machine that it exits a state: the
 // state's onexit list runs, where no transition may be asked for.
-func (m *Machine) exited(n *statechart.State) {
+func (m *seatmlBehavior) exited(n *statechart.State) {
 	s := n.Ext.(*seatml.State)
 	m.leftLeaves.exited(n)
 	if m.active != nil {
@@ -158,7 +158,7 @@ func (m *Machine) exited(n *statechart.State) {
 // itself), exiting and entering only the states between the two, as
 // SCXML's transition from that leaf would. One region's transitions so
 // leave the other regions alone, whatever list asks for them.
-func (m *Machine) transitionTo(from, target *seatml.State) *statechart.Transition {
+func (m *seatmlBehavior) transitionTo(from, target *seatml.State) *statechart.Transition {
 	from = m.activeLeaf(from, target)
 	key := [2]*seatml.State{from, target}
 	t := m.trans[key]
@@ -183,7 +183,7 @@ func (m *Machine) transitionTo(from, target *seatml.State) *statechart.Transitio
 // its second region moves that region, not the whole parallel state),
 // the first in document order among equals. General's stays general's;
 // none, or a state no longer active, leaves from the current state.
-func (m *Machine) activeLeaf(s, target *seatml.State) *seatml.State {
+func (m *seatmlBehavior) activeLeaf(s, target *seatml.State) *seatml.State {
 	switch {
 	case s == generalSource:
 		return s
@@ -227,7 +227,7 @@ func sharedDepth(a, b *statechart.State) int {
 // active state, the states around it, general; in a parallel state, each
 // region's in document order. In a nested behavior, ownerBuf then holds
 // the state of each (generalSource for general's).
-func (m *Machine) scopes() []*seatml.Scope {
+func (m *seatmlBehavior) scopes() []*seatml.Scope {
 	m.scopeBuf = m.scopeBuf[:0]
 	if !m.prog.Nested {
 		m.scopeBuf = append(m.scopeBuf, &m.cur.Scope)
@@ -257,7 +257,7 @@ func (m *Machine) scopes() []*seatml.Scope {
 // asking after its parent's, the child's), and each region's is carried
 // out in turn: the regions of a parallel state entered together may each
 // pass on.
-func (m *Machine) request(r request) {
+func (m *seatmlBehavior) request(r request) {
 	if !r.ok {
 		return
 	}
@@ -279,7 +279,7 @@ func sameRegion(a, b *seatml.State) bool {
 // syncCur makes the current state the first active leaf once a step is
 // over (entry left it at the last state entered) and tells the observers
 // if it changed: once per step, not for each region's leaf on the way.
-func (m *Machine) syncCur() {
+func (m *seatmlBehavior) syncCur() {
 	for _, n := range m.sc.Configuration() {
 		if n.Atomic() {
 			m.cur = n.Ext.(*seatml.State)
@@ -297,11 +297,11 @@ func (m *Machine) syncCur() {
 // touchedNow reports whether state s was entered or exited in the
 // current turn (nested behaviors): moved by what is being handled, it
 // does not handle it.
-func (m *Machine) touchedNow(s *seatml.State) bool {
+func (m *seatmlBehavior) touchedNow(s *seatml.State) bool {
 	return m.touched[s.Node.Index()] == m.turn
 }
 
-func (m *Machine) takePending() request {
+func (m *seatmlBehavior) takePending() request {
 	if len(m.pending) == 0 {
 		return request{}
 	}
@@ -312,7 +312,7 @@ func (m *Machine) takePending() request {
 
 // settle carries out a transition request and those that follow from
 // onentry lists (§7).
-func (m *Machine) settle(req request) {
+func (m *seatmlBehavior) settle(req request) {
 steps:
 	for n := 0; req.ok && m.exitCode == nil; n++ {
 		if n >= maxChain {
@@ -377,7 +377,7 @@ steps:
 
 // stepBare is the engine's StepBare for a flat behavior (a nested one's
 // states are entered through entered, not enteredFlat).
-func (m *Machine) stepBare(t *statechart.Transition) (from, to *statechart.State, ok bool) {
+func (m *seatmlBehavior) stepBare(t *statechart.Transition) (from, to *statechart.State, ok bool) {
 	if m.prog.Nested {
 		return nil, nil, false
 	}
@@ -459,7 +459,7 @@ func seatmlName(n *statechart.State) string { return n.Ext.(*seatml.State).Name 
 // document order (a flat behavior's: the current state), and keeps the
 // configuration they were read from in m.shown (configMoved). A new
 // slice: observers keep it.
-func (m seatmlBehavior) activeNames() []string {
+func (m *seatmlBehavior) activeNames() []string {
 	if !m.prog.Nested {
 		return []string{m.cur.Name}
 	}

@@ -14,8 +14,8 @@ import (
 // methods; until then these hold the ground gained: lower them as
 // Machine shrinks, never raise them.
 const (
-	maxStructFields  = 86
-	maxStructMethods = 205
+	maxStructFields  = 60
+	maxStructMethods = 141
 )
 
 // TestRuntimeStructsStaySmall counts each struct's fields and the methods

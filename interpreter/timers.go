@@ -9,21 +9,34 @@ import (
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
-func (m *Machine) period() time.Duration {
+// seatmlTimers are a SEATML behavior's countdowns and ticks.
+type seatmlTimers struct {
+	deadline time.Time // general's (in a flat behavior, the state's) ontimeout; zero when disarmed
+	// visitTimeout is what seat.timeout set for this visit (nil: the
+	// ontimeout's).
+	visitTimeout *time.Duration
+	enteredAt    time.Time // when the current state was entered
+	nextTick     time.Time
+	// stateTimers: in a nested behavior, the countdown of each active
+	// state with an ontimeout, in the order ties fire.
+	stateTimers []stateTimer
+}
+
+func (m *seatmlBehavior) period() time.Duration {
 	return time.Duration(float64(time.Second) / m.prog.Rate)
 }
 
 // effectiveTimeout is the timeout the single deadline counts: a flat
 // behavior's state's ontimeout, else general's; in a nested behavior,
 // general's (its states count their own: stateTimers).
-func (m *Machine) effectiveTimeout() *seatml.Timeout {
+func (m *seatmlBehavior) effectiveTimeout() *seatml.Timeout {
 	if m.prog.Nested {
 		return m.prog.General.Timeout
 	}
 	return m.cur.InnerTimeout
 }
 
-func (m *Machine) timeoutAfter() (time.Duration, bool) {
+func (m *seatmlBehavior) timeoutAfter() (time.Duration, bool) {
 	if m.visitTimeout != nil {
 		return *m.visitTimeout, *m.visitTimeout > 0
 	}
@@ -38,7 +51,7 @@ func (m *Machine) timeoutAfter() (time.Duration, bool) {
 // (entered); general's counts the silence of the whole behavior while no
 // active state counts its own (or seat.timeout set it): it stops when
 // one does and starts again when none does, not at every state's entry.
-func (m *Machine) armTimeout() {
+func (m *seatmlBehavior) armTimeout() {
 	if !m.prog.Nested {
 		m.visitTimeout = nil
 		m.resetTimeout()
@@ -56,7 +69,7 @@ func (m *Machine) armTimeout() {
 }
 
 // disarm clears the machine's single deadline.
-func (m *Machine) disarm() {
+func (m *seatmlBehavior) disarm() {
 	m.deadline = time.Time{}
 	if len(m.stateTimers) > 0 {
 		m.mirrorTimeout()
@@ -69,7 +82,7 @@ func (m *Machine) disarm() {
 // soonest timeout is due: the deadline, or in a nested behavior a
 // state's own. A flat behavior's deadline is stored directly (disarm,
 // resetTimeout), without this search.
-func (m *Machine) mirrorTimeout() {
+func (m *seatmlBehavior) mirrorTimeout() {
 	at := m.deadline
 	if _, d := m.nextStateTimeout(); !d.IsZero() && (at.IsZero() || d.Before(at)) {
 		at = d
@@ -88,7 +101,7 @@ func (m *Machine) mirrorTimeout() {
 // general's. In a nested behavior: those of the state whose list runs
 // (src) and of the states around it; general's, which counts while no
 // active state has an ontimeout (or seat.timeout set it), for any.
-func (m *Machine) resetTimeout() {
+func (m *seatmlBehavior) resetTimeout() {
 	if len(m.stateTimers) > 0 {
 		m.restartStateTimers(m.src)
 		if m.visitTimeout == nil {
@@ -131,7 +144,7 @@ func firesBefore(a, b *seatml.State) bool {
 }
 
 // startStateTimer starts the countdown of state s, just entered.
-func (m *Machine) startStateTimer(s *seatml.State) {
+func (m *seatmlBehavior) startStateTimer(s *seatml.State) {
 	t := stateTimer{s: s, after: s.Timeout.After}
 	t.due = m.clock.Now().Add(t.after)
 	i := 0
@@ -146,7 +159,7 @@ func (m *Machine) startStateTimer(s *seatml.State) {
 
 // stopStateTimer stops the countdown of state s, if it has one (it is
 // being left).
-func (m *Machine) stopStateTimer(s *seatml.State) {
+func (m *seatmlBehavior) stopStateTimer(s *seatml.State) {
 	for i := range m.stateTimers {
 		if m.stateTimers[i].s == s {
 			m.stateTimers = append(m.stateTimers[:i], m.stateTimers[i+1:]...)
@@ -157,7 +170,7 @@ func (m *Machine) stopStateTimer(s *seatml.State) {
 }
 
 // stateTimerOf returns the countdown of state s, or nil.
-func (m *Machine) stateTimerOf(s *seatml.State) *stateTimer {
+func (m *seatmlBehavior) stateTimerOf(s *seatml.State) *stateTimer {
 	for i := range m.stateTimers {
 		if m.stateTimers[i].s == s {
 			return &m.stateTimers[i]
@@ -168,7 +181,7 @@ func (m *Machine) stateTimerOf(s *seatml.State) *stateTimer {
 
 // restartStateTimers restarts the countdowns of state s and of the
 // states around it (general's list, or none: no state's).
-func (m *Machine) restartStateTimers(s *seatml.State) {
+func (m *seatmlBehavior) restartStateTimers(s *seatml.State) {
 	if s == generalSource || s == nil {
 		return
 	}
@@ -188,7 +201,7 @@ func (m *Machine) restartStateTimers(s *seatml.State) {
 // none). In a nested behavior it is the innermost state's with an
 // ontimeout, from the state whose list runs outward; general's when
 // none of them has one.
-func (m *Machine) setTimeout(d time.Duration) {
+func (m *seatmlBehavior) setTimeout(d time.Duration) {
 	if m.inExit {
 		return // the state's visit is over: nothing to set
 	}
@@ -215,7 +228,7 @@ func (m *Machine) setTimeout(d time.Duration) {
 // publishTick mirrors the next tick for Timers. A store costs more than
 // a load: nothing is stored when nothing changed (no onexec, the common
 // case).
-func (m *Machine) publishTick() {
+func (m *seatmlBehavior) publishTick() {
 	var n int64
 	if m.hasExec() {
 		n = m.nextTick.UnixNano()
@@ -232,12 +245,12 @@ func (m *Machine) clearTimerAt() {
 	}
 }
 
-func (m *Machine) hasExec() bool {
+func (m *seatmlBehavior) hasExec() bool {
 	return len(m.prog.General.OnExec) > 0 || len(m.cur.OnExec) > 0 || (m.prog.Nested && m.configHasExec())
 }
 
 // configHasExec reports whether an active state has an onexec list.
-func (m *Machine) configHasExec() bool {
+func (m *seatmlBehavior) configHasExec() bool {
 	for _, n := range m.sc.Configuration() {
 		if len(n.Ext.(*seatml.State).OnExec) > 0 {
 			return true
@@ -248,7 +261,7 @@ func (m *Machine) configHasExec() bool {
 
 // nextWake returns when the next timer is due: the timeout or, if the
 // state or general has an onexec, the next tick.
-func (m seatmlBehavior) nextWake() (time.Time, bool) {
+func (m *seatmlBehavior) nextWake() (time.Time, bool) {
 	var next time.Time
 	if !m.deadline.IsZero() {
 		next = m.deadline
@@ -330,14 +343,14 @@ func (m *Machine) sessionPeer() string {
 // fire runs the timer that is due at at: the timeout if its deadline
 // has come (it wins a tie with a tick), else the onexec tick; then the
 // internal events they raised.
-func (m seatmlBehavior) fire(at time.Time) {
+func (m *seatmlBehavior) fire(at time.Time) {
 	m.runTimerOnce(at)
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
 }
 
-func (m seatmlBehavior) runTimerOnce(at time.Time) {
+func (m *seatmlBehavior) runTimerOnce(at time.Time) {
 	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || !due.After(m.deadline)) { // a state's wins a tie with general's
 		m.runStateTimeout(s)
 		return
@@ -412,7 +425,7 @@ func (m seatmlBehavior) runTimerOnce(at time.Time) {
 // nextStateTimeout returns the state whose own timeout is due first,
 // among the active states of a nested behavior with an ontimeout, and
 // when; of those due at once, the first in firing order.
-func (m *Machine) nextStateTimeout() (*seatml.State, time.Time) {
+func (m *seatmlBehavior) nextStateTimeout() (*seatml.State, time.Time) {
 	var first *seatml.State
 	var at time.Time
 	for i := range m.stateTimers {
@@ -426,7 +439,7 @@ func (m *Machine) nextStateTimeout() (*seatml.State, time.Time) {
 
 // runStateTimeout runs a nested behavior's state's ontimeout; its
 // countdown starts again unless the state was left.
-func (m *Machine) runStateTimeout(s *seatml.State) {
+func (m *seatmlBehavior) runStateTimeout(s *seatml.State) {
 	if m.tracing() {
 		m.trace("timeout:" + s.Name)
 	}

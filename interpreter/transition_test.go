@@ -91,7 +91,7 @@ func TestPushPop(t *testing.T) {
 		t.Fatalf("state %q, want b", got)
 	}
 	var depth int
-	_ = h.m.Sync(t.Context(), func() { depth = len(h.m.stack) })
+	_ = h.m.Sync(t.Context(), func() { depth = len(h.m.b.(*seatmlBehavior).stack) })
 	if depth != 1 {
 		t.Errorf("stack depth %d, want 1 (state a)", depth)
 	}
