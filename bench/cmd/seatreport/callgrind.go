@@ -101,9 +101,19 @@ func callgrindFigures() ([]*Figure, error) {
 	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./bench/").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building the benchmarks: %v\n%s", err, out)
 	}
+	keys, err := regexp.Compile(*cgKeys)
+	if err != nil {
+		return nil, fmt.Errorf("-paths: %w", err)
+	}
+	if *cgKeys != "" && *write {
+		return nil, errors.New("-paths measures some paths; -write rewrites the baseline of all of them")
+	}
 	var figs []*Figure
 	counts := map[string]float64{}
 	for _, p := range cgPaths {
+		if !keys.MatchString(p.Key) {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "seatreport: callgrind %s ...\n", p.Key)
 		n, err := p.measure(bin, tmp)
 		if err != nil {

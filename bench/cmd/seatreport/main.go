@@ -36,6 +36,7 @@ var (
 	rounds = flag.Int("rounds", 5, "rounds of each measurement")
 	seat   = flag.String("seat", "", "the seat binary to measure (default: built from this tree)")
 	cgOnly = flag.Bool("callgrind", false, "only the instruction counts of the event paths (with -gate: check them; with -write: rewrite bench/callgrind.json alone)")
+	cgKeys = flag.String("paths", "", "with -callgrind: only the paths whose key matches this regular expression (not with -write)")
 )
 
 func main() {
