@@ -18,7 +18,7 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-func (m *Machine) notifyGUI(ref, op, value string) {
+func (m *env) notifyGUI(ref, op, value string) {
 	for _, o := range m.guiObs {
 		o.GUIUpdate(ref, op, value)
 	}
@@ -61,7 +61,7 @@ func (m *seatmlBehavior) runList(list []seatml.Action, cc *callCtx) request {
 			return request{ok: true, fn: a.Fn, target: a.Target, from: m.src}
 		case seatml.ActLog:
 			if ce := m.log.Check(a.Level, a.Text); ce != nil {
-				ce.Write(zap.String("state", m.State()), zap.Stringer("at", a.Pos))
+				ce.Write(zap.String("state", m.stateName()), zap.Stringer("at", a.Pos))
 			}
 		case seatml.ActShell:
 			if !m.runShell(a) {
@@ -90,7 +90,7 @@ func (m *seatmlBehavior) takeRequest(keep bool) request {
 	return r
 }
 
-func (m *Machine) runScript(a *seatml.Action, cc *callCtx) bool {
+func (m *env) runScript(a *seatml.Action, cc *callCtx) bool {
 	var result lua.LValue = lua.LNil
 	for _, ch := range a.Chunks {
 		v, err := m.call(ch, cc)
@@ -119,7 +119,7 @@ func (m *Machine) runScript(a *seatml.Action, cc *callCtx) bool {
 // answerRequest makes a script's result the answer to the request the event
 // stands for (a ROS service request, eSEAT's __retval__), when it has
 // not been answered yet.
-func (m *Machine) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
+func (m *env) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
 	if cc.ev == nil {
 		return
 	}
@@ -138,8 +138,8 @@ func (m *Machine) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action
 	}
 }
 
-func (m *Machine) scriptFailed(err error, what string) {
-	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.State()))
+func (m *env) scriptFailed(err error, what string) {
+	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.stateName()))
 	if m.prog.HearsInternal {
 		m.raise("error.execution", err.Error(), nil) // for rules of source "event"
 	}
@@ -151,7 +151,7 @@ func (m *Machine) scriptFailed(err error, what string) {
 // where it was raised, for the errors of drainInternal. The queue holds
 // at most Options.QueueLen: past it the event is dropped, and counted
 // for one error once the queue is drained.
-func (m *Machine) raise(name, data string, at fmt.Stringer) {
+func (m *env) raise(name, data string, at fmt.Stringer) {
 	if m.sc.InternalLen() >= m.opts.QueueLen {
 		m.unqueued.add(name, at)
 		return
@@ -196,11 +196,11 @@ func (d *droppedEvents) add(name string, at fmt.Stringer) {
 }
 
 // log logs one error for the events dropped, if any, and forgets them.
-func (d *droppedEvents) log(m *Machine, msg string, limit int) {
+func (d *droppedEvents) log(m *env, msg string, limit int) {
 	if d.n == 0 {
 		return
 	}
-	fields := []zap.Field{zap.String("event", d.first), zap.Int("limit", limit), zap.Int("dropped", d.n), zap.String("state", m.State())}
+	fields := []zap.Field{zap.String("event", d.first), zap.Int("limit", limit), zap.Int("dropped", d.n), zap.String("state", m.stateName())}
 	if d.at != nil { // not for the engine's own events, such as done.state
 		fields = append(fields, zap.String("raised_at", d.at.String()))
 	}
@@ -259,14 +259,14 @@ func (m *seatmlBehavior) drainInternal() {
 		m.depths = nil // a fan-out's: not kept for the next
 	}
 	if deep.n+many.n+m.unqueued.n > 0 { // (no message is formatted for nothing)
-		deep.log(m.Machine, fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain), maxChain)
-		many.log(m.Machine, fmt.Sprintf("internal events cut: %d handled after one event, timer or list (each raising more than one?)", maxInternal), maxInternal)
-		m.unqueued.log(m.Machine, fmt.Sprintf("internal event queue full: raised events dropped (at most %d wait at once)", m.opts.QueueLen), m.opts.QueueLen)
+		deep.log(m.env, fmt.Sprintf("internal events cut: a chain of %d, each raised while handling the one before (a rule that raises the event it handles?)", maxChain), maxChain)
+		many.log(m.env, fmt.Sprintf("internal events cut: %d handled after one event, timer or list (each raising more than one?)", maxInternal), maxInternal)
+		m.unqueued.log(m.env, fmt.Sprintf("internal event queue full: raised events dropped (at most %d wait at once)", m.opts.QueueLen), m.opts.QueueLen)
 	}
 }
 
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
-func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
+func (m *env) sendSlot(slot int, name, text string, at fmt.Stringer) {
 	m.sent = true
 	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && !m.watching() {
 		if err := m.slots[slot].Send(text); err != nil {
@@ -279,11 +279,11 @@ func (m *Machine) sendSlot(slot int, name, text string, at fmt.Stringer) {
 
 // send delivers text to a named adaptor (or logs why not); at says where
 // the send came from, formatted only if something is logged.
-func (m *Machine) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, at, nil) }
+func (m *env) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, at, nil) }
 
 // sendWith is send, with publish doing the sending when set (a message to
 // a topic of its own).
-func (m *Machine) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
+func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
 	m.sent = true
 	if m.tracing() {
 		m.trace("send:" + name + ":" + text)
@@ -319,7 +319,7 @@ func (m *Machine) sendWith(name, text string, at fmt.Stringer, publish func(adap
 // sendTopic publishes a message with its own topic or retain flag to an
 // MQTT adaptor (adaptors.TopicSender); in a topic session its peer fills
 // a "+" in the topic with its value.
-func (m *Machine) sendTopic(a *seatml.Action, text string) {
+func (m *env) sendTopic(a *seatml.Action, text string) {
 	m.sendWith(a.SendTo, text, &a.Pos, func(ad adaptors.Adaptor) error {
 		ts, ok := ad.(adaptors.TopicSender)
 		if !ok {
@@ -329,7 +329,7 @@ func (m *Machine) sendTopic(a *seatml.Action, text string) {
 	})
 }
 
-func (m *Machine) isIgnoredAdaptor(name string) bool {
+func (m *env) isIgnoredAdaptor(name string) bool {
 	for _, d := range m.prog.Adaptors {
 		if d.Name == name {
 			return d.Ignored

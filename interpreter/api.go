@@ -23,7 +23,7 @@ import (
 
 // call runs a chunk under the time limit with the event globals set, and
 // returns its result (§9.2).
-func (m *Machine) call(ch *seatml.Chunk, cc *callCtx) (lua.LValue, error) {
+func (m *env) call(ch *seatml.Chunk, cc *callCtx) (lua.LValue, error) {
 	var fn *lua.LFunction
 	if ch.ID < len(m.fns) {
 		fn = m.fns[ch.ID]
@@ -51,12 +51,12 @@ func (m *Machine) call(ch *seatml.Chunk, cc *callCtx) (lua.LValue, error) {
 }
 
 // callFunc calls a global Lua function (onLoad and the like).
-func (m *Machine) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
+func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
 	return m.callFuncArgs(fn, name, cc)
 }
 
 // callFuncArgs calls a Lua callback with arguments.
-func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
+func (m *env) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
 	at := &seatml.Chunk{File: m.prog.File}
 	if fn.Proto != nil {
 		at.File, at.Line = fn.Proto.SourceName, fn.Proto.LineDefined
@@ -72,7 +72,7 @@ func (m *Machine) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args
 // pcall calls fn with the event globals set and under the script time
 // limit, leaving nret results on the stack. Errors are *ScriptError, placed
 // at the Lua error's line, else at the start of at.
-func (m *Machine) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chunk, args ...lua.LValue) error {
+func (m *env) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chunk, args ...lua.LValue) error {
 	m.setGlobals(cc)
 	m.L.Push(fn)
 	for _, a := range args {
@@ -121,13 +121,13 @@ func eventGlobal(name string) int {
 }
 
 // setGlobals makes the event globals show cc for the next call.
-func (m *Machine) setGlobals(cc *callCtx) {
+func (m *env) setGlobals(cc *callCtx) {
 	m.luaCC = cc
 	m.luaAssigned = [numEventGlobals]lua.LValue{}
 }
 
 // eventGlobalValue is what a script reads for event global i.
-func (m *Machine) eventGlobalValue(i int) lua.LValue {
+func (m *env) eventGlobalValue(i int) lua.LValue {
 	if v := m.luaAssigned[i]; v != nil {
 		return v
 	}
@@ -157,7 +157,7 @@ func (m *Machine) eventGlobalValue(i int) lua.LValue {
 // installGlobals gives the globals table the metatable that answers the
 // event globals. It is protected: getmetatable(_G) is false and
 // setmetatable(_G, …) an error.
-func (m *Machine) installGlobals() {
+func (m *env) installGlobals() {
 	L := m.L
 	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
 	mt := L.NewTable()
@@ -208,7 +208,7 @@ func (m *Machine) installGlobals() {
 }
 
 // result is the value of rtc_result after a call, nil when unset.
-func (m *Machine) result() lua.LValue {
+func (m *env) result() lua.LValue {
 	if v := m.luaAssigned[gRtcResult]; v != nil {
 		return v
 	}
@@ -248,7 +248,7 @@ func (d *eventData) message(L *lua.LState) lua.LValue {
 const eventType = "seat.event"
 
 // installEventType defines the metatable of "event" values.
-func (m *Machine) installEventType() {
+func (m *env) installEventType() {
 	L := m.L
 	mt := L.NewTypeMetatable(eventType)
 	L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
@@ -313,7 +313,7 @@ func pushOptional(L *lua.LState, s string, present bool) {
 
 // eventTable returns the Lua "event" value of a call context, building it
 // on first use.
-func (m *Machine) eventTable(cc *callCtx) lua.LValue {
+func (m *env) eventTable(cc *callCtx) lua.LValue {
 	if cc.table != nil {
 		return cc.table
 	}
@@ -350,7 +350,7 @@ func (m *Machine) eventTable(cc *callCtx) lua.LValue {
 // setEventKey records the word that fired and its submatches. For
 // device-layer events it is the event's own key (a memory path or
 // "done:<motion>"): the word may be a pattern, which tells a script little.
-func (m *Machine) setEventKey(cc *callCtx, key string, caps []string) {
+func (m *env) setEventKey(cc *callCtx, key string, caps []string) {
 	if cc.ev != nil && cc.ev.Key != "" {
 		key = cc.ev.Key
 	}
@@ -361,7 +361,7 @@ func (m *Machine) setEventKey(cc *callCtx, key string, caps []string) {
 }
 
 // installAPI defines the seat table (§9.4).
-func (m *Machine) installAPI() {
+func (m *env) installAPI() {
 	L := m.L
 	api := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -371,7 +371,7 @@ func (m *Machine) installAPI() {
 		"result":      m.luaResult,
 		"cancel":      m.luaCancel,
 		"reply":       m.luaReply,
-		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.State())); return 1 },
+		"state":       func(L *lua.LState) int { L.Push(lua.LString(m.stateName())); return 1 },
 		"log":         m.luaLog,
 		"now":         func(L *lua.LState) int { L.Push(lua.LNumber(float64(m.clock.Now().UnixNano()) / 1e9)); return 1 },
 		"exit":        m.luaExit,
@@ -401,7 +401,7 @@ func (m *Machine) installAPI() {
 // the timeout, internal events and widgets (an SCXML document has its
 // own ways: scxmlOnly).
 func (m *seatmlBehavior) installAPI() {
-	m.Machine.installAPI()
+	m.env.installAPI()
 	L := m.L
 	api := L.GetGlobal("seat").(*lua.LTable)
 	fns := map[string]lua.LGFunction{
@@ -438,7 +438,7 @@ func (m *seatmlBehavior) installAPI() {
 	}
 }
 
-func (m *Machine) luaSend(L *lua.LState) int {
+func (m *env) luaSend(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.send")
 	text := luaText(L, 2)
 	m.send(name, text, luaWhere{m, L})
@@ -447,7 +447,7 @@ func (m *Machine) luaSend(L *lua.LState) int {
 
 // luaAdaptor is the adaptor named by argument 1 of fn; a name the
 // behavior does not declare is a Lua error.
-func (m *Machine) luaAdaptor(L *lua.LState, fn string) string {
+func (m *env) luaAdaptor(L *lua.LState, fn string) string {
 	name := L.CheckString(1)
 	if !m.declaredAdaptor(name) {
 		var names []string
@@ -465,7 +465,7 @@ func (m *Machine) luaAdaptor(L *lua.LState, fn string) string {
 // as JSON text; a string is sent as seat.send sends it. A value that does
 // not fit the message is a Lua error naming the field, and nothing is
 // sent. goal names the goal an action server's feedback is for.
-func (m *Machine) luaPublish(L *lua.LState) int {
+func (m *env) luaPublish(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.publish")
 	t, ok := L.Get(2).(*lua.LTable)
 	if !ok {
@@ -474,7 +474,7 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 	}
 	data, text := luaMessage(L, 2, t)
 	goal := L.OptString(3, "")
-	if a := m.Adaptor(name); goal != "" && a != nil {
+	if a := m.adaptor(name); goal != "" && a != nil {
 		if _, ok := a.(adaptors.Finisher); !ok {
 			L.RaiseError("seat.publish: %q is not an adaptor that works on goals (a ros_action_server): its messages name no goal", name)
 		}
@@ -506,7 +506,7 @@ func (m *Machine) luaPublish(L *lua.LState) int {
 // name), or, as eSEAT's callRosService took them, the fields' values in
 // order: seat.call("add_two_ints", 1, 2). The call waits at most seconds,
 // and never beyond the script's own time limit, which it counts against.
-func (m *Machine) luaCall(L *lua.LState) int {
+func (m *env) luaCall(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.call")
 	var data any
 	var limit time.Duration
@@ -529,7 +529,7 @@ func (m *Machine) luaCall(L *lua.LState) int {
 	if l, ok := data.([]any); ok && len(l) == 0 { // seat.call("/reset", {}) or seat.call("/reset")
 		data = map[string]any{} // an empty request: {} in recordings and transcripts
 	}
-	a := m.Adaptor(name)
+	a := m.adaptor(name)
 	c, ok := a.(adaptors.Caller)
 	switch {
 	case a == nil:
@@ -593,7 +593,7 @@ func jsonText(v any) string {
 // goal's client's side ended it meanwhile (preempted, canceled). A goal
 // the behavior ended already, or none, is a Lua error, as is a value
 // that does not fit the result.
-func (m *Machine) luaResult(L *lua.LState) int {
+func (m *env) luaResult(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.result")
 	var data any
 	if t, ok := L.Get(2).(*lua.LTable); ok {
@@ -603,7 +603,7 @@ func (m *Machine) luaResult(L *lua.LState) int {
 	}
 	status := L.OptString(3, "succeeded")
 	goal := L.OptString(4, "")
-	a := m.Adaptor(name)
+	a := m.adaptor(name)
 	f, ok := a.(adaptors.Finisher)
 	if !ok {
 		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
@@ -631,9 +631,9 @@ func (m *Machine) luaResult(L *lua.LState) int {
 // ros_action_client to cancel the goal in progress, and returns whether
 // there was one. The goal's result (usually "preempted") comes as usual.
 // A recording has the cancel as the message "cancel" to the adaptor.
-func (m *Machine) luaCancel(L *lua.LState) int {
+func (m *env) luaCancel(L *lua.LState) int {
 	name := m.luaAdaptor(L, "seat.cancel")
-	a := m.Adaptor(name)
+	a := m.adaptor(name)
 	c, ok := a.(adaptors.Canceler)
 	if !ok {
 		L.RaiseError("seat.cancel: %q is not an adaptor that sends goals (a ros_action_client)", name)
@@ -689,7 +689,7 @@ func sendMessage(to interface{ Send(string) error }, data any, text string) erro
 	return to.Send(text)
 }
 
-func (m *Machine) luaReply(L *lua.LState) int {
+func (m *env) luaReply(L *lua.LState) int {
 	if t, ok := L.Get(1).(*lua.LTable); ok && m.cc != nil && m.cc.ev != nil && m.cc.ev.From != nil {
 		// A table answers a request with a message (a ROS service's
 		// response), or goes to the peer as JSON text.
@@ -721,7 +721,7 @@ func (m *Machine) luaReply(L *lua.LState) int {
 }
 
 // observeReply traces and records a reply to the current event's peer.
-func (m *Machine) observeReply(text string) {
+func (m *env) observeReply(text string) {
 	if m.tracing() {
 		m.trace("reply:" + m.cc.ev.Source + ":" + text)
 	}
@@ -742,13 +742,13 @@ func luaText(L *lua.LState, n int) string {
 
 // luaWhere names the Lua line running now, when formatted.
 type luaWhere struct {
-	m *Machine
+	m *env
 	L *lua.LState
 }
 
 func (w luaWhere) String() string { return w.m.where(w.L) }
 
-func (m *Machine) where(L *lua.LState) string {
+func (m *env) where(L *lua.LState) string {
 	if dbg, ok := L.GetStack(1); ok {
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
 			return fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
@@ -757,7 +757,7 @@ func (m *Machine) where(L *lua.LState) string {
 	return m.prog.File
 }
 
-func (m *Machine) declaredAdaptor(name string) bool {
+func (m *env) declaredAdaptor(name string) bool {
 	for _, d := range m.prog.Adaptors {
 		if d.Name == name {
 			return true
@@ -777,7 +777,7 @@ func (m *seatmlBehavior) luaTransition(fn seatml.TransFunc) lua.LGFunction {
 				for _, st := range m.prog.States {
 					names = append(names, st.Name)
 				}
-				m.log.Error("transition to an unknown state refused; staying"+schema.DidYouMean(name, names, "%q"), zap.String("target", name), zap.String("state", m.State()), zap.String("at", m.where(L)))
+				m.log.Error("transition to an unknown state refused; staying"+schema.DidYouMean(name, names, "%q"), zap.String("target", name), zap.String("state", m.stateName()), zap.String("at", m.where(L)))
 				L.Push(lua.LFalse)
 				return 1
 			}
@@ -803,11 +803,11 @@ func (m *seatmlBehavior) luaTimeout(L *lua.LState) int {
 	secs := float64(L.CheckNumber(1))
 	switch {
 	case math.IsNaN(secs):
-		m.log.Error("seat.timeout(nan) refused: not a number; the timeout is unchanged", zap.String("state", m.State()))
+		m.log.Error("seat.timeout(nan) refused: not a number; the timeout is unchanged", zap.String("state", m.stateName()))
 		return 0
 	case secs > 0 && !schema.TimeoutRange.Contains(secs):
 		clamped := schema.TimeoutRange.Clamp(secs)
-		m.log.Error(fmt.Sprintf("seat.timeout(%g) is out of range (allowed %s, or <= 0 to disarm); using %g", secs, schema.TimeoutRange, clamped), zap.String("state", m.State()))
+		m.log.Error(fmt.Sprintf("seat.timeout(%g) is out of range (allowed %s, or <= 0 to disarm); using %g", secs, schema.TimeoutRange, clamped), zap.String("state", m.stateName()))
 		secs = clamped
 	}
 	m.setTimeout(time.Duration(max(secs, 0) * float64(time.Second)))
@@ -823,16 +823,16 @@ func checkMillis(L *lua.LState, arg int, ms float64) time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-func (m *Machine) luaLog(L *lua.LState) int {
+func (m *env) luaLog(L *lua.LState) int {
 	var level zapcore.Level
 	if err := level.Set(L.CheckString(1)); err != nil {
 		L.ArgError(1, "level must be debug, info, warn or error")
 	}
-	m.log.Log(level, luaText(L, 2), zap.String("state", m.State()), zap.String("at", m.where(L)))
+	m.log.Log(level, luaText(L, 2), zap.String("state", m.stateName()), zap.String("at", m.where(L)))
 	return 0
 }
 
-func (m *Machine) luaExit(L *lua.LState) int {
+func (m *env) luaExit(L *lua.LState) int {
 	code := L.OptInt(1, 0)
 	m.exitCode, m.endCause = &code, fmt.Sprintf("seat.exit(%d)", code)
 	return 0

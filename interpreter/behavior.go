@@ -16,9 +16,9 @@ type behavior interface {
 	begin()
 	// handle handles an event that reached it (the host has stamped it,
 	// trimmed its line end and shown it to the observers), then what the
-	// event raised. The event is a copy of its own (by pointer, it would
-	// escape to the heap through the interface).
-	handle(ev adaptors.Event)
+	// event raised. ev is the env's evBuf: the event being handled, which
+	// scripts read.
+	handle(ev *adaptors.Event)
 	// nextWake is when its next timer is due, if one is armed.
 	nextWake() (time.Time, bool)
 	// fire runs the timer due at at, then what it raised.
@@ -27,6 +27,6 @@ type behavior interface {
 	// (L6): the run is over.
 	stop()
 	// activeNames names the states observers that show every active
-	// state are told of (a new slice: they keep it).
+	// state are told of (a new slice: they keep it); the env calls it.
 	activeNames() []string
 }

@@ -46,7 +46,10 @@ const memoryBuffer = 256
 
 // devLink is a running machine's connection to the device layer.
 type devLink struct {
-	dev     *Devices
+	dev *Devices
+	// deliver queues a device event for the machine's goroutine (never
+	// run inline: the device loop's thread must not run scripts).
+	deliver func(context.Context, adaptors.Event) error
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -67,7 +70,8 @@ func (m *Machine) startDevices() {
 		m.opts.Devices.start()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m.dev = &devLink{dev: m.opts.Devices, ctx: ctx, cancel: cancel, subs: map[string]*hal.Subscription{},
+	deliver := func(ctx context.Context, ev adaptors.Event) error { return m.deliver(ctx, ev, false) }
+	m.dev = &devLink{dev: m.opts.Devices, deliver: deliver, ctx: ctx, cancel: cancel, subs: map[string]*hal.Subscription{},
 		events: make(chan motion.Event, 256), scripts: map[string]*motion.Script{}}
 	for _, p := range memoryPrefixes(m.prog) {
 		m.subscribe(p)
@@ -196,7 +200,7 @@ func memoryPrefixes(p *seatml.Program) []string {
 	return out
 }
 
-func (m *Machine) subscribe(prefix string) {
+func (m *env) subscribe(prefix string) {
 	d := m.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -212,14 +216,14 @@ func (m *Machine) subscribe(prefix string) {
 	go func() {
 		defer d.wg.Done()
 		for e := range sub.C() {
-			if err := m.deliver(d.ctx, adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text()}, false); err != nil {
+			if err := d.deliver(d.ctx, adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text()}); err != nil {
 				return
 			}
 		}
 	}()
 }
 
-func (m *Machine) unsubscribe(prefix string) bool {
+func (m *env) unsubscribe(prefix string) bool {
 	d := m.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -289,7 +293,7 @@ func (m *Machine) devicePending() bool {
 }
 
 // notifyMotion is the player's callback: it must not block.
-func (m *Machine) notifyMotion(e motion.Event) {
+func (m *env) notifyMotion(e motion.Event) {
 	select {
 	case m.dev.events <- e:
 	default:
@@ -300,7 +304,7 @@ func (m *Machine) notifyMotion(e motion.Event) {
 // owner names the motions of this machine: the behavior, or for a session
 // the behavior and its peer, so that sessions take joints from each other
 // by priority as behaviors do.
-func (m *Machine) owner() string {
+func (m *env) owner() string {
 	if m.opts.session != nil {
 		return m.prog.Name + "#" + m.opts.session.Peer()
 	}
@@ -308,7 +312,7 @@ func (m *Machine) owner() string {
 }
 
 // play starts a motion for this behavior.
-func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
+func (m *env) play(req motion.Request) (*motion.Motion, error) {
 	if m.dev == nil {
 		return nil, fmt.Errorf("no device layer")
 	}
@@ -330,7 +334,7 @@ func (m *Machine) play(req motion.Request) (*motion.Motion, error) {
 }
 
 // runMotion runs a <motion> action.
-func (m *Machine) runMotion(a *seatml.Action) {
+func (m *env) runMotion(a *seatml.Action) {
 	if m.dev != nil {
 		m.dev.dev.start()
 	}
@@ -342,7 +346,7 @@ func (m *Machine) runMotion(a *seatml.Action) {
 	}
 }
 
-func (m *Machine) devicesOrError(L *lua.LState, fn string) *Devices {
+func (m *env) devicesOrError(L *lua.LState, fn string) *Devices {
 	switch {
 	case m.dev != nil:
 		m.dev.dev.start()
@@ -356,7 +360,7 @@ func (m *Machine) devicesOrError(L *lua.LState, fn string) *Devices {
 }
 
 // luaGet is seat.get(key): value and age in ms, nil if unknown.
-func (m *Machine) luaGet(L *lua.LState) int {
+func (m *env) luaGet(L *lua.LState) int {
 	dev := m.devicesOrError(L, "get")
 	key := L.CheckString(1)
 	if s, ok := dev.Engine.Tree().Resolve(key); ok && isValueKey(key) {
@@ -379,7 +383,7 @@ func isValueKey(key string) bool {
 }
 
 // luaSet is seat.set(key, v [, ms]).
-func (m *Machine) luaSet(L *lua.LState) int {
+func (m *env) luaSet(L *lua.LState) int {
 	dev := m.devicesOrError(L, "set")
 	key := L.CheckString(1)
 	if s, ok := dev.Engine.Tree().Resolve(key); ok && isValueKey(key) {
@@ -411,7 +415,7 @@ func (m *Machine) luaSet(L *lua.LState) int {
 }
 
 // checkJointFree refuses writes to a joint another behavior's motion holds.
-func (m *Machine) checkJointFree(L *lua.LState, s *hal.SubDevice) {
+func (m *env) checkJointFree(L *lua.LState, s *hal.SubDevice) {
 	p := m.dev.dev.Player
 	if p == nil {
 		return
@@ -424,7 +428,7 @@ func (m *Machine) checkJointFree(L *lua.LState, s *hal.SubDevice) {
 }
 
 // luaSetTimed is seat.set_timed(key, {{v, ms}, ...} [, mode]).
-func (m *Machine) luaSetTimed(L *lua.LState) int {
+func (m *env) luaSetTimed(L *lua.LState) int {
 	dev := m.devicesOrError(L, "set_timed")
 	key := L.CheckString(1)
 	tbl := L.CheckTable(2)
@@ -460,13 +464,13 @@ func (m *Machine) luaSetTimed(L *lua.LState) int {
 	return 0
 }
 
-func (m *Machine) luaSubscribe(L *lua.LState) int {
+func (m *env) luaSubscribe(L *lua.LState) int {
 	m.devicesOrError(L, "subscribe")
 	m.subscribe(L.CheckString(1))
 	return 0
 }
 
-func (m *Machine) luaUnsubscribe(L *lua.LState) int {
+func (m *env) luaUnsubscribe(L *lua.LState) int {
 	m.devicesOrError(L, "unsubscribe")
 	L.Push(lua.LBool(m.unsubscribe(L.CheckString(1))))
 	return 1
@@ -474,7 +478,7 @@ func (m *Machine) luaUnsubscribe(L *lua.LState) int {
 
 // luaMotion is seat.motion{scripts=..., name=..., priority=..., ...}: it
 // returns a handle with stop, cursor, commands and name.
-func (m *Machine) luaMotion(L *lua.LState) int {
+func (m *env) luaMotion(L *lua.LState) int {
 	m.devicesOrError(L, "motion")
 	opts := L.CheckTable(1)
 	num := func(k string, def float64) float64 {
@@ -517,7 +521,7 @@ func (m *Machine) luaMotion(L *lua.LState) int {
 }
 
 // luaScripts reads script names or inline scripts (tables of frames).
-func (m *Machine) luaScripts(L *lua.LState, v lua.LValue, field string) []*motion.Script {
+func (m *env) luaScripts(L *lua.LState, v lua.LValue, field string) []*motion.Script {
 	var items []lua.LValue
 	switch x := v.(type) {
 	case lua.LString:
@@ -562,7 +566,7 @@ func (m *Machine) luaScripts(L *lua.LState, v lua.LValue, field string) []*motio
 
 // namedScript loads a script by name, found where <motion script> finds
 // it (seatml.FindScript), once.
-func (m *Machine) namedScript(name string) (*motion.Script, error) {
+func (m *env) namedScript(name string) (*motion.Script, error) {
 	path, err := seatml.FindScript(m.prog.ScriptDirs, name)
 	if err != nil {
 		return nil, err
@@ -587,7 +591,7 @@ func (m *Machine) namedScript(name string) (*motion.Script, error) {
 	return s, nil
 }
 
-func (m *Machine) motionHandle(L *lua.LState, mo *motion.Motion) *lua.LTable {
+func (m *env) motionHandle(L *lua.LState, mo *motion.Motion) *lua.LTable {
 	h := L.NewTable()
 	h.RawSetString("name", lua.LString(mo.Name()))
 	h.RawSetString("stop", L.NewFunction(func(L *lua.LState) int {

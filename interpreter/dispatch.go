@@ -37,14 +37,15 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		m.cutShort = false
 		defer func() { ev.Done(!m.cutShort) }() // a script cut short by seat stopping: not handled (MQTT sends it again)
 	}
-	if m.received(&ev) {
-		m.b.handle(ev)
+	m.evBuf = ev
+	if m.received(&m.evBuf) {
+		m.b.handle(&m.evBuf)
 	}
 }
 
 // received is handleEvent's intake, for internal events too; it reports
 // whether the event goes on to the behavior.
-func (m *Machine) received(ev *adaptors.Event) bool {
+func (m *env) received(ev *adaptors.Event) bool {
 	m.turn++
 	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
@@ -59,8 +60,8 @@ func (m *Machine) received(ev *adaptors.Event) bool {
 }
 
 // handle handles an event (§5), then the internal events it raised.
-func (m *seatmlBehavior) handle(ev adaptors.Event) {
-	m.handleOne(&ev)
+func (m *seatmlBehavior) handle(ev *adaptors.Event) {
+	m.handleOne(ev)
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
@@ -82,7 +83,9 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 	if ev.Key != "" && m.tracing() {
 		m.trace("event:" + ev.Source + "/" + ev.Key)
 	}
-	m.evBuf = *ev
+	if ev != &m.evBuf { // an internal event
+		m.evBuf = *ev
+	}
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	moves := m.moves
@@ -126,7 +129,7 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 	m.src = nil
 	if !ran {
 		m.unmatched++
-		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.State()))
+		m.log.Debug("unmatched event", zap.String("source", ev.Source), zap.String("text", ev.Text), zap.String("state", m.stateName()))
 	}
 }
 
@@ -201,7 +204,7 @@ func (m *seatmlBehavior) handleConnection(ev adaptors.Event) {
 // matchKeyed fires the first candidate rule for lookup text l (§5 steps 2-4).
 func (m *seatmlBehavior) matchKeyed(cc *callCtx, source, l string) bool {
 	m.gen++
-	id, known := m.prog.SourceIDs[source]
+	id, known := m.sources.id(m.prog.SourceIDs, source)
 	if !m.prog.Nested {
 		return m.matchScope(cc, &m.cur.Scope, id, known, l) || m.matchScope(cc, m.prog.General, id, known, l)
 	}
@@ -227,6 +230,24 @@ func (m *seatmlBehavior) matchKeyed(cc *callCtx, source, l string) bool {
 	}
 	m.src = nil
 	return fired
+}
+
+// sourceCache is the last event source looked up in a Program's
+// SourceIDs, and what it said: most events come from the adaptor the last
+// one came from, and comparing the name (the same string, mostly) costs
+// less than hashing it.
+type sourceCache struct {
+	name  string
+	num   int
+	known bool
+}
+
+func (c *sourceCache) id(ids map[string]int, source string) (int, bool) {
+	if source != c.name {
+		c.name = source
+		c.num, c.known = ids[source]
+	}
+	return c.num, c.known
 }
 
 // generalSource stands for general as the source of a transition: a
@@ -315,7 +336,7 @@ func (m *seatmlBehavior) fireRule(r *seatml.Rule, cc *callCtx, key string) {
 		m.observe(Record{Kind: RecFire, At: r.Pos})
 	}
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
-		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.State()))
+		ce.Write(zap.String("rule", r.Pos.String()), zap.String("key", key), zap.String("source", cc.ev.Source), zap.String("state", m.stateName()))
 	}
 	if cc.ev.Key != "" { // a ROS goal has one (ros_action); a line has none
 		if t, ok := cc.ev.From.(adaptors.Taker); ok {

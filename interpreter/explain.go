@@ -30,7 +30,7 @@ var (
 // finding on the failing line the name that is nil: seat.replly (with the
 // nearest seat function), os.execute or io (removed by the sandbox), or a
 // global that was never defined.
-func (m *Machine) explainNil(se *ScriptError, ch *seatml.Chunk) {
+func (m *env) explainNil(se *ScriptError, ch *seatml.Chunk) {
 	var re *regexp.Regexp
 	switch {
 	case strings.HasPrefix(se.Msg, "attempt to call a non-function object"):
@@ -62,7 +62,7 @@ func (m *Machine) explainNil(se *ScriptError, ch *seatml.Chunk) {
 var luaSpelling = seatml.LuaSpelling
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
-func (m *Machine) nilReason(path []string, called bool) string {
+func (m *env) nilReason(path []string, called bool) string {
 	var v lua.LValue = m.L.G.Global
 	for i, p := range path {
 		t, ok := v.(*lua.LTable)
@@ -122,7 +122,7 @@ const maxGlobalSets = 4096
 
 // noteGlobalSet remembers where the global name is being assigned, from
 // the globals' __newindex: the script's file and line.
-func (m *Machine) noteGlobalSet(L *lua.LState, name string, toNil bool) {
+func (m *env) noteGlobalSet(L *lua.LState, name string, toNil bool) {
 	if _, seen := m.globalSets[name]; !seen && len(m.globalSets) >= maxGlobalSets {
 		return
 	}
@@ -137,7 +137,7 @@ func (m *Machine) noteGlobalSet(L *lua.LState, name string, toNil bool) {
 }
 
 // seatNames lists the functions of the seat table.
-func (m *Machine) seatNames() []string {
+func (m *env) seatNames() []string {
 	var names []string
 	if t, ok := m.L.GetGlobal("seat").(*lua.LTable); ok {
 		t.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
@@ -147,7 +147,7 @@ func (m *Machine) seatNames() []string {
 
 // globalNames lists the defined globals, those made on first use (the
 // libraries, eSEAT's self) and those assigned nil, for suggestions.
-func (m *Machine) globalNames() []string {
+func (m *env) globalNames() []string {
 	var names []string
 	m.L.G.Global.ForEach(func(k, _ lua.LValue) {
 		if s, ok := k.(lua.LString); ok {
@@ -186,7 +186,7 @@ var (
 // finding on the failing line the operand that is nil: a global never
 // defined (with a suggestion), a field of one, or else the one operand
 // that is a local or a field.
-func (m *Machine) explainOperand(se *ScriptError, ch *seatml.Chunk) {
+func (m *env) explainOperand(se *ScriptError, ch *seatml.Chunk) {
 	var op, kind string
 	switch mm := arithErrRE.FindStringSubmatch(se.Msg); {
 	case strings.HasPrefix(se.Msg, "__len undefined"):

@@ -49,21 +49,24 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		opts.ScriptMemory = DefaultScriptMemory
 	}
 	m := &Machine{
-		prog:     prog,
-		opts:     opts,
-		log:      opts.Log.With(zap.String("behavior", prog.Name)),
-		clock:    opts.Clock,
-		done:     make(chan struct{}),
-		ready:    make(chan struct{}),
-		adaptors: map[string]adaptors.Adaptor{},
-		values:   map[string]string{},
+		env: &env{
+			prog:    prog,
+			opts:    opts,
+			log:     opts.Log.With(zap.String("behavior", prog.Name)),
+			clock:   opts.Clock,
+			binding: binding{adaptors: map[string]adaptors.Adaptor{}},
+			values:  map[string]string{},
+		},
+		done:  make(chan struct{}),
+		ready: make(chan struct{}),
 	}
 	var seat *seatmlBehavior
 	if prog.Document == nil {
-		seat = newSEATML(m)
+		seat = newSEATML(m.env)
 		m.b = seat
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
+	m.inputAt = m.q.peek
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
@@ -97,7 +100,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	m.dog.Long = m.passBaton
 	m.luaOpen = true
 	if prog.Document != nil {
-		m.installSCXML()
+		m.b = newSCXML(m.env)
 		return m, nil
 	}
 	seat.installAPI()
@@ -135,14 +138,14 @@ func (m *Machine) setup() error {
 }
 
 // callback returns a global Lua function defined by the behavior, or nil.
-func (m *Machine) callback(name string) *lua.LFunction {
+func (m *env) callback(name string) *lua.LFunction {
 	fn, _ := m.L.GetGlobal(name).(*lua.LFunction)
 	return fn
 }
 
 // runCallback calls a lifecycle callback if defined; an error is logged and
 // the sequence goes on (L15).
-func (m *Machine) runCallback(name string, args ...string) {
+func (m *env) runCallback(name string, args ...string) {
 	fn := m.callback(name)
 	if fn == nil {
 		return
@@ -162,7 +165,7 @@ func (m *Machine) runCallback(name string, args ...string) {
 	}
 }
 
-func (m *Machine) closeLua() {
+func (m *env) closeLua() {
 	if m.luaOpen {
 		m.trace("lua:close")
 		m.dog.Close()
@@ -356,7 +359,7 @@ func (m *Machine) shutdown() {
 	m.flushAdaptors() // a session's adaptors outlive it: what onexit sent goes now
 	m.stopDevices()
 	m.unload() // events queued and never handled: drainLeft
-	m.log.Info("stopped", zap.String("state", m.State()))
+	m.log.Info("stopped", zap.String("state", m.stateName()))
 }
 
 // handleItem handles one queue item; it reports false when the run ends
@@ -574,7 +577,7 @@ func (m *Machine) closeAdaptors() {
 
 // resourceCallback runs onResourceLost or onResourceError for a motion
 // event, if the behavior defines it (L11, L13); it reports whether it did.
-func (m *Machine) resourceCallback(ev adaptors.Event) bool {
+func (m *env) resourceCallback(ev adaptors.Event) bool {
 	kind, name := m.reportResource(ev)
 	cb := map[string]string{"lost": "onResourceLost", "error": "onResourceError"}[kind]
 	if cb == "" || m.callback(cb) == nil {
@@ -586,7 +589,7 @@ func (m *Machine) resourceCallback(ev adaptors.Event) bool {
 
 // reportResource tells OnResource of a motion that was lost or failed,
 // and returns the event key's kind and motion name.
-func (m *Machine) reportResource(ev adaptors.Event) (kind, name string) {
+func (m *env) reportResource(ev adaptors.Event) (kind, name string) {
 	kind, name, _ = strings.Cut(ev.Key, ":")
 	if (kind == "lost" || kind == "error") && m.opts.OnResource != nil {
 		m.opts.OnResource(ev.Key, ev.Text)

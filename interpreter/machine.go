@@ -97,41 +97,31 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("seat.exit(%d)", e.Code)
 }
 
-// Machine runs one behavior. Run's goroutine owns the state machine and the
-// Lua state; adaptors reach it only through Deliver.
+// Machine is a behavior's host: it runs one loaded program's behavior
+// (behavior.go) on its goroutine, or on the goroutine of a producer that
+// finds it idle (handOver), with the queue, the run lock and reloads; the
+// behavior reaches the world through the env the machine shares with it.
+// Adaptors reach the machine only through Deliver.
 type Machine struct {
-	prog  *seatml.Program
-	opts  Options
-	log   *zap.Logger
-	clock Clock
-	L     *lua.LState
-	dog   *luadm.Watchdog
-	fns   []*lua.LFunction // by chunk.id, made on first call
+	*env
+	b    behavior
+	host *sessionHost // set when the behavior opens sessions (b is nil)
 
-	q      *eventQueue
-	done   chan struct{}
-	ready  chan struct{}
-	closeM sync.Once
-
-	curState atomic.Pointer[seatml.State] // the current state, for other goroutines
-	running  atomic.Bool                  // events are queued, not dropped
-	dropped  atomic.Uint64                // events dropped while not running
-	luaOpen  bool
+	q        *eventQueue
+	done     chan struct{}
+	ready    chan struct{}
+	closeM   sync.Once
+	running  atomic.Bool   // events are queued, not dropped
+	dropped  atomic.Uint64 // events dropped while not running
 	unloaded bool
-
-	adMu     sync.RWMutex
-	adaptors map[string]adaptors.Adaptor
-	opened   bool
-	relays   map[string]*relay // what each open adaptor delivers through
-	handed   map[string]bool   // adaptors handed to the next version: not closed here
 	// next is the version a reload replaces this one with: events that
 	// reach this one once it has stopped go there.
 	next atomic.Pointer[Machine]
 	left []item // events left for next (machine goroutine)
 
 	// runMu is held by whoever runs the machine: its own goroutine, or a
-	// producer that found it idle (handOver). Everything below it is
-	// touched only by the holder.
+	// producer that found it idle (handOver). Everything below it, and
+	// the env, is touched only by the holder.
 	runMu  sync.Mutex
 	inline atomic.Bool // producers may run the machine (Run's loop is on)
 	// leg is the reading of the producer running the machine, if it can
@@ -140,11 +130,65 @@ type Machine struct {
 	runCtx context.Context // Run's context
 	armed  time.Time       // what Run's timer waits for; zero: nothing
 	ended  bool            // the end of input was handled
+}
 
-	watcher  Watcher      // opts.Observer, when it does not always watch
-	host     *sessionHost // set when the behavior opens sessions
-	sent     bool         // a message or reply went out since the last flush
-	dev      *devLink
+// env is what a behavior is given of the world: its program and options,
+// the clock and the log, its adaptors (binding), its Lua state
+// (luaWorld), the device layer, the observers, what other goroutines may
+// read of its state, and how it ends (exit).
+type env struct {
+	prog  *seatml.Program
+	opts  Options
+	log   *zap.Logger
+	clock Clock
+	binding
+	luaWorld
+	dev     *devLink
+	watcher Watcher // opts.Observer, when it does not always watch
+	// activeNames is the behavior's (behavior.activeNames), for the
+	// observers that show every active state.
+	activeNames func() []string
+	// inputAt is when the oldest input waiting in the host's queue
+	// arrived, if any: a behavior with work of its own to go on with
+	// (an SCXML document's queue) lets it go first.
+	inputAt func() (time.Time, bool)
+	sc      *statechart.Instance // the behavior's instance of its chart
+	cur     *seatml.State        // the active atomic state (the first, in a parallel state)
+	// curState is cur for other goroutines; active marks, by the chart's
+	// state index, the active states of a nested behavior or an SCXML
+	// document (nil for a flat behavior: its current state says it);
+	// timerAt and tickAt mirror when the timeout and the next tick are
+	// due (Unix ns, 0: none), for Timers.
+	curState        atomic.Pointer[seatml.State]
+	active          []atomic.Bool
+	timerAt, tickAt atomic.Int64
+	values          map[string]string // the widgets' values, by ref
+	// starting: the initial configuration is being entered; leftLeaves,
+	// the leaves the microstep under way exited, which its "state" log
+	// lines give as from (states.go).
+	starting   bool
+	leftLeaves leftLeaves
+	// turn counts the events, timers and ticks handled; cutShort: a
+	// script of the event being handled was stopped because seat is
+	// stopping (Options.Stopping).
+	turn     uint64
+	cutShort bool
+	unqueued droppedEvents // the raises the full internal queue dropped since it was last drained
+	exitCode *int
+	endCause string // why exitCode was set (EndCause)
+}
+
+// binding is a machine's open adaptors: by name (for other goroutines),
+// by declaration index (slots), and those that hold output until Flush or
+// show states and widgets.
+type binding struct {
+	adMu     sync.RWMutex
+	adaptors map[string]adaptors.Adaptor
+	opened   bool
+	relays   map[string]*relay  // what each open adaptor delivers through
+	handed   map[string]bool    // adaptors handed to the next version: not closed here
+	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
+	sent     bool               // a message or reply went out since the last flush
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
 	stateObs []adaptors.StateObserver
 	// showsActive: some observer shows every active state
@@ -153,18 +197,17 @@ type Machine struct {
 	showsActive bool
 	shown       []*statechart.State
 	guiObs      []adaptors.GUIObserver
-	slots       []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
+}
 
-	cur    *seatml.State // the active atomic state (the first, in a parallel state)
-	values map[string]string
-	// timers mirrors deadline and nextTick for Timers (Unix ns, 0: none).
-	timerAt, tickAt atomic.Int64
-
-	// per-list state
+// luaWorld is a behavior's Lua state, and what its scripts see of the
+// event or list being handled.
+type luaWorld struct {
+	L           *lua.LState
+	dog         *luadm.Watchdog
+	fns         []*lua.LFunction // by chunk.id, made on first call
+	luaOpen     bool
 	ccs         [numCtx]callCtx
 	evBuf       adaptors.Event // the event being handled
-	exitCode    *int
-	endCause    string // why exitCode was set (EndCause)
 	cc          *callCtx
 	luaCC       *callCtx                    // what the event globals show
 	luaAssigned [numEventGlobals]lua.LValue // event globals a script assigned, nil: none
@@ -173,31 +216,6 @@ type Machine struct {
 	// not set (the globals' __newindex sees only those), so that a nil
 	// global can be told apart from one never assigned (explain.go).
 	globalSets map[string]globalSet
-
-	sc       *statechart.Instance // enters and exits the states
-	starting bool                 // the initial configuration is being entered
-	// leftLeaves is the leaves the microstep under way exited, which its
-	// "state" log lines give as from (states.go).
-	leftLeaves leftLeaves
-	// turn counts the events, timers and ticks a nested behavior handles;
-	// touched holds, by the chart's state index, the turn in which each
-	// state was last entered or exited (a state left or entered by one
-	// region's transition does not handle what moved it); since, when
-	// each state with an onexec was entered.
-	turn uint64
-	// cutShort: a script of the event being handled was stopped because
-	// seat is stopping (Options.Stopping).
-	cutShort bool
-	unqueued droppedEvents
-
-	// b is the behavior the machine runs: SEATML's, or an SCXML
-	// document's session (nil in a session host: its sessions' machines
-	// have theirs).
-	b behavior
-	// active marks, by the chart's state index, the active states of a
-	// nested behavior or an SCXML document, for ActiveStates from other
-	// goroutines (nil for a flat behavior: its current state says it).
-	active []atomic.Bool
 }
 
 // frame is what push saves: the active state, and in a nested behavior
@@ -243,7 +261,7 @@ const (
 
 // ctx returns the machine's call context of a kind, reset. Lists of one
 // kind never nest, so one of each suffices.
-func (m *Machine) ctx(kind ctxKind) *callCtx {
+func (m *env) ctx(kind ctxKind) *callCtx {
 	c := &m.ccs[kind]
 	*c = callCtx{kind: kind}
 	return c
@@ -251,16 +269,19 @@ func (m *Machine) ctx(kind ctxKind) *callCtx {
 
 // tracing reports whether a trace is recorded; callers build trace text
 // only then.
-func (m *Machine) tracing() bool { return m.opts.Trace != nil }
+func (m *env) tracing() bool { return m.opts.Trace != nil }
 
 // Ready is closed once the adaptors are open and the initial state entered.
 func (m *Machine) Ready() <-chan struct{} { return m.ready }
 
 // Adaptor returns an open adaptor by name (nil before Ready).
-func (m *Machine) Adaptor(name string) adaptors.Adaptor {
-	m.adMu.RLock()
-	defer m.adMu.RUnlock()
-	return m.adaptors[name]
+func (m *Machine) Adaptor(name string) adaptors.Adaptor { return m.adaptor(name) }
+
+// adaptor returns an open adaptor by name; safe from any goroutine.
+func (b *binding) adaptor(name string) adaptors.Adaptor {
+	b.adMu.RLock()
+	defer b.adMu.RUnlock()
+	return b.adaptors[name]
 }
 
 // AdaptorInfo describes an open adaptor: where it listens or connects, and
@@ -536,11 +557,14 @@ func (m *Machine) ActiveStates() []string {
 }
 
 // State returns the current state's name; call it from Sync.
-func (m *Machine) State() string {
-	if m.cur == nil {
+func (m *Machine) State() string { return m.stateName() }
+
+// stateName is the current state's name, for log lines and scripts.
+func (e *env) stateName() string {
+	if e.cur == nil {
 		return ""
 	}
-	return m.cur.Name
+	return e.cur.Name
 }
 
 // Configuration returns the names of the active states in document order
@@ -553,7 +577,7 @@ func (m *Machine) Configuration() []string {
 	return names
 }
 
-func (m *Machine) trace(s string) {
+func (m *env) trace(s string) {
 	if m.opts.Trace != nil {
 		m.opts.Trace(s)
 	}

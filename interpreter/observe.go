@@ -26,7 +26,7 @@ type Watcher interface {
 }
 
 // watching reports whether the machine's observer wants records now.
-func (m *Machine) watching() bool {
+func (m *env) watching() bool {
 	if m.watcher != nil {
 		return m.watcher.Watching()
 	}
@@ -74,7 +74,7 @@ type Record struct {
 }
 
 // observe tells the observer, if there is one.
-func (m *Machine) observe(r Record) {
+func (m *env) observe(r Record) {
 	if m.opts.Observer == nil {
 		return
 	}
@@ -85,7 +85,7 @@ func (m *Machine) observe(r Record) {
 }
 
 // observeEvent reports an event about to be handled.
-func (m *Machine) observeEvent(ev *adaptors.Event) {
+func (m *env) observeEvent(ev *adaptors.Event) {
 	// An event is timed by its arrival, which orders it against timers.
 	r := Record{Time: ev.Time, Kind: RecIn, Source: ev.Source, Text: ev.Text, Key: ev.Key, Message: ev.Data != nil}
 	if ev.Source == "gui" {

@@ -24,7 +24,7 @@ import (
 // SCXML front end on its machine's clock, Lua state, adaptors and
 // devices. Its states are mirrored by the program's.
 type scxmlRun struct {
-	m     *Machine
+	m     *env
 	sys   *scxml.System
 	s     *scxml.Session
 	start time.Time // when the session began, on the machine's clock: the system's zero
@@ -69,9 +69,10 @@ type docWhere string
 
 func (d docWhere) String() string { return string(d) }
 
-// installSCXML makes the machine's SCXML session on its Lua state, with
-// the seat table (less what is SEATML's own) in its datamodel.
-func (m *Machine) installSCXML() {
+// newSCXML makes the behavior of m's SCXML document: its session on
+// m's Lua state, with the seat table (less what is SEATML's own) in its
+// datamodel.
+func newSCXML(m *env) *scxmlRun {
 	run := &scxmlRun{m: m, sys: scxml.NewSystem()}
 	sys := run.sys
 	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
@@ -100,9 +101,10 @@ func (m *Machine) installSCXML() {
 	m.installAPI()
 	run.trimAPI()
 	run.s = sys.Prepare(m.prog.Document, m.L, m.dog)
-	m.b = run
+	m.activeNames = run.activeNames
 	m.sc = run.s.Instance()
 	m.active = make([]atomic.Bool, len(m.prog.Document.Chart.States))
+	return run
 }
 
 // scxmlOnly are the seat functions that are SEATML's own: in SCXML a
@@ -178,20 +180,19 @@ func (run *scxmlRun) drain() error {
 // handle hands an adaptor's or the device layer's event to the session
 // as an external event (docs/scxml.md "seat's world"), and handles what
 // it causes.
-func (r *scxmlRun) handle(ev adaptors.Event) {
+func (r *scxmlRun) handle(ev *adaptors.Event) {
 	m := r.m
 	switch ev.Source {
 	case "gui":
 		return // an SCXML document has no widgets
 	case "motion":
-		m.reportResource(ev) // the manager keeps a lost motion as the last reason
+		m.reportResource(*ev) // the manager keeps a lost motion as the last reason
 	}
 	if ev.Key != "" { // a ROS goal has one (ros_action)
 		if t, ok := ev.From.(adaptors.Taker); ok {
 			t.Take() // the document has every event posted to it
 		}
 	}
-	m.evBuf = ev
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	prev := m.cc
@@ -397,7 +398,7 @@ func (r *scxmlRun) nextWake() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if r.more {
-		if at, queued := r.m.q.peek(); queued {
+		if at, queued := r.m.inputAt(); queued {
 			return at.Add(time.Nanosecond), true
 		}
 		return r.m.clock.Now(), true
@@ -414,7 +415,7 @@ func (r *scxmlRun) fire(at time.Time) {
 	m := r.m
 	if d, ok := r.sys.NextDue(); ok && !r.start.Add(d).After(at) {
 		if m.watching() { // a replay moves its clock here before what it causes
-			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.State(), Peer: m.sessionPeer()})
+			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.stateName(), Peer: m.sessionPeer()})
 		}
 		r.sys.FireDue(at.Sub(r.start))
 	}
@@ -471,7 +472,7 @@ func (run *scxmlRun) settled(err error) {
 
 // exit ends the run with code, as seat.exit does; cause says why
 // (EndCause).
-func (m *Machine) exit(code int, cause string) {
+func (m *env) exit(code int, cause string) {
 	if m.exitCode == nil {
 		m.exitCode, m.endCause = &code, cause
 	}
@@ -506,7 +507,7 @@ func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
 }
 
 // scxmlName names a document's state.
-func (m *Machine) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
+func (m *env) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
 
 func (r *scxmlRun) exited(n *statechart.State) {
 	m := r.m

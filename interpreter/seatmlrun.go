@@ -11,7 +11,7 @@ import (
 // seatmlBehavior is a SEATML program's behavior: its rules, states,
 // timeouts and onexec ticks (docs/seatml.md), run by its Machine.
 type seatmlBehavior struct {
-	*Machine
+	*env
 	stack []frame // what push saved
 	// req is the transition the list running asked for (seat.transition,
 	// statetransition); pending, those onentry lists asked for.
@@ -32,6 +32,7 @@ type seatmlBehavior struct {
 	gen       uint64
 	moves     uint64
 	unmatched uint64
+	sources   sourceCache
 	// encodeWarned holds the messages whose unencodable text was logged.
 	encodeWarned map[*seatml.Action]bool
 	seatmlTimers
@@ -64,13 +65,14 @@ func (m *seatmlBehavior) stop() {
 
 // newSEATML makes the behavior of m's SEATML program, on the engine's
 // instance of its chart.
-func newSEATML(m *Machine) *seatmlBehavior {
+func newSEATML(m *env) *seatmlBehavior {
 	prog := m.prog
 	b := &seatmlBehavior{
-		Machine:      m,
+		env:          m,
 		encodeWarned: map[*seatml.Action]bool{},
 		tried:        make([]uint64, len(prog.Rules)),
 	}
+	b.sources.num, b.sources.known = prog.SourceIDs[""]
 	scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}
 	if !prog.Nested {
 		scOpts.OnEnter = enteredFlatHook
@@ -81,6 +83,7 @@ func newSEATML(m *Machine) *seatmlBehavior {
 	}
 	m.sc = statechart.New(prog.Chart, scOpts)
 	m.sc.Ext = b
+	m.activeNames = b.activeNames
 	if prog.Nested {
 		m.active = make([]atomic.Bool, len(prog.Chart.States))
 		b.touched = make([]uint64, len(prog.Chart.States))

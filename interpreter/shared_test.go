@@ -50,7 +50,7 @@ func TestSharedAdaptorsHaveTheirKindsCapabilities(t *testing.T) {
 // crash.
 func TestSharedAdaptorOfAHostThatCouldNotOpenIt(t *testing.T) {
 	k, _ := adaptors.LookupKind("ros_client")
-	h := &hostAdaptor{host: &Machine{adaptors: map[string]adaptors.Adaptor{}}, name: "srv"}
+	h := &hostAdaptor{host: &Machine{env: &env{binding: binding{adaptors: map[string]adaptors.Adaptor{}}}}, name: "srv"}
 	a := newShared("srv", h, k)
 	if _, err := a.(adaptors.Caller).Call(context.Background(), nil); !errors.Is(err, adaptors.ErrNotConnected) {
 		t.Errorf("Call: %v, want not connected", err)
@@ -66,7 +66,7 @@ func TestSharedAdaptorOfAHostThatCouldNotOpenIt(t *testing.T) {
 // message to an MQTT adaptor the host had not open read "the adaptor does
 // not publish to topics", as if MQTT could not.
 func TestSharedViewsOfAnUnopenedHostSayNotConnected(t *testing.T) {
-	h := &hostAdaptor{host: &Machine{adaptors: map[string]adaptors.Adaptor{}}, name: "a"}
+	h := &hostAdaptor{host: &Machine{env: &env{binding: binding{adaptors: map[string]adaptors.Adaptor{}}}}, name: "a"}
 	for _, name := range adaptors.KindsWith(0) {
 		k, _ := adaptors.LookupKind(name)
 		if k.New == nil {

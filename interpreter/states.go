@@ -386,23 +386,23 @@ func (m *seatmlBehavior) stepBare(t *statechart.Transition) (from, to *statechar
 
 // notifyState tells the observers the current state; those that show
 // every active state (adaptors.ActiveObserver) get those too.
-func (m *Machine) notifyState() {
+func (m *env) notifyState() {
 	m.curState.Store(m.cur)
 	m.tellObservers(true)
 }
 
 // notifyActive tells the observers that show every active state the
 // active states, the current state unchanged.
-func (m *Machine) notifyActive() { m.tellObservers(false) }
+func (m *env) notifyActive() { m.tellObservers(false) }
 
 // tellObservers gives the ActiveObservers the current and the active
 // states, and the others the current state when it changed.
-func (m *Machine) tellObservers(changed bool) {
+func (m *env) tellObservers(changed bool) {
 	var active []string
 	for _, o := range m.stateObs {
 		if ao, ok := o.(adaptors.ActiveObserver); ok {
 			if active == nil {
-				active = m.b.activeNames()
+				active = m.activeNames()
 			}
 			ao.ActiveChanged(m.cur.Name, active)
 		} else if changed {
@@ -477,7 +477,7 @@ func (m *seatmlBehavior) activeNames() []string {
 // configMoved reports whether the active states are other than those the
 // observers that show them were last told of: a region other than the
 // current state's moved.
-func (m *Machine) configMoved() bool {
+func (m *env) configMoved() bool {
 	cfg := m.sc.Configuration()
 	if len(cfg) != len(m.shown) {
 		return true

@@ -5,17 +5,20 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The most fields and methods a struct of the runtime root package may
-// have. Issue 34's restructure brings the largest to 25 fields and 60
-// methods; until then these hold the ground gained: lower them as
-// Machine shrinks, never raise them.
+// have (an embedded struct is one field: its own are counted as its
+// type's). Issue 34's restructure brings the largest to 25 fields and 60
+// methods; until then these hold the ground gained: lower them as the
+// structs shrink, never raise them.
 const (
-	maxStructFields  = 60
-	maxStructMethods = 141
+	maxStructFields  = 25
+	maxStructMethods = 79
 )
 
 // TestRuntimeStructsStaySmall counts each struct's fields and the methods
@@ -66,5 +69,9 @@ func TestRuntimeStructsStaySmall(t *testing.T) {
 				name, n, methods[name], maxStructFields, maxStructMethods)
 		}
 	}
-	t.Logf("Machine: %d fields, %d methods", fields["Machine"], methods["Machine"])
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if fields[name] >= 10 || methods[name] >= 10 {
+			t.Logf("%s: %d fields, %d methods", name, fields[name], methods[name])
+		}
+	}
 }

@@ -239,7 +239,7 @@ func (m *seatmlBehavior) publishTick() {
 }
 
 // clearTimerAt mirrors a disarmed timeout for Timers.
-func (m *Machine) clearTimerAt() {
+func (m *env) clearTimerAt() {
 	if m.timerAt.Load() != 0 {
 		m.timerAt.Store(0)
 	}
@@ -333,7 +333,7 @@ func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool)
 
 // sessionPeer is the peer of a session's machine (whose state a record
 // of its state names); "" for other machines.
-func (m *Machine) sessionPeer() string {
+func (m *env) sessionPeer() string {
 	if m.opts.session == nil {
 		return ""
 	}
