@@ -70,7 +70,7 @@ func (m *Machine) startDevices() {
 		m.opts.Devices.start()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	deliver := func(ctx context.Context, ev adaptors.Event) error { return m.deliver(ctx, ev, false) }
+	deliver := func(ctx context.Context, ev adaptors.Event) error { return m.in.deliver(ctx, ev, false) }
 	m.dev = &devLink{dev: m.opts.Devices, deliver: deliver, ctx: ctx, cancel: cancel, subs: map[string]*hal.Subscription{},
 		events: make(chan motion.Event, 256), scripts: map[string]*motion.Script{}}
 	for _, p := range memoryPrefixes(m.prog) {
@@ -87,7 +87,7 @@ func (m *Machine) startDevices() {
 			case <-ctx.Done():
 				return
 			case e := <-m.dev.events:
-				if err := m.deliver(ctx, adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text}, false); err != nil {
+				if err := m.in.deliver(ctx, adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text}, false); err != nil {
 					return
 				}
 			}

@@ -54,7 +54,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 			opts:    opts,
 			log:     opts.Log.With(zap.String("behavior", prog.Name)),
 			clock:   opts.Clock,
-			binding: binding{adaptors: map[string]adaptors.Adaptor{}},
+			binding: binding{adaptors: map[string]adaptors.Adaptor{}, shared: opts.session != nil},
 			values:  map[string]string{},
 		},
 		done:  make(chan struct{}),
@@ -66,11 +66,13 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		m.b = seat
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
+	m.in = ownQueue{m}
 	m.inputAt = m.q.peek
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, hungUp: map[any]bool{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
+		m.in = m.host
 		for _, d := range prog.Adaptors {
 			if d.Name == prog.Session && d.Attrs["session"] == "topic" {
 				m.host.max, m.host.idle = DefaultMaxTopicSessions, DefaultSessionIdle
@@ -248,9 +250,10 @@ func (m *Machine) Run(ctx context.Context) error {
 	if m.unloaded {
 		return errors.New("behavior unloaded")
 	}
-	if m.host != nil {
-		return m.runHost(ctx)
-	}
+	return m.in.run(ctx)
+}
+
+func (m ownQueue) run(ctx context.Context) error {
 	if !m.opened {
 		m.running.Store(true) // started at once: early events wait for the initial state
 		if err := m.Open(ctx); err != nil {
@@ -268,7 +271,7 @@ func (m *Machine) Run(ctx context.Context) error {
 	m.flushAdaptors()
 	// Sessions keep to their goroutines: ten thousand of them run by a
 	// few producers' goroutines measured slower (BenchmarkSessionEvents).
-	m.inline.Store(m.opts.session == nil)
+	m.inline.Store(!m.shared)
 	m.runMu.Unlock()
 	close(m.ready)
 	timer := m.clock.NewTimer(time.Hour)

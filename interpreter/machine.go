@@ -105,7 +105,8 @@ func (e *ExitError) Error() string {
 type Machine struct {
 	*env
 	b    behavior
-	host *sessionHost // set when the behavior opens sessions (b is nil)
+	in   inbox
+	host *sessionHost // set when the behavior opens sessions (in; b is nil)
 
 	q        *eventQueue
 	done     chan struct{}
@@ -188,6 +189,10 @@ type binding struct {
 	relays   map[string]*relay  // what each open adaptor delivers through
 	handed   map[string]bool    // adaptors handed to the next version: not closed here
 	slots    []adaptors.Adaptor // open adaptors by Program.Adaptors index (machine goroutine)
+	// shared: the adaptors are a session's views of its host's, which ten
+	// thousand sessions share: they are flushed only after a pass that
+	// sent something (sent), and only the session's goroutine runs it.
+	shared   bool
 	sent     bool               // a message or reply went out since the last flush
 	flushers []adaptors.Flusher // open adaptors that hold output until Flush
 	stateObs []adaptors.StateObserver
@@ -321,19 +326,32 @@ func (m *Machine) Adaptors() []AdaptorInfo {
 // When the behavior is idle, Deliver handles the event itself before it
 // returns (see handOver).
 func (m *Machine) Deliver(ctx context.Context, ev adaptors.Event) error {
-	return m.deliver(ctx, ev, true)
+	return m.in.deliver(ctx, ev, true)
 }
 
-// deliver is Deliver; inline false always leaves the event to the
-// machine's goroutine (the device layer's events: its loop's thread must
-// never run scripts).
-func (m *Machine) deliver(ctx context.Context, ev adaptors.Event, inline bool) error {
-	if m.host != nil {
-		return m.host.deliver(ctx, ev)
-	}
+// inbox is where a machine's adaptors deliver, and what runs the
+// machine: its own queue and loop (ownQueue), or in a host of sessions
+// (docs/sessions.md) the sessions' machines (sessionHost).
+type inbox interface {
+	// deliver is Deliver; inline false always leaves the event to the
+	// machine's goroutine (the device layer's events: its loop's thread
+	// must never run scripts).
+	deliver(ctx context.Context, ev adaptors.Event, inline bool) error
+	deliverBatch(ctx context.Context, evs []adaptors.Event) error
+	// handled is Handled.
+	handled(ctx context.Context, from adaptors.Conn) error
+	// run is Run, once the machine may run.
+	run(ctx context.Context) error
+}
+
+// ownQueue is the inbox of a machine that runs its behavior: the queue,
+// handled by the machine's loop or by a producer that finds it idle.
+type ownQueue struct{ *Machine }
+
+func (m ownQueue) deliver(ctx context.Context, ev adaptors.Event, inline bool) error {
 	if !m.running.Load() {
 		if n := m.next.Load(); n != nil { // replaced by a reload
-			return n.deliver(ctx, ev, inline)
+			return n.in.deliver(ctx, ev, inline)
 		}
 		m.dropped.Add(1)
 		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
@@ -366,9 +384,10 @@ func (m *Machine) enqueue(ctx context.Context, it item) error {
 
 // DeliverBatch queues several events as one item, in order (BatchSink).
 func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
-	if m.host != nil {
-		return m.host.deliverBatch(ctx, evs)
-	}
+	return m.in.deliverBatch(ctx, evs)
+}
+
+func (m ownQueue) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
 	if !m.running.Load() {
 		for _, ev := range evs {
 			if err := m.Deliver(ctx, ev); err != nil {
@@ -469,9 +488,7 @@ func (m *Machine) Flushes() bool { return true }
 
 // flushAdaptors starts the writes of the output held since the last pass.
 func (m *Machine) flushAdaptors() {
-	if m.opts.session != nil {
-		// Ten thousand sessions share their adaptors: one flushes them
-		// only after a pass that sent something.
+	if m.shared {
 		if !m.sent {
 			return
 		}
@@ -517,11 +534,10 @@ func (m *Machine) Sync(ctx context.Context, fn func()) error {
 // peer's session, else by the behavior; at once when the behavior is not
 // running (its events were dropped).
 func (m *Machine) Handled(ctx context.Context, from adaptors.Conn) error {
-	if m.host != nil {
-		if s := m.host.session(from); s != nil {
-			m = s.m
-		}
-	}
+	return m.in.handled(ctx, from)
+}
+
+func (m ownQueue) handled(ctx context.Context, _ adaptors.Conn) error {
 	if !m.running.Load() {
 		return nil
 	}

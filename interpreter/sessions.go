@@ -153,10 +153,11 @@ func (m *Machine) SessionCounts() SessionStats {
 	return SessionStats{Open: n, Created: h.created.Load(), Ended: h.ended.Load(), Refused: h.refused.Load()}
 }
 
-// runHost is Run for a host: the adaptors deliver straight to the
-// sessions (Deliver routes), so the loop only serves Sync and the end of
-// input, and at the end stops every session, then closes the adaptors.
-func (m *Machine) runHost(ctx context.Context) error {
+// run is Run for a host: the adaptors deliver straight to the sessions
+// (deliver routes), so the loop only serves Sync and the end of input,
+// and at the end stops every session, then closes the adaptors.
+func (h *sessionHost) run(ctx context.Context) error {
+	m := h.m
 	m.running.Store(true)
 	if !m.opened {
 		if err := m.Open(ctx); err != nil {
@@ -168,17 +169,17 @@ func (m *Machine) runHost(ctx context.Context) error {
 		m.flushAdaptors()
 	}
 	close(m.ready)
-	m.log.Info("sessions", zap.String("adaptor", m.host.adaptor))
+	m.log.Info("sessions", zap.String("adaptor", h.adaptor))
 	stopPreparing := make(chan struct{})
 	prepared := make(chan struct{})
-	go func() { defer close(prepared); m.host.prepare(stopPreparing) }()
+	go func() { defer close(prepared); h.prepare(stopPreparing) }()
 	defer func() { close(stopPreparing); <-prepared }()
 	// Idle sessions are looked for every quarter of the idle time (at
 	// most every minute): one ends between idle and 1.25 times idle.
 	var sweeper Timer
 	var sweep <-chan time.Time
-	every := min(m.host.idle/4, time.Minute)
-	if m.host.idle > 0 {
+	every := min(h.idle/4, time.Minute)
+	if h.idle > 0 {
 		sweeper = m.clock.NewTimer(every)
 		defer sweeper.Stop()
 		sweep = sweeper.C()
@@ -194,20 +195,20 @@ func (m *Machine) runHost(ctx context.Context) error {
 		case <-ctx.Done():
 		case <-m.q.wake:
 		case <-sweep:
-			m.host.endIdle(ctx)
+			h.endIdle(ctx)
 			sweeper.Reset(every)
 		}
 	}
 	m.running.Store(false)
-	m.host.stopAll()
+	h.stopAll()
 	m.unload() // what is still queued is answered (drainLeft)
-	m.log.Info("stopped", zap.Uint64("sessions", m.host.created.Load()))
+	m.log.Info("stopped", zap.Uint64("sessions", h.created.Load()))
 	return nil
 }
 
 // deliver routes an event: a peer's to its session (made when it
 // connects, ended when it leaves), other adaptors' to every session.
-func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event) error {
+func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event, _ bool) error {
 	answer := func() { // the sender waits for events that go no further
 		if ev.Done != nil {
 			ev.Done(true)
@@ -305,12 +306,24 @@ func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) er
 		}
 	}
 	for _, ev := range evs {
-		if err := h.deliver(ctx, ev); err != nil {
+		if err := h.deliver(ctx, ev, true); err != nil {
 			return err
 		}
 	}
 	adaptors.ReleaseBatch(evs)
 	return nil
+}
+
+// handled waits until the peer's session, if it has one, has handled
+// what the peer sent before.
+func (h *sessionHost) handled(ctx context.Context, from adaptors.Conn) error {
+	if s := h.session(from); s != nil {
+		return s.m.Handled(ctx, from)
+	}
+	if !h.m.running.Load() {
+		return nil
+	}
+	return h.m.Sync(ctx, nil)
 }
 
 // owns reports whether an event belongs to a session: the session
