@@ -19,10 +19,10 @@ type behavior interface {
 	// event raised. ev is the env's evBuf: the event being handled, which
 	// scripts read.
 	handle(ev *adaptors.Event)
-	// nextWake is when its next timer is due, if one is armed.
-	nextWake() (time.Time, bool)
-	// fire runs the timer due at at, then what it raised.
-	fire(at time.Time)
+	// fire runs timer t, one of its own, due at at: the first of the
+	// machine's list (env.timers), which the host has taken off it;
+	// then what the timer raised.
+	fire(t *timer, at time.Time)
 	// stop exits the active configuration, running the onexit lists
 	// (L6): the run is over.
 	stop()

@@ -281,7 +281,7 @@ func (m ownQueue) run(ctx context.Context) error {
 		if m.drain(0); m.over() {
 			break // holding runMu: no producer runs the machine again
 		}
-		due, timed := m.b.nextWake()
+		due, timed := m.timers.next()
 		m.armed = time.Time{}
 		if timed {
 			m.armed = due
@@ -321,6 +321,14 @@ func (m *Machine) over() bool {
 	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
 }
 
+// fireFirst takes the first timer off the list and has the behavior run
+// it.
+func (m *Machine) fireFirst() {
+	t := m.timers.first()
+	m.timers.stop(t)
+	m.b.fire(t, t.at)
+}
+
 // drain handles what is due, one thing at a time in arrival order: a
 // timer due at D runs after the input that reached the queue before D
 // (§5, §8), and output goes out after each (timer output now, not with the
@@ -337,8 +345,8 @@ func (m *Machine) drain(limit int) (more bool) {
 		// timer due by then runs first, as it would have with the clock
 		// read after.
 		at, queued := m.q.peek()
-		if due, timed := m.b.nextWake(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
-			m.b.fire(due)
+		if due, timed := m.timers.next(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
+			m.fireFirst()
 			m.flushAdaptors()
 			continue
 		}

@@ -145,7 +145,8 @@ type env struct {
 	binding
 	luaWorld
 	dev     *devLink
-	watcher Watcher // opts.Observer, when it does not always watch
+	timers  timerList // the behavior's timers, which the host fires
+	watcher Watcher   // opts.Observer, when it does not always watch
 	// activeNames is the behavior's (behavior.activeNames), for the
 	// observers that show every active state.
 	activeNames func() []string
@@ -458,7 +459,7 @@ func (m *Machine) handOver(ctx context.Context, it item) error {
 			m.leg.Store(nil)
 			leg.Ran()
 		}
-		due, timed := m.b.nextWake()
+		due, timed := m.timers.next()
 		// The machine's goroutine must look again when work is left, the
 		// run ends, or a timer is now due before the one it waits for.
 		wake := more || m.over() || (timed && (armed.IsZero() || due.Before(armed)))

@@ -41,6 +41,9 @@ type scxmlRun struct {
 	// lineSource and lineName: the last adaptor a line came from and its
 	// event name ("chat.line"), made once instead of per line.
 	lineSource, lineName string
+	// wake is the behavior's timer in its machine's list: when the
+	// session has work (schedule).
+	wake timer
 }
 
 // A document's queue is handled a slice at a time, with the machine's
@@ -156,6 +159,7 @@ func (r *scxmlRun) begin() {
 	r.s.Begin()
 	m.starting = false
 	r.settled(r.drain())
+	r.schedule()
 }
 
 // drain handles a slice of the document's queue.
@@ -200,6 +204,7 @@ func (r *scxmlRun) handle(ev *adaptors.Event) {
 	defer func() { m.cc = prev }()
 	r.sys.Post(r.s, r.eventOf(&m.evBuf))
 	r.settled(r.drain())
+	r.schedule()
 }
 
 // ErrNotSCXML is returned by PostEvent for a SEATML behavior.
@@ -221,6 +226,7 @@ func (m *Machine) PostEvent(name string, data any) error {
 	defer func() { m.cc = prev }()
 	r.sys.Post(r.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
 	r.settled(r.drain())
+	r.schedule()
 	return nil
 }
 
@@ -389,29 +395,33 @@ func (d *seatEventData) String() string {
 // adaptor, a log of the event).
 func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.plain()) }
 
-// nextWake is when the session has work: while events are queued, now,
-// but after the input that waits in the machine's queue (which goes
-// first: drain runs a timer only when no item queued before it waits);
-// else when its next delayed event is due.
-func (r *scxmlRun) nextWake() (time.Time, bool) {
-	if r.s.Ended() {
-		return time.Time{}, false
-	}
-	if r.more {
-		if at, queued := r.m.inputAt(); queued {
-			return at.Add(time.Nanosecond), true
+// schedule sets the session's timer for when it has work: while events
+// are queued, now, but after the input that waits in the machine's queue
+// (which goes first: drain runs a timer only when no item queued before
+// it waits); else when its next delayed event is due.
+func (r *scxmlRun) schedule() {
+	if r.more && !r.s.Ended() {
+		at, queued := r.m.inputAt()
+		if queued {
+			at = at.Add(time.Nanosecond)
+		} else {
+			at = r.m.clock.Now()
 		}
-		return r.m.clock.Now(), true
+		r.m.timers.set(&r.wake, at)
+		return
 	}
-	if d, ok := r.sys.NextDue(); ok {
-		return r.start.Add(d), true
+	if d, delayed := r.sys.NextDue(); delayed && !r.s.Ended() {
+		r.m.timers.set(&r.wake, r.start.Add(d))
+		return
 	}
-	return time.Time{}, false
+	if r.wake.armed() {
+		r.m.timers.stop(&r.wake)
+	}
 }
 
 // fire puts the delayed events due by at on the queue, and handles a
 // slice of it.
-func (r *scxmlRun) fire(at time.Time) {
+func (r *scxmlRun) fire(_ *timer, at time.Time) {
 	m := r.m
 	if d, ok := r.sys.NextDue(); ok && !r.start.Add(d).After(at) {
 		if m.watching() { // a replay moves its clock here before what it causes
@@ -420,6 +430,7 @@ func (r *scxmlRun) fire(at time.Time) {
 		r.sys.FireDue(at.Sub(r.start))
 	}
 	r.settled(r.drain())
+	r.schedule()
 }
 
 // stop exits the active states: their onexit handlers run.

@@ -81,6 +81,7 @@ func newSEATML(m *env) *seatmlBehavior {
 		scOpts.OnExit = exitedHook // else exiting a state has nothing to do
 		b.exitHooked = true
 	}
+	b.initTimers()
 	m.sc = statechart.New(prog.Chart, scOpts)
 	m.sc.Ext = b
 	m.activeNames = b.activeNames

@@ -802,7 +802,7 @@ func (m *Machine) SessionsNextTimer(ctx context.Context) (time.Time, bool) {
 	}
 	for _, s := range m.host.list() {
 		_ = s.m.Sync(ctx, func() {
-			if t, ok := s.m.b.nextWake(); ok && (next.IsZero() || t.Before(next)) {
+			if t, ok := s.m.timers.next(); ok && (next.IsZero() || t.Before(next)) {
 				next = t
 			}
 		})

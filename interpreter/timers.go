@@ -1,7 +1,7 @@
 package interpreter
 
-// Timers: each active state's ontimeout and the onexec ticks, on the
-// machine's clock.
+// Timers: each active state's ontimeout and the onexec ticks, as timers
+// of the machine's one list (timerlist.go).
 
 import (
 	"time"
@@ -9,17 +9,60 @@ import (
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
-// seatmlTimers are a SEATML behavior's countdowns and ticks.
+// seatmlTimers are a SEATML behavior's countdowns and ticks. Each is a
+// timer of the machine's list; of those due at once, a state's own
+// countdown fires first (inner states first, then in document order: the
+// end tags' order), then general's, then the tick.
 type seatmlTimers struct {
-	deadline time.Time // general's (in a flat behavior, the state's) ontimeout; zero when disarmed
+	// general is general's ontimeout (in a flat behavior, the state's,
+	// else general's): the behavior's single deadline.
+	general timer
 	// visitTimeout is what seat.timeout set for this visit (nil: the
 	// ontimeout's).
 	visitTimeout *time.Duration
 	enteredAt    time.Time // when the current state was entered
-	nextTick     time.Time
-	// stateTimers: in a nested behavior, the countdown of each active
-	// state with an ontimeout, in the order ties fire.
-	stateTimers []stateTimer
+	// nextTick is when the next onexec tick is due; tick is armed for it
+	// while the state, an active state or general has an onexec.
+	nextTick time.Time
+	tick     timer
+	// states: in a nested behavior, each state's own countdown, by the
+	// chart's state index; counting, those of the active states with an
+	// ontimeout (armed unless seat.timeout disarmed one for this visit).
+	states   []stateTimer
+	counting []*stateTimer
+}
+
+// The ids of a SEATML behavior's timers other than the states' (whose
+// id is the state's index in the chart).
+const (
+	timerGeneral = -1
+	timerTick    = -2
+)
+
+// initTimers ranks the behavior's timers (seatmlTimers).
+func (m *seatmlBehavior) initTimers() {
+	n := len(m.prog.Chart.States)
+	m.general = timer{id: timerGeneral, rank: n}
+	m.tick = timer{id: timerTick, rank: n + 1}
+	if !m.prog.Nested {
+		return
+	}
+	m.states = make([]stateTimer, n)
+	rank := 0
+	var walk func(s *seatml.State)
+	walk = func(s *seatml.State) { // postorder: the end tags' order
+		for _, c := range s.Children {
+			walk(c)
+		}
+		i := s.Node.Index()
+		m.states[i] = stateTimer{s: s, t: timer{id: i, rank: rank}}
+		rank++
+	}
+	for _, s := range m.prog.States {
+		if s.Parent == nil {
+			walk(s)
+		}
+	}
 }
 
 func (m *seatmlBehavior) period() time.Duration {
@@ -28,7 +71,7 @@ func (m *seatmlBehavior) period() time.Duration {
 
 // effectiveTimeout is the timeout the single deadline counts: a flat
 // behavior's state's ontimeout, else general's; in a nested behavior,
-// general's (its states count their own: stateTimers).
+// general's (its states count their own: states).
 func (m *seatmlBehavior) effectiveTimeout() *seatml.Timeout {
 	if m.prog.Nested {
 		return m.prog.General.Timeout
@@ -57,21 +100,21 @@ func (m *seatmlBehavior) armTimeout() {
 		m.resetTimeout()
 		return
 	}
-	if len(m.stateTimers) > 0 && m.visitTimeout == nil {
-		if !m.deadline.IsZero() {
+	if len(m.counting) > 0 && m.visitTimeout == nil {
+		if m.general.armed() {
 			m.disarm() // the states count their own
 		}
 		return
 	}
-	if m.deadline.IsZero() {
+	if !m.general.armed() {
 		m.resetTimeout()
 	}
 }
 
 // disarm clears the machine's single deadline.
 func (m *seatmlBehavior) disarm() {
-	m.deadline = time.Time{}
-	if len(m.stateTimers) > 0 {
+	m.timers.stop(&m.general)
+	if len(m.counting) > 0 {
 		m.mirrorTimeout()
 		return
 	}
@@ -80,16 +123,16 @@ func (m *seatmlBehavior) disarm() {
 
 // mirrorTimeout publishes for Timers (the monitor's countdown) when the
 // soonest timeout is due: the deadline, or in a nested behavior a
-// state's own. A flat behavior's deadline is stored directly (disarm,
-// resetTimeout), without this search.
+// state's own: the first timer of the list that is not the tick. A flat
+// behavior's deadline is stored directly (disarm, resetTimeout), without
+// this search.
 func (m *seatmlBehavior) mirrorTimeout() {
-	at := m.deadline
-	if _, d := m.nextStateTimeout(); !d.IsZero() && (at.IsZero() || d.Before(at)) {
-		at = d
-	}
 	var n int64
-	if !at.IsZero() {
-		n = at.UnixNano()
+	for _, t := range m.timers.ts {
+		if t.id != timerTick {
+			n = t.at.UnixNano()
+			break
+		}
 	}
 	if m.timerAt.Load() != n {
 		m.timerAt.Store(n)
@@ -102,79 +145,68 @@ func (m *seatmlBehavior) mirrorTimeout() {
 // (src) and of the states around it; general's, which counts while no
 // active state has an ontimeout (or seat.timeout set it), for any.
 func (m *seatmlBehavior) resetTimeout() {
-	if len(m.stateTimers) > 0 {
+	if len(m.counting) > 0 {
 		m.restartStateTimers(m.src)
 		if m.visitTimeout == nil {
 			return // general's does not count
 		}
 	}
 	if d, ok := m.timeoutAfter(); ok {
-		m.deadline = m.clock.Now().Add(d)
-		if len(m.stateTimers) > 0 {
+		at := m.clock.Now().Add(d)
+		m.timers.set(&m.general, at)
+		if len(m.counting) > 0 {
 			m.mirrorTimeout()
 		} else {
-			m.timerAt.Store(m.deadline.UnixNano())
+			m.timerAt.Store(at.UnixNano())
 		}
-	} else if !m.deadline.IsZero() || len(m.stateTimers) > 0 {
+	} else if m.general.armed() || len(m.counting) > 0 {
 		m.disarm() // (nothing is armed in a behavior without timeouts)
 	}
 }
 
-// stateTimer is the countdown of an active state with an ontimeout, in
-// a nested behavior: due when it fires (zero: seat.timeout disarmed it
-// for this visit), after what it counts (the ontimeout's, or seat.timeout's
-// for this visit).
+// stateTimer is the countdown of a state with an ontimeout, in a nested
+// behavior: counting while the state is active, t armed to fire unless
+// seat.timeout disarmed it for this visit; after is what it counts (the
+// ontimeout's, or seat.timeout's for this visit).
 type stateTimer struct {
-	s     *seatml.State
-	due   time.Time
-	after time.Duration
-}
-
-// firesBefore reports whether a's countdown fires before b's when both
-// are due at once: a state inside another before it, else in document
-// order (the end tags' order: regions first to last).
-func firesBefore(a, b *seatml.State) bool {
-	if a.Node.Descends(b.Node) {
-		return true
-	}
-	if b.Node.Descends(a.Node) {
-		return false
-	}
-	return a.Node.Index() < b.Node.Index()
+	s        *seatml.State
+	t        timer
+	after    time.Duration
+	counting bool
 }
 
 // startStateTimer starts the countdown of state s, just entered.
 func (m *seatmlBehavior) startStateTimer(s *seatml.State) {
-	t := stateTimer{s: s, after: s.Timeout.After}
-	t.due = m.clock.Now().Add(t.after)
-	i := 0
-	for i < len(m.stateTimers) && !firesBefore(s, m.stateTimers[i].s) {
-		i++
-	}
-	m.stateTimers = append(m.stateTimers, stateTimer{})
-	copy(m.stateTimers[i+1:], m.stateTimers[i:])
-	m.stateTimers[i] = t
+	st := &m.states[s.Node.Index()]
+	st.after, st.counting = s.Timeout.After, true
+	m.timers.set(&st.t, m.clock.Now().Add(st.after))
+	m.counting = append(m.counting, st)
 	m.mirrorTimeout()
 }
 
 // stopStateTimer stops the countdown of state s, if it has one (it is
 // being left).
 func (m *seatmlBehavior) stopStateTimer(s *seatml.State) {
-	for i := range m.stateTimers {
-		if m.stateTimers[i].s == s {
-			m.stateTimers = append(m.stateTimers[:i], m.stateTimers[i+1:]...)
-			m.mirrorTimeout()
-			return
+	st := &m.states[s.Node.Index()]
+	if !st.counting {
+		return
+	}
+	st.counting = false
+	m.timers.stop(&st.t)
+	for i, c := range m.counting {
+		if c == st {
+			m.counting = append(m.counting[:i], m.counting[i+1:]...)
+			break
 		}
 	}
+	m.mirrorTimeout()
 }
 
-// stateTimerOf returns the countdown of state s, or nil.
+// stateTimerOf returns the countdown of state s, or nil if it counts
+// none.
 func (m *seatmlBehavior) stateTimerOf(s *seatml.State) *stateTimer {
-	for i := range m.stateTimers {
-		if m.stateTimers[i].s == s {
-			return &m.stateTimers[i]
-		}
+	if st := &m.states[s.Node.Index()]; st.counting {
+		return st
 	}
 	return nil
 }
@@ -186,10 +218,10 @@ func (m *seatmlBehavior) restartStateTimers(s *seatml.State) {
 		return
 	}
 	now, changed := m.clock.Now(), false
-	for i := range m.stateTimers {
-		t := &m.stateTimers[i]
-		if t.after > 0 && (t.s == s || s.Node.Descends(t.s.Node)) {
-			t.due, changed = now.Add(t.after), true
+	for _, st := range m.counting {
+		if st.after > 0 && (st.s == s || s.Node.Descends(st.s.Node)) {
+			m.timers.set(&st.t, now.Add(st.after))
+			changed = true
 		}
 	}
 	if changed {
@@ -205,16 +237,18 @@ func (m *seatmlBehavior) setTimeout(d time.Duration) {
 	if m.inExit {
 		return // the state's visit is over: nothing to set
 	}
-	if len(m.stateTimers) > 0 && m.src != generalSource {
+	if len(m.counting) > 0 && m.src != generalSource {
 		from := m.src
 		if from == nil {
 			from = m.cur // no list runs: the current state's
 		}
 		for s := from; s != nil; s = s.Parent {
-			if t := m.stateTimerOf(s); t != nil {
-				t.after, t.due = d, time.Time{}
+			if st := m.stateTimerOf(s); st != nil {
+				st.after = d
 				if d > 0 {
-					t.due = m.clock.Now().Add(d)
+					m.timers.set(&st.t, m.clock.Now().Add(d))
+				} else {
+					m.timers.stop(&st.t)
 				}
 				m.mirrorTimeout()
 				return
@@ -225,13 +259,19 @@ func (m *seatmlBehavior) setTimeout(d time.Duration) {
 	m.resetTimeout()
 }
 
-// publishTick mirrors the next tick for Timers. A store costs more than
-// a load: nothing is stored when nothing changed (no onexec, the common
-// case).
+// publishTick arms the tick for the next onexec tick while the state, an
+// active state or general has an onexec, and mirrors it for Timers. A
+// store costs more than a load: nothing is stored when nothing changed
+// (no onexec, the common case).
 func (m *seatmlBehavior) publishTick() {
 	var n int64
 	if m.hasExec() {
 		n = m.nextTick.UnixNano()
+		if !m.tick.armed() || !m.tick.at.Equal(m.nextTick) {
+			m.timers.set(&m.tick, m.nextTick)
+		}
+	} else if m.tick.armed() {
+		m.timers.stop(&m.tick)
 	}
 	if m.tickAt.Load() != n {
 		m.tickAt.Store(n)
@@ -259,22 +299,6 @@ func (m *seatmlBehavior) configHasExec() bool {
 	return false
 }
 
-// nextWake returns when the next timer is due: the timeout or, if the
-// state or general has an onexec, the next tick.
-func (m *seatmlBehavior) nextWake() (time.Time, bool) {
-	var next time.Time
-	if !m.deadline.IsZero() {
-		next = m.deadline
-	}
-	if s, at := m.nextStateTimeout(); s != nil && (next.IsZero() || at.Before(next)) {
-		next = at
-	}
-	if m.hasExec() && (next.IsZero() || m.nextTick.Before(next)) {
-		next = m.nextTick
-	}
-	return next, !next.IsZero()
-}
-
 // Timers tells when the armed timeout is due, and the next onexec tick
 // if the state or general has an onexec; zero when none. Safe from any
 // goroutine (the monitor shows them).
@@ -292,10 +316,7 @@ func (m *Machine) Timers() (timeout, tick time.Time) {
 // is armed. It must run on the machine's goroutine (inside Sync); seat
 // test uses it to move a virtual clock from one timer to the next.
 func (m *Machine) NextTimer() (time.Time, bool) {
-	if m.host != nil {
-		return time.Time{}, false // its sessions have the timers: SessionsNextTimer
-	}
-	return m.b.nextWake()
+	return m.timers.next() // (a host's sessions have the timers: SessionsNextTimer)
 }
 
 // RunTimers runs, in order, every timeout and onexec tick due up to
@@ -307,14 +328,14 @@ func (m *Machine) NextTimer() (time.Time, bool) {
 // (seat.exit); ran counts the timers run.
 func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool) (reached time.Time, ran int) {
 	for !m.over() {
-		due, ok := m.b.nextWake()
+		due, ok := m.timers.next()
 		if !ok || due.After(until) {
 			break
 		}
 		if d := due.Sub(clock.Now()); d > 0 {
 			clock.Advance(d)
 		}
-		m.b.fire(due)
+		m.fireFirst()
 		for range 1000 { // device events its actions caused, as seat test's sync does
 			if !m.devicePending() || m.PumpDevices() == 0 {
 				break
@@ -340,40 +361,50 @@ func (m *env) sessionPeer() string {
 	return m.opts.session.Peer()
 }
 
-// fire runs the timer that is due at at: the timeout if its deadline
-// has come (it wins a tie with a tick), else the onexec tick; then the
+// fire runs timer t, due at at: a state's countdown, general's (in a
+// flat behavior, the state's) timeout, or the onexec tick; then the
 // internal events they raised.
-func (m *seatmlBehavior) fire(at time.Time) {
-	m.runTimerOnce(at)
+func (m *seatmlBehavior) fire(t *timer, at time.Time) {
+	switch t.id {
+	case timerGeneral:
+		m.runTimeout()
+	case timerTick:
+		m.runTick()
+	default:
+		m.runStateTimeout(m.states[t.id].s)
+	}
 	if m.sc.HasInternal() {
 		m.drainInternal()
 	}
 }
 
-func (m *seatmlBehavior) runTimerOnce(at time.Time) {
-	if s, due := m.nextStateTimeout(); s != nil && !due.After(at) && (m.deadline.IsZero() || !due.After(m.deadline)) { // a state's wins a tie with general's
-		m.runStateTimeout(s)
-		return
+// runTimeout runs the deadline's ontimeout: general's, or in a flat
+// behavior the state's; it starts again unless the list moved.
+func (m *seatmlBehavior) runTimeout() {
+	s, moves := m.cur, m.moves
+	m.disarm()
+	if m.tracing() {
+		m.trace("timeout:" + s.Name)
 	}
-	if !m.deadline.IsZero() && !m.deadline.After(at) {
-		s, moves := m.cur, m.moves
-		m.disarm()
-		if m.tracing() {
-			m.trace("timeout:" + s.Name)
-		}
-		if m.watching() {
-			m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
-		}
-		if m.prog.Nested {
-			m.src = generalSource // general's: its transition leaves from the behavior, it restarts only itself
-		}
-		if t := m.effectiveTimeout(); t != nil {
-			m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
-		}
-		if m.moves == moves {
-			m.resetTimeout()
-		}
-		m.src = nil
+	if m.watching() {
+		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
+	}
+	if m.prog.Nested {
+		m.src = generalSource // general's: its transition leaves from the behavior, it restarts only itself
+	}
+	if t := m.effectiveTimeout(); t != nil {
+		m.settle(m.runList(t.Actions, m.ctx(ctxPeriodic)))
+	}
+	if m.moves == moves {
+		m.resetTimeout()
+	}
+	m.src = nil
+}
+
+// runTick runs the onexec lists due at a tick, and sets the next tick.
+func (m *seatmlBehavior) runTick() {
+	if !m.hasExec() { // the states with an onexec were left since it was armed
+		m.publishTick()
 		return
 	}
 	now := m.clock.Now()
@@ -422,21 +453,6 @@ func (m *seatmlBehavior) runTimerOnce(at time.Time) {
 	m.src = nil
 }
 
-// nextStateTimeout returns the state whose own timeout is due first,
-// among the active states of a nested behavior with an ontimeout, and
-// when; of those due at once, the first in firing order.
-func (m *seatmlBehavior) nextStateTimeout() (*seatml.State, time.Time) {
-	var first *seatml.State
-	var at time.Time
-	for i := range m.stateTimers {
-		t := &m.stateTimers[i]
-		if !t.due.IsZero() && (first == nil || t.due.Before(at)) {
-			first, at = t.s, t.due
-		}
-	}
-	return first, at
-}
-
 // runStateTimeout runs a nested behavior's state's ontimeout; its
 // countdown starts again unless the state was left.
 func (m *seatmlBehavior) runStateTimeout(s *seatml.State) {
@@ -446,8 +462,8 @@ func (m *seatmlBehavior) runStateTimeout(s *seatml.State) {
 	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
-	if t := m.stateTimerOf(s); t != nil {
-		t.due = m.clock.Now().Add(t.after)
+	if st := m.stateTimerOf(s); st != nil {
+		m.timers.set(&st.t, m.clock.Now().Add(st.after))
 	}
 	m.mirrorTimeout()
 	prev := m.src

@@ -1,0 +1,87 @@
+package interpreter
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestTimerListKeepsFiringOrder arms, moves and stops timers at random
+// and checks the list against a sort of the armed timers by time, rank
+// and arming order after every step.
+func TestTimerListKeepsFiringOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := time.Unix(1000, 0)
+	for round := range 200 {
+		var l timerList
+		ts := make([]timer, 1+r.IntN(12))
+		for i := range ts {
+			ts[i].id, ts[i].rank = i, r.IntN(3)
+		}
+		for step := range 60 {
+			tm := &ts[r.IntN(len(ts))]
+			if r.IntN(4) == 0 {
+				l.stop(tm)
+			} else {
+				l.set(tm, base.Add(time.Duration(r.IntN(5))*time.Second))
+			}
+			var want []*timer
+			for i := range ts {
+				if ts[i].armed() {
+					want = append(want, &ts[i])
+				}
+			}
+			slices.SortFunc(want, func(a, b *timer) int {
+				if a.before(b) {
+					return -1
+				}
+				return 1
+			})
+			if !slices.Equal(l.ts, want) {
+				t.Fatalf("round %d step %d: list %v, want %v", round, step, ids(l.ts), ids(want))
+			}
+			for i, x := range l.ts {
+				if x.pos != i+1 {
+					t.Fatalf("round %d step %d: timer %d at %d says pos %d", round, step, x.id, i, x.pos)
+				}
+			}
+			if f := l.first(); len(want) > 0 && f != want[0] || len(want) == 0 && f != nil {
+				t.Fatalf("round %d step %d: first is not the earliest", round, step)
+			}
+		}
+	}
+}
+
+// TestTimerListTiesFireInRankThenArmingOrder: of timers due at once, the
+// lower rank first, then the one armed first; moving a timer arms it
+// anew (it goes after those of its rank already waiting).
+func TestTimerListTiesFireInRankThenArmingOrder(t *testing.T) {
+	at := time.Unix(5, 0)
+	var l timerList
+	a, b, c, d := &timer{id: 1, rank: 1}, &timer{id: 2, rank: 1}, &timer{id: 3, rank: 0}, &timer{id: 4, rank: 1}
+	l.set(a, at)
+	l.set(b, at)
+	l.set(c, at)
+	l.set(d, at.Add(-time.Second))
+	if got, want := ids(l.ts), []int{4, 3, 1, 2}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	l.set(a, at) // armed again: after b
+	if got, want := ids(l.ts), []int{4, 3, 2, 1}; !slices.Equal(got, want) {
+		t.Fatalf("after re-arming a: %v, want %v", got, want)
+	}
+	l.stop(d)
+	l.stop(d) // stopping a stopped timer does nothing
+	if got, want := ids(l.ts), []int{3, 2, 1}; !slices.Equal(got, want) || d.armed() || !d.due().IsZero() {
+		t.Fatalf("after stopping d: %v, want %v (d armed %v)", got, want, d.armed())
+	}
+}
+
+func ids(ts []*timer) []int {
+	out := make([]int, len(ts))
+	for i, t := range ts {
+		out[i] = t.id
+	}
+	return out
+}
