@@ -67,7 +67,6 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.in = ownQueue{m}
-	m.inputAt = m.q.peek
 	m.watcher, _ = opts.Observer.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
@@ -345,7 +344,7 @@ func (m *Machine) drain(limit int) (more bool) {
 		// timer due by then runs first, as it would have with the clock
 		// read after.
 		at, queued := m.q.peek()
-		if due, timed := m.timers.next(); timed && (queued && !at.Before(due) || !queued && !m.clock.Now().Before(due)) {
+		if t := m.timers.first(); t != nil && (queued && t.firesBefore(at) || !queued && !m.clock.Now().Before(t.at)) {
 			m.fireFirst()
 			m.flushAdaptors()
 			continue

@@ -150,12 +150,8 @@ type env struct {
 	// activeNames is the behavior's (behavior.activeNames), for the
 	// observers that show every active state.
 	activeNames func() []string
-	// inputAt is when the oldest input waiting in the host's queue
-	// arrived, if any: a behavior with work of its own to go on with
-	// (an SCXML document's queue) lets it go first.
-	inputAt func() (time.Time, bool)
-	sc      *statechart.Instance // the behavior's instance of its chart
-	cur     *seatml.State        // the active atomic state (the first, in a parallel state)
+	sc          *statechart.Instance // the behavior's instance of its chart
+	cur         *seatml.State        // the active atomic state (the first, in a parallel state)
 	// curState is cur for other goroutines; active marks, by the chart's
 	// state index, the active states of a nested behavior or an SCXML
 	// document (nil for a flat behavior: its current state says it);

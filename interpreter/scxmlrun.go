@@ -396,21 +396,16 @@ func (d *seatEventData) String() string {
 func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.plain()) }
 
 // schedule sets the session's timer for when it has work: while events
-// are queued, now, but after the input that waits in the machine's queue
-// (which goes first: drain runs a timer only when no item queued before
-// it waits); else when its next delayed event is due.
+// are queued, now, but after the input that has arrived by then (the
+// timer yields); else when its next delayed event is due.
 func (r *scxmlRun) schedule() {
 	if r.more && !r.s.Ended() {
-		at, queued := r.m.inputAt()
-		if queued {
-			at = at.Add(time.Nanosecond)
-		} else {
-			at = r.m.clock.Now()
-		}
-		r.m.timers.set(&r.wake, at)
+		r.wake.yield = true
+		r.m.timers.set(&r.wake, r.m.clock.Now())
 		return
 	}
 	if d, delayed := r.sys.NextDue(); delayed && !r.s.Ended() {
+		r.wake.yield = false
 		r.m.timers.set(&r.wake, r.start.Add(d))
 		return
 	}

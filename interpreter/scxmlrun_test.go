@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -310,6 +311,27 @@ func TestSCXMLSelfSendLoopHearsInput(t *testing.T) {
 	h.eventually("stopped looping", func() bool { return h.m.State() == "待機" })
 	if got := h.sends(); !cmp.Equal(got, []string{"chat:止まった"}) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestSCXMLSelfSendLoopRunsOnAVirtualClock: with no input after "go",
+// the loop goes on though the clock (a virtual one that nothing moves)
+// stands still, until its bound stops the document. Its next slice was
+// once armed just after the input that waited then, a time the virtual
+// clock never reached: the loop stalled, and seat test passed a
+// transcript that should fail.
+func TestSCXMLSelfSendLoopRunsOnAVirtualClock(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", loopDoc))
+	h.event("chat", "go")
+	select {
+	case err := <-h.done:
+		h.done <- err // for the harness's stop
+		var ee *ExitError
+		if !errors.As(err, &ee) || !strings.Contains(ee.Cause, "without the queue ever empty") {
+			t.Fatalf("Run: %v, want the runaway's bound", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the loop stalled: the document did not reach its bound")
 	}
 }
 

@@ -16,6 +16,18 @@ type timer struct {
 	seq  uint64
 	id   int
 	pos  int // index in the list + 1; 0: not armed
+	// yield: input that arrived by the time the timer is due goes first
+	// (an SCXML session's next slice of its own work); else the timer
+	// fires before input that arrived at its time or after.
+	yield bool
+}
+
+// firesBefore reports whether t fires before input that arrived at at.
+func (t *timer) firesBefore(at time.Time) bool {
+	if t.yield {
+		return at.After(t.at)
+	}
+	return !at.Before(t.at)
 }
 
 // armed reports whether t is in its list.

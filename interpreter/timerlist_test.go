@@ -85,3 +85,23 @@ func ids(ts []*timer) []int {
 	}
 	return out
 }
+
+// TestTimerYieldsToInputOfItsTime: a timer fires before input that
+// arrived at its time or later, unless it yields (an SCXML session's next
+// slice), when input that arrived by its time goes first.
+func TestTimerYieldsToInputOfItsTime(t *testing.T) {
+	at := time.Unix(7, 0)
+	for _, c := range []struct {
+		yield bool
+		input time.Time
+		want  bool
+	}{
+		{false, at.Add(-1), false}, {false, at, true}, {false, at.Add(1), true},
+		{true, at.Add(-1), false}, {true, at, false}, {true, at.Add(1), true},
+	} {
+		tm := &timer{at: at, yield: c.yield}
+		if got := tm.firesBefore(c.input); got != c.want {
+			t.Errorf("yield %v, input at %v: fires first %v, want %v", c.yield, c.input.Sub(at), got, c.want)
+		}
+	}
+}
