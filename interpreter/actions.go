@@ -109,7 +109,7 @@ func (m *env) runScript(a *seatml.Action, cc *callCtx) bool {
 	}
 	text, ok := toText(result)
 	if !ok {
-		m.scriptFailed(&ScriptError{File: a.Pos.File, Line: a.Pos.Line, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
+		m.scriptFailed(&luadm.Error{Pos: schema.Pos{File: a.Pos.File, Line: a.Pos.Line}, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
 		return false
 	}
 	m.send(a.SendTo, text, &a.Pos)
@@ -134,7 +134,7 @@ func (m *env) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
 		err = req.SendMessage(data)
 	}
 	if err != nil {
-		m.scriptFailed(&ScriptError{File: a.Pos.File, Line: a.Pos.Line, Msg: "the result does not answer the request: " + err.Error()}, "script")
+		m.scriptFailed(&luadm.Error{Pos: schema.Pos{File: a.Pos.File, Line: a.Pos.Line}, Msg: "the result does not answer the request: " + err.Error()}, "script")
 	}
 }
 

@@ -22,78 +22,47 @@ import (
 )
 
 // call runs a chunk under the time limit with the event globals set, and
-// returns its result (§9.2).
-func (m *env) call(ch *seatml.Chunk, cc *callCtx) (lua.LValue, error) {
-	var fn *lua.LFunction
-	if ch.ID < len(m.fns) {
-		fn = m.fns[ch.ID]
-	}
-	if fn == nil {
-		proto, err := ch.Get()
-		if err != nil {
-			return lua.LNil, &ScriptError{File: ch.File, Line: ch.Line, Msg: err.Error()}
-		}
-		fn = m.L.NewFunctionFromProto(proto)
-		if ch.ID >= len(m.fns) {
-			m.fns = append(m.fns, make([]*lua.LFunction, ch.ID+1-len(m.fns))...)
-		}
-		m.fns[ch.ID] = fn
-	}
-	if err := m.pcall(fn, 1, cc, ch); err != nil {
+// returns its result (§9.2). Its error is a *luadm.Error.
+func (m *env) call(ch *luadm.Code, cc *callCtx) (lua.LValue, error) {
+	m.setGlobals(cc)
+	ret, err := m.dm.Eval(ch)
+	if err != nil {
+		m.noteStop(err)
 		return lua.LNil, err
 	}
-	ret := m.L.Get(-1)
-	m.L.Pop(1)
 	if r := m.result(); r != lua.LNil {
 		ret = r
 	}
 	return ret, nil
 }
 
-// callFunc calls a global Lua function (onLoad and the like).
-func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx) error {
-	return m.callFuncArgs(fn, name, cc)
-}
-
-// callFuncArgs calls a Lua callback with arguments.
-func (m *env) callFuncArgs(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
-	at := &seatml.Chunk{File: m.prog.File}
+// callFunc calls a Lua callback (onLoad and the like), with arguments.
+// Its error, a *luadm.Error, names it.
+func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
+	pos := schema.Pos{File: m.prog.File}
 	if fn.Proto != nil {
-		at.File, at.Line = fn.Proto.SourceName, fn.Proto.LineDefined
+		pos.File, pos.Line = fn.Proto.SourceName, fn.Proto.LineDefined
 	}
-	if err := m.pcall(fn, 0, cc, at, args...); err != nil {
-		se := err.(*ScriptError)
+	m.setGlobals(cc)
+	if err := m.dm.Call(fn, luadm.NewChunk("", pos, false, 0), 0, args...); err != nil {
+		m.noteStop(err)
+		se := err.(*luadm.Error)
 		se.Msg = name + ": " + se.Msg
 		return se
 	}
 	return nil
 }
 
-// pcall calls fn with the event globals set and under the script time
-// limit, leaving nret results on the stack. Errors are *ScriptError, placed
-// at the Lua error's line, else at the start of at.
-func (m *env) pcall(fn *lua.LFunction, nret int, cc *callCtx, at *seatml.Chunk, args ...lua.LValue) error {
-	m.setGlobals(cc)
-	m.L.Push(fn)
-	for _, a := range args {
-		m.L.Push(a)
-	}
-	m.dog.Start()
-	err := m.L.PCall(len(args), nret, nil)
-	stopped := m.dog.Stop()
-	if err != nil {
-		if stopped == luadm.StoppedAborted {
-			m.cutShort = true // the event is not handled: an adaptor that acknowledges does not
-			if m.watching() {
-				m.observe(Record{Kind: RecCut})
-			}
+// noteStop notes a script that seat's stopping cut short: the event is
+// not handled (an adaptor that acknowledges does not), and observers
+// hear of it.
+func (m *env) noteStop(err error) {
+	if se, ok := err.(*luadm.Error); ok && se.Stopped == luadm.StoppedAborted {
+		m.cutShort = true
+		if m.watching() {
+			m.observe(Record{Kind: RecCut})
 		}
-		m.L.SetTop(0)
-		se := scriptError(at, err, stopped, &m.opts)
-		m.explainNil(se, at)
-		return se
 	}
-	return nil
 }
 
 // The event globals (§9.2) are not stored in the globals table: its

@@ -25,12 +25,21 @@ var (
 	indexedRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.[A-Za-z_]`)
 )
 
+// explain rewords the message of a SEATML chunk's Lua error (the
+// datamodel's Explain): an SCXML document's code, which has a label,
+// keeps Lua's words.
+func (m *env) explain(se *luadm.Error, ch *luadm.Code) {
+	if se.Label == "" {
+		m.explainNil(se, ch)
+	}
+}
+
 // explainNil rewords gopher-lua's "attempt to call a non-function object"
 // and "attempt to index a non-table object(nil)", which name nothing, by
 // finding on the failing line the name that is nil: seat.replly (with the
 // nearest seat function), os.execute or io (removed by the sandbox), or a
 // global that was never defined.
-func (m *env) explainNil(se *ScriptError, ch *seatml.Chunk) {
+func (m *env) explainNil(se *luadm.Error, ch *luadm.Code) {
 	var re *regexp.Regexp
 	switch {
 	case strings.HasPrefix(se.Msg, "attempt to call a non-function object"):
@@ -186,7 +195,7 @@ var (
 // finding on the failing line the operand that is nil: a global never
 // defined (with a suggestion), a field of one, or else the one operand
 // that is a local or a field.
-func (m *env) explainOperand(se *ScriptError, ch *seatml.Chunk) {
+func (m *env) explainOperand(se *luadm.Error, ch *luadm.Code) {
 	var op, kind string
 	switch mm := arithErrRE.FindStringSubmatch(se.Msg); {
 	case strings.HasPrefix(se.Msg, "__len undefined"):
@@ -252,11 +261,11 @@ func declaredLocal(src, name string) bool {
 
 // failingLine is the code of the line a script error is on, its strings
 // blanked and its comment cut; false when the error is not in ch.
-func failingLine(se *ScriptError, ch *seatml.Chunk) (string, bool) {
-	if ch == nil || ch.Src == "" || se.File != ch.File || se.Line < ch.Line {
+func failingLine(se *luadm.Error, ch *luadm.Code) (string, bool) {
+	if ch == nil || ch.Src == "" || se.Pos.File != ch.Pos.File || se.Pos.Line < ch.Pos.Line {
 		return "", false
 	}
-	line := seatml.BlankStrings(luadm.NthLine(ch.Src, se.Line-ch.Line+1))
+	line := seatml.BlankStrings(luadm.NthLine(ch.Src, se.Pos.Line-ch.Pos.Line+1))
 	if i := strings.Index(line, "--"); i >= 0 {
 		line = line[:i]
 	}

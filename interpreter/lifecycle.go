@@ -99,6 +99,9 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.dog.Long = m.passBaton
+	m.dm = luadm.New(m.L)
+	m.dm.UseWatchdog(m.dog, opts.ScriptTimeout, opts.ScriptMemory)
+	m.dm.Explain = m.explain
 	m.luaOpen = true
 	if prog.Document != nil {
 		m.b = newSCXML(m.env)
@@ -161,7 +164,7 @@ func (m *env) runCallback(name string, args ...string) {
 	for i, a := range args {
 		lv[i] = lua.LString(a)
 	}
-	if err := m.callFuncArgs(fn, name, cc, lv...); err != nil {
+	if err := m.callFunc(fn, name, cc, lv...); err != nil {
 		m.scriptFailed(err, name)
 	}
 }

@@ -206,7 +206,7 @@ type binding struct {
 type luaWorld struct {
 	L           *lua.LState
 	dog         *luadm.Watchdog
-	fns         []*lua.LFunction // by chunk.id, made on first call
+	dm          *luadm.DataModel // runs every script, cond and callback
 	luaOpen     bool
 	ccs         [numCtx]callCtx
 	evBuf       adaptors.Event // the event being handled

@@ -103,7 +103,7 @@ func newSCXML(m *env) *scxmlRun {
 	}
 	m.installAPI()
 	run.trimAPI()
-	run.s = sys.Prepare(m.prog.Document, m.L, m.dog)
+	run.s = sys.Prepare(m.prog.Document, m.dm)
 	m.activeNames = run.activeNames
 	m.sc = run.s.Instance()
 	m.active = make([]atomic.Bool, len(m.prog.Document.Chart.States))

@@ -1,10 +1,9 @@
 package luadm
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,18 +13,81 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
-// Code is Lua compiled once, at load, and placed at its position in its
-// file, so that its run-time errors name the file's line: an expression,
-// a location to assign to, or a script. Code that does not compile keeps
-// its error, which every run returns (SCXML runs a document with an
-// illegal expression: evaluating it raises error.execution).
+// Code is Lua compiled once and placed at its position in its file, so
+// that its run-time errors name the file's line: an expression, a
+// location to assign to, or a script. It is the one compiled form of
+// both languages' Lua: an SCXML document's compiles at load (Compile…),
+// a SEATML file's chunks when first run (NewChunk), which keeps loading a
+// large file fast. Code that does not compile keeps its error, which
+// every run returns (SCXML runs a document with an illegal expression:
+// evaluating it raises error.execution).
 type Code struct {
-	Pos   schema.Pos
-	Src   string
-	what  string // "expr", "cond", "location", "script" ...: for errors
+	Pos  schema.Pos
+	Src  string
+	what string // "expr", "cond", "location", "script" ...: for errors
+	// bare: a SEATML chunk, whose errors have no label and are placed
+	// at the line Lua names; slot, if positive, its index among its
+	// program's chunks, by which a datamodel keeps its function.
+	bare bool
+	slot int
+	once sync.Once // a chunk's compilation
+	// proto is the compiled code; err, its compile error.
 	proto *lua.FunctionProto
 	err   *schema.Diagnostic
 	root  string // a location's variable
+}
+
+// NewChunk returns a SEATML chunk that starts at pos: a script, or a
+// <cond> (an expression), compiled when first run. Check finds its
+// errors at load. slot, if positive, is its index among its program's
+// chunks (each is given its own).
+func NewChunk(src string, pos schema.Pos, cond bool, slot int) *Code {
+	c := &Code{Pos: pos, Src: src, what: "script", bare: true, slot: slot}
+	if cond {
+		c.what = "cond"
+	}
+	return c
+}
+
+// IsCond reports whether the code is a condition.
+func (c *Code) IsCond() bool { return c.what == "cond" }
+
+// compileName is what Compile calls the code: the expression's name, or
+// "" for a script.
+func (c *Code) compileName() string {
+	if c.what == "script" {
+		return ""
+	}
+	return c.what
+}
+
+// Check finds a chunk's errors at load: a syntax error, or for a chunk
+// that mayFailToCompile, a compile error (the chunk is then compiled).
+// Other chunks compile when first run.
+func (c *Code) Check() *schema.Diagnostic {
+	if MayFailToCompile(c.Src) {
+		c.compile()
+		return c.err
+	}
+	_, d := Parse(c.Pos.File, c.Src, c.Pos.Line, c.Pos.Col, c.compileName())
+	return d
+}
+
+// MayFailToCompile reports whether gopher-lua could reject src only when
+// compiling it, not when parsing it: such chunks compile at load.
+func MayFailToCompile(src string) bool {
+	return len(src) > 2048 || strings.Contains(src, "...") || strings.Contains(src, "goto") ||
+		strings.Contains(src, "::") || strings.Contains(src, "break")
+}
+
+// compile compiles a chunk once (other code compiled when it was made).
+func (c *Code) compile() {
+	if !c.bare {
+		return
+	}
+	c.once.Do(func() {
+		c.proto, c.err = Compile(c.Pos.File, c.Src, c.Pos.Line, c.Pos.Col, c.compileName())
+	})
 }
 
 // CompileExpr compiles an expression that starts at pos; what names it
@@ -68,42 +130,35 @@ func CompileLocation(loc string, pos schema.Pos) *Code {
 }
 
 // Err is the code's compile error, or nil.
-func (c *Code) Err() *schema.Diagnostic { return c.err }
-
-// fail places a run-time error: at the code's position, or for a script
-// at the line Lua names (a script spans lines; an expression is placed
-// at its start, as Lua may name the line of the wrapper seat adds).
-func (c *Code) fail(err error) error {
-	msg, pos := err.Error(), c.Pos
-	if rest, ok := strings.CutPrefix(msg, c.Pos.File+":"); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if line, e := strconv.Atoi(rest[:i]); e == nil {
-				msg = rest[i+2:]
-				if c.what == "script" && line != c.Pos.Line {
-					pos = schema.Pos{File: c.Pos.File, Line: line}
-				}
-			}
-		}
-	}
-	return fmt.Errorf("%s: %s: %s", pos, c.label(), msg)
+func (c *Code) Err() *schema.Diagnostic {
+	c.compile()
+	return c.err
 }
 
+// label names the code in its errors ("" for a chunk).
 func (c *Code) label() string {
-	if c.what == "script" {
+	switch {
+	case c.bare:
+		return ""
+	case c.what == "script":
 		return "<script>"
 	}
 	return fmt.Sprintf("%s %q", c.what, schema.Excerpt(strings.TrimSpace(c.Src), maxQuoted))
 }
 
 // DataModel evaluates expressions, conditions, locations and scripts in a
-// Lua state.
+// Lua state: the one way Lua code of either language is run.
 type DataModel struct {
 	L         *lua.LState
 	fns       map[*Code]*lua.LFunction
+	slots     []*lua.LFunction // the functions of chunks that have a slot
 	protected map[string]bool
 	dog       *Watchdog
 	timeout   time.Duration
 	memory    uint64
+	// Explain, if set, may reword the message of a Lua error (not a
+	// stop) of code c: what was nil, a Python idiom, the sandbox.
+	Explain func(e *Error, c *Code)
 }
 
 // New returns a datamodel over L.
@@ -144,16 +199,55 @@ func (d *DataModel) Protect(names ...string) {
 // Protected reports whether a name is read-only (see Protect).
 func (d *DataModel) Protected(name string) bool { return d.protected[name] }
 
-// run calls code with args, leaving nret results on the stack.
-func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
-	if c.err != nil {
-		return errors.New(c.err.Error())
+// function returns code's function in d's state, made once.
+func (d *DataModel) function(c *Code) (*lua.LFunction, error) {
+	if c.slot > 0 && c.slot < len(d.slots) {
+		if fn := d.slots[c.slot]; fn != nil {
+			return fn, nil
+		}
+	} else if fn := d.fns[c]; fn != nil {
+		return fn, nil
 	}
-	fn := d.fns[c]
-	if fn == nil {
-		fn = d.L.NewFunctionFromProto(c.proto)
+	c.compile()
+	if c.err != nil {
+		if c.bare {
+			return nil, &Error{Pos: schema.Pos{File: c.Pos.File, Line: c.Pos.Line}, Msg: c.err.Error()}
+		}
+		return nil, &Error{Pos: c.err.Pos, Msg: c.err.Msg}
+	}
+	fn := d.L.NewFunctionFromProto(c.proto)
+	if c.slot > 0 {
+		if c.slot >= len(d.slots) {
+			d.slots = append(d.slots, make([]*lua.LFunction, c.slot+1-len(d.slots))...)
+		}
+		d.slots[c.slot] = fn
+	} else {
 		d.fns[c] = fn
 	}
+	return fn, nil
+}
+
+// run calls code with args, leaving nret results on the stack. Its
+// error is an *Error.
+func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
+	var fn *lua.LFunction
+	if c.slot > 0 && c.slot < len(d.slots) { // a chunk run before: the event path's
+		fn = d.slots[c.slot]
+	}
+	if fn == nil {
+		var err error
+		if fn, err = d.function(c); err != nil {
+			return err
+		}
+	}
+	return d.Call(fn, c, nret, args...)
+}
+
+// Call calls fn, the function of code c or one that code defined (c then
+// says where, for errors), under the datamodel's limits, leaving nret
+// results on the stack. Its error is an *Error.
+func (d *DataModel) Call(fn *lua.LFunction, c *Code, nret int, args ...lua.LValue) error {
+	top := d.L.GetTop()
 	d.L.Push(fn)
 	for _, a := range args {
 		d.L.Push(a)
@@ -162,19 +256,19 @@ func (d *DataModel) run(c *Code, nret int, args ...lua.LValue) error {
 		d.dog.Start()
 	}
 	err := d.L.PCall(len(args), nret, nil)
+	stopped := NotStopped
 	if d.dog != nil {
-		if stopped := d.dog.Stop(); stopped != NotStopped {
-			return c.fail(errors.New(StopText(stopped, d.timeout, d.memory)))
-		}
+		stopped = d.dog.Stop()
 	}
-	if err != nil {
-		var ae *lua.ApiError
-		if errors.As(err, &ae) && ae.Object != nil {
-			err = errors.New(ae.Object.String())
-		}
-		return c.fail(err)
+	if err == nil { // it ran to its end, whatever the watchdog saw last
+		return nil
 	}
-	return nil
+	d.L.SetTop(top)
+	e := c.fail(err, stopped, d.timeout, d.memory)
+	if stopped == NotStopped && d.Explain != nil {
+		d.Explain(e, c)
+	}
+	return e
 }
 
 // Eval evaluates an expression.

@@ -251,13 +251,12 @@ func (sys *System) start(doc *Document, parent *Session, invokeID string, params
 	return s
 }
 
-// Prepare makes a top-level session of doc on L, a sandboxed Lua state
-// that the caller owns (it is not closed when the session ends) and
-// limits with dog, without starting it: Begin does. seat's runtime uses
-// it to give the session the seat table before it enters its states.
-func (sys *System) Prepare(doc *Document, L *lua.LState, dog *luadm.Watchdog) *Session {
-	dm := luadm.New(L)
-	dm.UseWatchdog(dog, sys.ScriptTimeout, sys.ScriptMemory)
+// Prepare makes a top-level session of doc in dm, a datamodel over a
+// sandboxed Lua state, with its limits, that the caller owns (it is not
+// closed when the session ends), without starting it: Begin does. seat's
+// runtime uses it to give the session the seat table before it enters
+// its states, and runs the document's Lua as it runs its own.
+func (sys *System) Prepare(doc *Document, dm *luadm.DataModel) *Session {
 	s := sys.newSession(doc, nil, "", nil, dm)
 	s.borrowed = true
 	return s

@@ -741,7 +741,7 @@ func (c *compiler) compileGeneral(g *schema.Node) {
 		case "var":
 			c.compileVar(n)
 		case "script":
-			var chunks []*Chunk
+			var chunks []*luadm.Code
 			if f, ok := n.Attr("execfile"); ok {
 				if ch := c.execfile(f); ch != nil {
 					chunks = append(chunks, ch)
@@ -1395,7 +1395,7 @@ func (c *compiler) adaptorNames() []string {
 }
 
 // execfile reads and compiles a Lua file named relative to the behavior.
-func (c *compiler) execfile(a schema.Attr) *Chunk {
+func (c *compiler) execfile(a schema.Attr) *luadm.Code {
 	if strings.EqualFold(filepath.Ext(a.Value), ".py") {
 		c.errorf(a.ValuePos, "execfile %q is a Python file (eSEAT's); seat runs Lua: port the helper to Lua and name the .lua file here (docs/porting.md)", a.Value)
 		return nil
@@ -1413,7 +1413,7 @@ func (c *compiler) execfile(a schema.Attr) *Chunk {
 }
 
 // luaChunk compiles an element's text as Lua; nil if the text is blank.
-func (c *compiler) luaChunk(n *schema.Node, expr bool) *Chunk {
+func (c *compiler) luaChunk(n *schema.Node, expr bool) *luadm.Code {
 	if strings.TrimSpace(n.Text) == "" {
 		if expr {
 			c.errorf(n.Pos, "<cond> is empty")
@@ -1425,48 +1425,13 @@ func (c *compiler) luaChunk(n *schema.Node, expr bool) *Chunk {
 
 // luaJob is a chunk waiting to be checked.
 type luaJob struct {
-	ch   *Chunk
+	ch   *luadm.Code
 	diag *schema.Diagnostic
 }
 
-// mayFailToCompile reports whether gopher-lua could reject src only when
-// compiling it, not when parsing it: such chunks compile at load.
-func mayFailToCompile(src string) bool {
-	return len(src) > 2048 || strings.Contains(src, "...") || strings.Contains(src, "goto") ||
-		strings.Contains(src, "::") || strings.Contains(src, "break")
-}
-
-// check finds every error of a chunk at load: a syntax error, or for the
-// chunks that mayFailToCompile, a compile error. Other chunks compile on
-// first use (proto), which keeps loading a large file fast.
-func (ch *Chunk) check() *schema.Diagnostic {
-	if mayFailToCompile(ch.Src) {
-		proto, d := luadm.Compile(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
-		if proto != nil {
-			ch.once.Do(func() { ch.compiled = proto })
-		}
-		return d
-	}
-	_, d := luadm.Parse(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
-	return d
-}
-
-// get returns the chunk's compiled function, compiling it once.
-func (ch *Chunk) Get() (*lua.FunctionProto, error) {
-	ch.once.Do(func() {
-		proto, d := luadm.Compile(ch.File, ch.Src, ch.Line, ch.Col, ch.Kind())
-		if d != nil {
-			ch.err = errors.New(d.Error())
-			return
-		}
-		ch.compiled = proto
-	})
-	return ch.compiled, ch.err
-}
-
 // queueLua returns a chunk that compileAll checks once every file is read.
-func (ld *loader) queueLua(file, src string, line, col int, expr bool) *Chunk {
-	ch := &Chunk{ID: len(ld.luaJobs), File: file, Line: line, Src: src, Col: col, Expr: expr}
+func (ld *loader) queueLua(file, src string, line, col int, expr bool) *luadm.Code {
+	ch := luadm.NewChunk(src, schema.Pos{File: file, Line: line, Col: col}, expr, len(ld.luaJobs)+1)
 	ld.luaJobs = append(ld.luaJobs, &luaJob{ch: ch})
 	return ch
 }
@@ -1477,7 +1442,7 @@ func (ld *loader) queueLua(file, src string, line, col int, expr bool) *Chunk {
 func (ld *loader) compileAll() {
 	var risky, plain []*luaJob
 	for _, j := range ld.luaJobs {
-		if mayFailToCompile(j.ch.Src) {
+		if luadm.MayFailToCompile(j.ch.Src) {
 			risky = append(risky, j)
 		} else {
 			plain = append(plain, j)
@@ -1490,12 +1455,12 @@ func (ld *loader) compileAll() {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(risky); i += workers {
-				risky[i].diag = risky[i].ch.check()
+				risky[i].diag = risky[i].ch.Check()
 			}
 			lo, hi := w*len(plain)/workers, (w+1)*len(plain)/workers
 			if group := plain[lo:hi]; !parseTogether(group) {
 				for _, j := range group {
-					j.diag = j.ch.check()
+					j.diag = j.ch.Check()
 				}
 			}
 		}()
@@ -1527,7 +1492,7 @@ func parseTogether(jobs []*luaJob) bool {
 	line := 1
 	for i, j := range jobs {
 		open, close := "do\n", "\nend\n"
-		if j.ch.Expr {
+		if j.ch.IsCond() {
 			open, close = "do local _ = (\n", "\n) end\n"
 		}
 		b.WriteString(open)
@@ -1547,7 +1512,7 @@ func parseTogether(jobs []*luaJob) bool {
 		if !ok || do.Line() != spans[i].first || do.LastLine() != spans[i].last {
 			return false
 		}
-		if jobs[i].ch.Expr { // exactly "local _ = (expr)": the text stayed inside its parentheses
+		if jobs[i].ch.IsCond() { // exactly "local _ = (expr)": the text stayed inside its parentheses
 			la, ok := firstLocal(do.Stmts)
 			if !ok || len(la.Names) != 1 || len(la.Exprs) != 1 {
 				return false

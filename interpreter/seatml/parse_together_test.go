@@ -1,10 +1,15 @@
 package seatml
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/schema"
+)
 
 func TestParseTogetherIsSound(t *testing.T) {
 	job := func(src string, expr bool) *luaJob {
-		return &luaJob{ch: &Chunk{File: "t", Line: 2, Col: 1, Src: src, Expr: expr}}
+		return &luaJob{ch: luadm.NewChunk(src, schema.Pos{File: "t", Line: 2, Col: 1}, expr, 0)}
 	}
 	valid := []*luaJob{job("x = 1", false), job("return 'a'", false), job("seat.state() == 'a'", true),
 		job("for i = 1, 3 do\n  y = i\nend", false), job("a and\n b", true), job("", false)}
@@ -24,7 +29,7 @@ func TestParseTogetherIsSound(t *testing.T) {
 			t.Errorf("accepted %q", []string{bad[0].ch.Src})
 		}
 		for _, j := range bad {
-			j.diag = j.ch.check()
+			j.diag = j.ch.Check()
 		}
 		failed := false
 		for _, j := range bad {

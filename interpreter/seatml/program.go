@@ -2,7 +2,6 @@ package seatml
 
 import (
 	"regexp"
-	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/seatml/seat/hal"
 	"github.com/seatml/seat/hal/motion"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/scxml"
 	"github.com/seatml/seat/interpreter/statechart"
 	"github.com/seatml/seat/schema"
@@ -173,8 +173,8 @@ type Rule struct {
 	// expansion into Words.
 	Keys    []string
 	Words   []*Word
-	Cond    *Chunk
-	CondPre *Chunk // <cond execfile>: run before the cond
+	Cond    *luadm.Code
+	CondPre *luadm.Code // <cond execfile>: run before the cond
 	Actions []Action
 }
 
@@ -213,27 +213,10 @@ type SetupItem struct {
 	IsVar  bool
 	Name   string
 	Value  lua.LValue
-	Chunks []*Chunk
+	Chunks []*luadm.Code
 }
 
-// Chunk is Lua from a behavior (or an execfile) with its place in the
-// file; its bytecode is compiled once, at load or on first use (Get).
-type Chunk struct {
-	ID   int // its index among its program's chunks (Machine.fns)
-	File string
-	Line int
-	Src  string
-	Col  int
-	Expr bool // a <cond>
-
-	once     sync.Once
-	compiled *lua.FunctionProto
-	err      error
-}
-
-// Kind is what luadm.Compile calls the chunk: a cond, or a script.
-func (ch *Chunk) Kind() string { return condKind(ch.Expr) }
-
+// condKind is what luadm.Compile calls a chunk: a cond, or a script.
 func condKind(expr bool) string {
 	if expr {
 		return "cond"
@@ -278,7 +261,7 @@ type Action struct {
 	Level  zapcore.Level
 	Fn     TransFunc
 	Target *State
-	Chunks []*Chunk // script: execfile, then text
+	Chunks []*luadm.Code // script: execfile, then text
 	Motion *MotionDecl
 	// InExit marks a statetransition written in onexit: refused at run time.
 	InExit bool

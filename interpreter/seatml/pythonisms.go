@@ -291,15 +291,15 @@ func looksLikePython(src string) (string, int, bool) {
 
 // pythonDiagnostic rewords the syntax error of a chunk that looks like
 // Python: where, what, and to run seat port.
-func pythonDiagnostic(ch *Chunk, d *schema.Diagnostic) {
+func pythonDiagnostic(ch *luadm.Code, d *schema.Diagnostic) {
 	line, n, ok := looksLikePython(ch.Src)
 	if !ok {
 		pythonOperator(ch, d)
 		return
 	}
-	start := schema.Pos{File: ch.File, Line: ch.Line, Col: ch.Col}
+	start := schema.Pos{File: ch.Pos.File, Line: ch.Pos.Line, Col: ch.Pos.Col}
 	if n > 1 {
-		start = schema.Pos{File: ch.File, Line: ch.Line + n - 1, Col: 1}
+		start = schema.Pos{File: ch.Pos.File, Line: ch.Pos.Line + n - 1, Col: 1}
 	}
 	prefix := strings.Split(ch.Src, "\n")[n-1]
 	start = start.Advance(prefix[:len(prefix)-len(strings.TrimLeft(prefix, " \t"))])
@@ -321,7 +321,7 @@ var pythonOps = []struct {
 
 // pythonOperator rewords the syntax error of a chunk or cond that uses a
 // Python operator: where it is, and the Lua spelling.
-func pythonOperator(ch *Chunk, d *schema.Diagnostic) {
+func pythonOperator(ch *luadm.Code, d *schema.Diagnostic) {
 	for i, raw := range strings.Split(ch.Src, "\n") {
 		code := raw
 		if k := strings.Index(code, "--"); k >= 0 {
@@ -333,9 +333,9 @@ func pythonOperator(ch *Chunk, d *schema.Diagnostic) {
 			if m == nil {
 				continue
 			}
-			p := schema.Pos{File: ch.File, Line: ch.Line + i, Col: 1}
+			p := schema.Pos{File: ch.Pos.File, Line: ch.Pos.Line + i, Col: 1}
 			if i == 0 {
-				p.Col = ch.Col
+				p.Col = ch.Pos.Col
 			}
 			at := m[0] + strings.IndexAny(blank[m[0]:m[1]], "!%*/+-") // at the operator
 			d.Pos = p.Advance(raw[:at])
@@ -351,7 +351,7 @@ func pythonOperator(ch *Chunk, d *schema.Diagnostic) {
 // defined holds the globals the behavior's own Lua defines (a str function
 // of its own is no Python-ism). Lines without a trigger character cost a
 // few byte searches: loading 10,000 rules must stay fast.
-func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
+func pythonisms(ch *luadm.Code, defined map[string]bool) schema.List {
 	var l schema.List
 	src := ch.Src
 	for i := 0; len(src) > 0; i++ {
@@ -364,9 +364,9 @@ func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
 		code := raw
 		if k := strings.Index(code, "--"); k >= 0 {
 			if j := strings.Index(code[k:], "seat port:"); j >= 0 && strings.Trim(code[k+2:k+j], "[ ") == "" {
-				p := schema.Pos{File: ch.File, Line: ch.Line + i, Col: 1}
+				p := schema.Pos{File: ch.Pos.File, Line: ch.Pos.Line + i, Col: 1}
 				if i == 0 {
-					p.Col = ch.Col
+					p.Col = ch.Pos.Col
 				}
 				reason := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(code[k+j+len("seat port:"):]), "]]"))
 				l.Warnf(p.Advance(raw[:k]), "left for hand work by seat port: %s", schema.Excerpt(reason, 100))
@@ -380,11 +380,11 @@ func pythonisms(ch *Chunk, defined map[string]bool) schema.List {
 		if strings.ContainsAny(code, `"'`) {
 			blank = BlankStrings(code)
 		}
-		line, first := ch.Line+i, i == 0
+		line, first := ch.Pos.Line+i, i == 0
 		at := func(byteCol int) schema.Pos {
-			p := schema.Pos{File: ch.File, Line: line, Col: 1}
+			p := schema.Pos{File: ch.Pos.File, Line: line, Col: 1}
 			if first {
-				p.Col = ch.Col
+				p.Col = ch.Pos.Col
 			}
 			return p.Advance(raw[:byteCol])
 		}
