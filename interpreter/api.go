@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,314 +19,6 @@ import (
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
-
-// call runs a chunk under the time limit with the event globals set, and
-// returns its result (§9.2). Its error is a *luadm.Error.
-func (m *env) call(ch *luadm.Code, cc *callCtx) (lua.LValue, error) {
-	m.setGlobals(cc)
-	ret, err := m.dm.Eval(ch)
-	if err != nil {
-		m.noteStop(err)
-		return lua.LNil, err
-	}
-	if r := m.result(); r != lua.LNil {
-		ret = r
-	}
-	return ret, nil
-}
-
-// callFunc calls a Lua callback (onLoad and the like), with arguments.
-// Its error, a *luadm.Error, names it.
-func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
-	pos := schema.Pos{File: m.prog.File}
-	if fn.Proto != nil {
-		pos.File, pos.Line = fn.Proto.SourceName, fn.Proto.LineDefined
-	}
-	m.setGlobals(cc)
-	if err := m.dm.Call(fn, luadm.NewChunk("", pos, false, 0), 0, args...); err != nil {
-		m.noteStop(err)
-		se := err.(*luadm.Error)
-		se.Msg = name + ": " + se.Msg
-		return se
-	}
-	return nil
-}
-
-// noteStop notes a script that seat's stopping cut short: the event is
-// not handled (an adaptor that acknowledges does not), and observers
-// hear of it.
-func (m *env) noteStop(err error) {
-	if se, ok := err.(*luadm.Error); ok && se.Stopped == luadm.StoppedAborted {
-		m.cutShort = true
-		if m.watching() {
-			m.observe(Record{Kind: RecCut})
-		}
-	}
-}
-
-// The event globals (§9.2) are not stored in the globals table: its
-// metatable answers them from the current call context, so a call costs no
-// table writes and the event value is built only when a script reads it.
-// An assignment to one of them holds until the next call, as it did when
-// each call set them.
-const (
-	gEvent = iota
-	gRtcInData
-	gWebInData
-	gRtcResult
-	numEventGlobals
-)
-
-var eventGlobals = [numEventGlobals]string{"event", "rtc_in_data", "web_in_data", "rtc_result"}
-
-func eventGlobal(name string) int {
-	for i, n := range eventGlobals {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// setGlobals makes the event globals show cc for the next call.
-func (m *env) setGlobals(cc *callCtx) {
-	m.luaCC = cc
-	m.luaAssigned = [numEventGlobals]lua.LValue{}
-}
-
-// eventGlobalValue is what a script reads for event global i.
-func (m *env) eventGlobalValue(i int) lua.LValue {
-	if v := m.luaAssigned[i]; v != nil {
-		return v
-	}
-	cc := m.luaCC
-	if cc == nil || i == gRtcResult {
-		return lua.LNil
-	}
-	if i == gEvent {
-		return m.eventTable(cc)
-	}
-	if cc.dataLV == nil { // converted once per event, not per chunk
-		switch {
-		case cc.kind == ctxEvent && cc.ev.Data != nil:
-			m.eventTable(cc) // the same table as event.data
-			cc.dataLV = cc.data.message(m.L)
-		case cc.kind == ctxEvent:
-			cc.dataLV = lua.LString(cc.ev.Text)
-		case cc.kind == ctxPeriodic:
-			cc.dataLV = lua.LString("")
-		default:
-			cc.dataLV = lua.LNil
-		}
-	}
-	return cc.dataLV
-}
-
-// installGlobals gives the globals table the metatable that answers the
-// event globals. It is protected: getmetatable(_G) is false and
-// setmetatable(_G, …) an error.
-func (m *env) installGlobals() {
-	L := m.L
-	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
-	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		if k, ok := L.Get(2).(lua.LString); ok {
-			if i := eventGlobal(string(k)); i >= 0 {
-				L.Push(m.eventGlobalValue(i))
-				return 1
-			}
-			// Built on first use: most behaviors never port Python, and
-			// most never keep values on eSEAT's self.
-			var t *lua.LTable
-			switch k {
-			case "py":
-				t = pyLib(L)
-			case "self":
-				if !m.selfMade {
-					t = L.NewTable()
-				}
-			}
-			if t != nil {
-				m.selfMade = m.selfMade || k == "self"
-				L.G.Global.RawSetString(string(k), t)
-				L.Push(t)
-				return 1
-			}
-		}
-		if libs != nil {
-			return libs(L)
-		}
-		L.Push(lua.LNil)
-		return 1
-	}))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		t, k, v := L.CheckTable(1), L.Get(2), L.Get(3)
-		if s, ok := k.(lua.LString); ok {
-			if i := eventGlobal(string(s)); i >= 0 {
-				m.luaAssigned[i] = v
-				return 0
-			}
-			m.noteGlobalSet(L, string(s), v == lua.LNil)
-		}
-		t.RawSet(k, v)
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	L.G.Global.Metatable = mt
-}
-
-// result is the value of rtc_result after a call, nil when unset.
-func (m *env) result() lua.LValue {
-	if v := m.luaAssigned[gRtcResult]; v != nil {
-		return v
-	}
-	return lua.LNil
-}
-
-// eventData is what the Lua "event" value shows of one event or list. It
-// is read-only; its fields are read on access through a shared metatable,
-// so an event costs two small allocations whether or not a script looks.
-type eventData struct {
-	source, text  string
-	peer          string // the connection the event came from, if any
-	topic         string // the MQTT topic it was published on, if any
-	hasText       bool
-	retained      bool // an MQTT message the broker kept
-	time          float64
-	key           string
-	caps          []string
-	capsTable     *lua.LTable
-	lookup        string // the text rules matched: up to the first comma
-	hasLookup     bool
-	confidence    float64 // the number after the first comma
-	hasConfidence bool
-	msg           any        // a structured message (adaptors.Event.Data)
-	msgLV         lua.LValue // msg as a Lua table, made on first read
-}
-
-// message is the event's structured message as a Lua value (event.data,
-// rtc_in_data), converted once: nil for a line of text.
-func (d *eventData) message(L *lua.LState) lua.LValue {
-	if d.msgLV == nil {
-		d.msgLV = luadm.ToLua(L, d.msg)
-	}
-	return d.msgLV
-}
-
-const eventType = "seat.event"
-
-// installEventType defines the metatable of "event" values.
-func (m *env) installEventType() {
-	L := m.L
-	mt := L.NewTypeMetatable(eventType)
-	L.SetField(mt, "__index", L.NewFunction(func(L *lua.LState) int {
-		d := L.CheckUserData(1).Value.(*eventData)
-		switch L.CheckString(2) {
-		case "source":
-			L.Push(lua.LString(d.source))
-		case "text":
-			pushOptional(L, d.text, d.hasText)
-		case "time":
-			L.Push(lua.LNumber(d.time))
-		case "topic":
-			pushOptional(L, d.topic, d.topic != "")
-		case "retained":
-			L.Push(lua.LBool(d.retained))
-		case "data":
-			L.Push(d.message(L))
-		case "peer":
-			pushOptional(L, d.peer, d.peer != "")
-		case "key":
-			pushOptional(L, d.key, d.key != "")
-		case "lookup":
-			pushOptional(L, d.lookup, d.hasLookup)
-		case "confidence":
-			if d.hasConfidence {
-				L.Push(lua.LNumber(d.confidence))
-			} else {
-				L.Push(lua.LNil)
-			}
-		case "captures":
-			if d.capsTable == nil {
-				d.capsTable = L.CreateTable(max(len(d.caps)-1, 0), 0)
-				for i := 1; i < len(d.caps); i++ {
-					d.capsTable.RawSetInt(i, lua.LString(d.caps[i]))
-				}
-			}
-			L.Push(d.capsTable)
-		default:
-			L.Push(lua.LNil)
-		}
-		return 1
-	}))
-	L.SetField(mt, "__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("event is read-only; copy what you need into your own variables")
-		return 0
-	}))
-	L.SetField(mt, "__tostring", L.NewFunction(func(L *lua.LState) int {
-		d := L.CheckUserData(1).Value.(*eventData)
-		L.Push(lua.LString(fmt.Sprintf("event{source=%q, text=%q, key=%q}", d.source, d.text, d.key)))
-		return 1
-	}))
-}
-
-// pushOptional pushes s, or nil when it is absent.
-func pushOptional(L *lua.LState, s string, present bool) {
-	if present {
-		L.Push(lua.LString(s))
-	} else {
-		L.Push(lua.LNil)
-	}
-}
-
-// eventTable returns the Lua "event" value of a call context, building it
-// on first use.
-func (m *env) eventTable(cc *callCtx) lua.LValue {
-	if cc.table != nil {
-		return cc.table
-	}
-	d := &eventData{key: cc.key, caps: cc.caps}
-	switch cc.kind {
-	case ctxEvent:
-		d.source, d.text, d.hasText = cc.ev.Source, cc.ev.Text, true
-		d.time = float64(cc.ev.Time.UnixNano()) / 1e9
-		if cc.ev.From != nil {
-			d.peer = cc.ev.From.Peer()
-		}
-		d.topic, d.retained, d.msg = cc.ev.Topic, cc.ev.Retained, cc.ev.Data
-		// A speech result "3,0.91": the lookup text and the confidence. A
-		// widget's text is not cut.
-		d.lookup, d.hasLookup = cc.lookup, true
-		if cc.ev.Key == "" && len(d.lookup) < len(cc.ev.Text) { // cut at a comma
-			if f, err := strconv.ParseFloat(strings.TrimSpace(cc.ev.Text[len(d.lookup)+1:]), 64); err == nil {
-				d.confidence, d.hasConfidence = f, true
-			}
-		}
-	case ctxPeriodic:
-		d.hasText = true
-		d.time = float64(m.clock.Now().UnixNano()) / 1e9
-	default:
-		d.time = float64(m.clock.Now().UnixNano()) / 1e9
-	}
-	ud := m.L.NewUserData()
-	ud.Value = d
-	ud.Metatable = m.L.GetTypeMetatable(eventType)
-	cc.data, cc.table = d, ud
-	return ud
-}
-
-// setEventKey records the word that fired and its submatches. For
-// device-layer events it is the event's own key (a memory path or
-// "done:<motion>"): the word may be a pattern, which tells a script little.
-func (m *env) setEventKey(cc *callCtx, key string, caps []string) {
-	if cc.ev != nil && cc.ev.Key != "" {
-		key = cc.ev.Key
-	}
-	cc.key, cc.caps = key, caps
-	if cc.data != nil {
-		cc.data.key, cc.data.caps, cc.data.capsTable = key, caps, nil
-	}
-}
 
 // installAPI defines the seat table (§9.4).
 func (m *env) installAPI() {
@@ -877,4 +568,48 @@ func keepTail(s string, n int) string {
 		t = t[1:]
 	}
 	return t
+}
+
+// call runs a chunk under the time limit with the event globals set, and
+// returns its result (§9.2). Its error is a *luadm.Error.
+func (m *env) call(ch *luadm.Code, cc *callCtx) (lua.LValue, error) {
+	m.setGlobals(cc)
+	ret, err := m.dm.Eval(ch)
+	if err != nil {
+		m.noteStop(err)
+		return lua.LNil, err
+	}
+	if r := m.result(); r != lua.LNil {
+		ret = r
+	}
+	return ret, nil
+}
+
+// callFunc calls a Lua callback (onLoad and the like), with arguments.
+// Its error, a *luadm.Error, names it.
+func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx, args ...lua.LValue) error {
+	pos := schema.Pos{File: m.prog.File}
+	if fn.Proto != nil {
+		pos.File, pos.Line = fn.Proto.SourceName, fn.Proto.LineDefined
+	}
+	m.setGlobals(cc)
+	if err := m.dm.Call(fn, luadm.NewChunk("", pos, false, 0), 0, args...); err != nil {
+		m.noteStop(err)
+		se := err.(*luadm.Error)
+		se.Msg = name + ": " + se.Msg
+		return se
+	}
+	return nil
+}
+
+// noteStop notes a script that seat's stopping cut short: the event is
+// not handled (an adaptor that acknowledges does not), and observers
+// hear of it.
+func (m *env) noteStop(err error) {
+	if se, ok := err.(*luadm.Error); ok && se.Stopped == luadm.StoppedAborted {
+		m.cutShort = true
+		if m.watching() {
+			m.observe(Record{Kind: RecCut})
+		}
+	}
 }

@@ -4,6 +4,7 @@ package interpreter
 // of docs/seatml.md §5: the innermost state, then outward, then general).
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,7 +13,9 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/schema"
 )
 
 // guiModel describes the behavior's widgets for adaptors that show them.
@@ -493,4 +496,118 @@ func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 		return true
 	}
 	return m.matchKeyed(cc, "gui", w.ID)
+}
+
+// runList runs an action list (§7) and returns the transition it requests.
+func (m *seatmlBehavior) runList(list []seatml.Action, cc *callCtx) request {
+	m.req = request{}
+	if len(list) == 0 {
+		return request{} // most onentry lists: no context to swap
+	}
+	prev := m.cc
+	m.cc = cc
+	defer func() { m.cc = prev }()
+	for i := range list {
+		a := &list[i]
+		switch a.Kind {
+		case seatml.ActMessage:
+			text := a.Text
+			if a.Input != "" {
+				text = m.values[a.Input]
+			}
+			enc, bad := a.Encode(text)
+			if bad != 0 && !m.encodeWarned[a] {
+				m.encodeWarned[a] = true // once per message element, not per send
+				m.log.Warn(fmt.Sprintf("message: %q (U+%04X) cannot be encoded; sent as \"?\" (logged once for this message)", bad, bad), zap.String("at", a.Pos.String()))
+			}
+			if a.Topic != "" || a.Retain {
+				m.sendTopic(a, enc)
+				continue
+			}
+			m.sendSlot(a.Slot, a.SendTo, enc, &a.Pos) // a pointer: no boxing per message
+		case seatml.ActTransition:
+			if m.inExit {
+				m.log.Error("statetransition in onexit refused: a transition is under way", zap.String("at", a.Pos.String()))
+				m.req = request{}
+				return request{}
+			}
+			m.req = request{}
+			return request{ok: true, fn: a.Fn, target: a.Target, from: m.src}
+		case seatml.ActLog:
+			if ce := m.log.Check(a.Level, a.Text); ce != nil {
+				ce.Write(zap.String("state", m.stateName()), zap.Stringer("at", a.Pos))
+			}
+		case seatml.ActShell:
+			if !m.runShell(a) {
+				return m.takeRequest(false)
+			}
+		case seatml.ActScript:
+			if !m.runScript(a, cc) {
+				return m.takeRequest(false)
+			}
+		case seatml.ActMotion:
+			m.runMotion(a)
+		case seatml.ActRaise:
+			m.raise(a.Text, "", &a.Pos)
+		}
+	}
+	return m.takeRequest(true)
+}
+
+func (m *seatmlBehavior) takeRequest(keep bool) request {
+	r := m.req
+	m.req = request{}
+	if !keep || !r.ok {
+		return request{}
+	}
+	r.from = m.src // seat.transition's: from the state whose list it is
+	return r
+}
+
+func (m *env) runScript(a *seatml.Action, cc *callCtx) bool {
+	var result lua.LValue = lua.LNil
+	for _, ch := range a.Chunks {
+		v, err := m.call(ch, cc)
+		if err != nil {
+			m.scriptFailed(err, "script")
+			return false
+		}
+		result = v
+	}
+	if result == lua.LNil {
+		return true
+	}
+	if a.SendTo == "" {
+		m.answerRequest(cc, result, a)
+		return true
+	}
+	text, ok := toText(result)
+	if !ok {
+		m.scriptFailed(&luadm.Error{Pos: schema.Pos{File: a.Pos.File, Line: a.Pos.Line}, Msg: fmt.Sprintf("script result is a %s; only strings, numbers and booleans can be sent", result.Type())}, "script")
+		return false
+	}
+	m.send(a.SendTo, text, &a.Pos)
+	return true
+}
+
+// answerRequest makes a script's result the answer to the request the event
+// stands for (a ROS service request, eSEAT's __retval__), when it has
+// not been answered yet.
+func (m *env) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
+	if cc.ev == nil {
+		return
+	}
+	req, ok := cc.ev.From.(adaptors.Answerer)
+	if !ok || req.Answered() {
+		return
+	}
+	data, err := luadm.FromLua(result)
+	if err == nil {
+		text, _ := json.Marshal(data) // FromLua's values have no NaN that matters here
+		m.observeReply(string(text))
+		err = req.SendMessage(data)
+	}
+	if err != nil {
+		m.scriptFailed(&luadm.Error{Pos: schema.Pos{File: a.Pos.File, Line: a.Pos.Line}, Msg: "the result does not answer the request: " + err.Error()}, "script")
+	}
 }

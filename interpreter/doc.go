@@ -14,13 +14,15 @@
 // Adaptors reach it only through the bounded queue behind Deliver, so
 // events are handled in arrival order.
 //
-// The files follow an event's path: machine.go (the Machine, delivery,
-// the queue's owner), dispatch.go (finding the rule: docs/seatml.md §5),
-// actions.go (running a rule's actions, sending messages), states.go
-// (entering and leaving states through the engine), timers.go (ontimeout
-// and onexec), api.go (the seat Lua table), devices.go (the device
-// layer), sessions.go (one instance per peer or topic), lifecycle.go (New,
-// Run and stopping), handover.go (reloads), seatmlrun.go (SEATML's
-// behavior), scxmlrun.go (an SCXML document's behavior, on the same
-// clock and Lua state).
+// The files follow an event's path: machine.go (the Machine: delivery,
+// the queue and its loop, the timers fired, messages sent), dispatch.go
+// (SEATML: finding the rule, docs/seatml.md §5, and running its
+// actions), api.go (calling Lua, and the seat table it calls),
+// states.go (entering and leaving states through the engine). Beside
+// it: seatmlrun.go and scxmlrun.go (the two behaviors), timers.go and
+// timerlist.go (SEATML's countdowns and ticks on the one timer list),
+// internal.go (internal events), lua.go (the event globals and the
+// event value), explain.go (what a script's error means), devices.go
+// (the device layer), sessions.go (one instance per peer or topic),
+// lifecycle.go (New, Run and stopping), handover.go (reloads).
 package interpreter

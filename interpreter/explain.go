@@ -28,7 +28,7 @@ var (
 // explain rewords the message of a SEATML chunk's Lua error (the
 // datamodel's Explain): an SCXML document's code, which has a label,
 // keeps Lua's words.
-func (m *env) explain(se *luadm.Error, ch *luadm.Code) {
+func (m *luaWorld) explain(se *luadm.Error, ch *luadm.Code) {
 	if se.Label == "" {
 		m.explainNil(se, ch)
 	}
@@ -39,7 +39,7 @@ func (m *env) explain(se *luadm.Error, ch *luadm.Code) {
 // finding on the failing line the name that is nil: seat.replly (with the
 // nearest seat function), os.execute or io (removed by the sandbox), or a
 // global that was never defined.
-func (m *env) explainNil(se *luadm.Error, ch *luadm.Code) {
+func (m *luaWorld) explainNil(se *luadm.Error, ch *luadm.Code) {
 	var re *regexp.Regexp
 	switch {
 	case strings.HasPrefix(se.Msg, "attempt to call a non-function object"):
@@ -71,7 +71,7 @@ func (m *env) explainNil(se *luadm.Error, ch *luadm.Code) {
 var luaSpelling = seatml.LuaSpelling
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
-func (m *env) nilReason(path []string, called bool) string {
+func (m *luaWorld) nilReason(path []string, called bool) string {
 	var v lua.LValue = m.L.G.Global
 	for i, p := range path {
 		t, ok := v.(*lua.LTable)
@@ -131,7 +131,7 @@ const maxGlobalSets = 4096
 
 // noteGlobalSet remembers where the global name is being assigned, from
 // the globals' __newindex: the script's file and line.
-func (m *env) noteGlobalSet(L *lua.LState, name string, toNil bool) {
+func (m *luaWorld) noteGlobalSet(L *lua.LState, name string, toNil bool) {
 	if _, seen := m.globalSets[name]; !seen && len(m.globalSets) >= maxGlobalSets {
 		return
 	}
@@ -146,7 +146,7 @@ func (m *env) noteGlobalSet(L *lua.LState, name string, toNil bool) {
 }
 
 // seatNames lists the functions of the seat table.
-func (m *env) seatNames() []string {
+func (m *luaWorld) seatNames() []string {
 	var names []string
 	if t, ok := m.L.GetGlobal("seat").(*lua.LTable); ok {
 		t.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
@@ -156,7 +156,7 @@ func (m *env) seatNames() []string {
 
 // globalNames lists the defined globals, those made on first use (the
 // libraries, eSEAT's self) and those assigned nil, for suggestions.
-func (m *env) globalNames() []string {
+func (m *luaWorld) globalNames() []string {
 	var names []string
 	m.L.G.Global.ForEach(func(k, _ lua.LValue) {
 		if s, ok := k.(lua.LString); ok {
@@ -195,7 +195,7 @@ var (
 // finding on the failing line the operand that is nil: a global never
 // defined (with a suggestion), a field of one, or else the one operand
 // that is a local or a field.
-func (m *env) explainOperand(se *luadm.Error, ch *luadm.Code) {
+func (m *luaWorld) explainOperand(se *luadm.Error, ch *luadm.Code) {
 	var op, kind string
 	switch mm := arithErrRE.FindStringSubmatch(se.Msg); {
 	case strings.HasPrefix(se.Msg, "__len undefined"):

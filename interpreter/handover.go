@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -18,63 +17,6 @@ import (
 // over, with its connections, when the new file declares it as the old one
 // did; one whose address the old version holds is opened once the old one
 // has let it go.
-
-// relay is the sink an adaptor is opened with: the machine it delivers to
-// changes when a reload hands the adaptor to the next version.
-type relay struct{ m atomic.Pointer[Machine] }
-
-func newRelay(m *Machine) *relay {
-	r := &relay{}
-	r.m.Store(m)
-	return r
-}
-
-// to runs f on the current machine; what a machine that stopped as it
-// was handed over refused goes to its successor.
-func (r *relay) to(f func(m *Machine) error) error {
-	for {
-		m := r.m.Load()
-		err := f(m)
-		if !errors.Is(err, errStopped) || r.m.Load() == m {
-			return err
-		}
-	}
-}
-
-// Deliver goes to the current machine.
-func (r *relay) Deliver(ctx context.Context, ev adaptors.Event) error {
-	return r.to(func(m *Machine) error { return m.Deliver(ctx, ev) })
-}
-
-// DeliverBatch is Deliver for a batch (adaptors.BatchSink).
-func (r *relay) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
-	return r.to(func(m *Machine) error { return m.DeliverBatch(ctx, evs) })
-}
-
-// EndOfInput is Deliver for the end of an input.
-func (r *relay) EndOfInput(source string) {
-	_ = r.to(func(m *Machine) error { return m.endOfInput(source) })
-}
-
-// Handled waits for the peer's events to be handled
-// (adaptors.HandledSink), by the machine that has them.
-func (r *relay) Handled(ctx context.Context, from adaptors.Conn) error {
-	return r.to(func(m *Machine) error { return m.Handled(ctx, from) })
-}
-
-func (r *relay) Flushes() bool          { return r.m.Load().Flushes() }
-func (r *relay) Ready() <-chan struct{} { return r.m.Load().Ready() }
-
-var (
-	_ adaptors.BatchSink    = (*relay)(nil)
-	_ adaptors.FlushingSink = (*relay)(nil)
-	_ adaptors.Readier      = (*relay)(nil)
-	_ adaptors.HandledSink  = (*relay)(nil)
-	_ adaptors.Sink         = (*Machine)(nil)
-	_ adaptors.FlushingSink = (*Machine)(nil)
-	_ adaptors.BatchSink    = (*Machine)(nil)
-	_ adaptors.Readier      = (*Machine)(nil)
-)
 
 // Replacement is a new version of a behavior opened beside the old one.
 // Switch hands the taken-over adaptors to it; once the old version has

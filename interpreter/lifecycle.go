@@ -99,6 +99,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	m.dog = luadm.NewWatchdog(m.L, opts.ScriptTimeout, opts.ScriptMemory)
 	m.dog.Long = m.passBaton
+	m.luaWorld.clock = m.clock
 	m.dm = luadm.New(m.L)
 	m.dm.UseWatchdog(m.dog, opts.ScriptTimeout, opts.ScriptMemory)
 	m.dm.Explain = m.explain
@@ -317,53 +318,6 @@ func (m ownQueue) run(ctx context.Context) error {
 	return nil
 }
 
-// over reports whether the run ends: a stop (which wins over events that
-// arrived with it, L6), seat.exit, or the end of input.
-func (m *Machine) over() bool {
-	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
-}
-
-// fireFirst takes the first timer off the list and has the behavior run
-// it.
-func (m *Machine) fireFirst() {
-	t := m.timers.first()
-	m.timers.stop(t)
-	m.b.fire(t, t.at)
-}
-
-// drain handles what is due, one thing at a time in arrival order: a
-// timer due at D runs after the input that reached the queue before D
-// (§5, §8), and output goes out after each (timer output now, not with the
-// next input). It stops when nothing is due, the run is over, or after
-// limit items (0: no limit); it reports whether it stopped at the limit
-// with items left.
-func (m *Machine) drain(limit int) (more bool) {
-	for n := 0; !m.over(); n++ {
-		if limit > 0 && n == limit {
-			return !m.q.empty()
-		}
-		// The head is looked at before the clock: an item that arrives
-		// in between is stamped no earlier than the clock read, so a
-		// timer due by then runs first, as it would have with the clock
-		// read after.
-		at, queued := m.q.peek()
-		if t := m.timers.first(); t != nil && (queued && t.firesBefore(at) || !queued && !m.clock.Now().Before(t.at)) {
-			m.fireFirst()
-			m.flushAdaptors()
-			continue
-		}
-		it, ok := m.q.pop()
-		if !ok {
-			return false
-		}
-		if !m.handleItem(m.runCtx, it) {
-			m.ended = true
-		}
-		m.flushAdaptors()
-	}
-	return false
-}
-
 // shutdown is L6: no event reaches rules once it begins.
 func (m *Machine) shutdown() {
 	m.running.Store(false)
@@ -373,36 +327,6 @@ func (m *Machine) shutdown() {
 	m.stopDevices()
 	m.unload() // events queued and never handled: drainLeft
 	m.log.Info("stopped", zap.String("state", m.stateName()))
-}
-
-// handleItem handles one queue item; it reports false when the run ends
-// (end of input).
-func (m *Machine) handleItem(ctx context.Context, it item) bool {
-	switch {
-	case it.fn != nil:
-		it.fn()
-	case it.eof:
-		if len(m.prog.Adaptors) > 1 || m.prog.UsesDevices {
-			// Standard input is one peer among others: its end ends its
-			// input only (§10.2).
-			m.log.Info("standard input ended; the behavior goes on", zap.String("adaptor", it.ev.Source))
-			return true
-		}
-		m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
-		return false
-	case it.batch != nil:
-		for i, ev := range it.batch {
-			if ctx.Err() != nil || m.exitCode != nil {
-				m.leftOver(it.batch[i:])
-				break
-			}
-			m.handleEvent(ev)
-		}
-		adaptors.ReleaseBatch(it.batch)
-	default:
-		m.handleEvent(it.ev)
-	}
-	return true
 }
 
 // answer releases the senders waiting on events that will not be handled.

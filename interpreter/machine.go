@@ -207,6 +207,7 @@ type luaWorld struct {
 	L           *lua.LState
 	dog         *luadm.Watchdog
 	dm          *luadm.DataModel // runs every script, cond and callback
+	clock       Clock            // the machine's: event.time of a list's event
 	luaOpen     bool
 	ccs         [numCtx]callCtx
 	evBuf       adaptors.Event // the event being handled
@@ -594,4 +595,218 @@ func (m *env) trace(s string) {
 	if m.opts.Trace != nil {
 		m.opts.Trace(s)
 	}
+}
+
+// relay is the sink an adaptor is opened with: the machine it delivers to
+// changes when a reload hands the adaptor to the next version.
+type relay struct{ m atomic.Pointer[Machine] }
+
+func newRelay(m *Machine) *relay {
+	r := &relay{}
+	r.m.Store(m)
+	return r
+}
+
+// to runs f on the current machine; what a machine that stopped as it
+// was handed over refused goes to its successor.
+func (r *relay) to(f func(m *Machine) error) error {
+	for {
+		m := r.m.Load()
+		err := f(m)
+		if !errors.Is(err, errStopped) || r.m.Load() == m {
+			return err
+		}
+	}
+}
+
+// Deliver goes to the current machine.
+func (r *relay) Deliver(ctx context.Context, ev adaptors.Event) error {
+	return r.to(func(m *Machine) error { return m.Deliver(ctx, ev) })
+}
+
+// DeliverBatch is Deliver for a batch (adaptors.BatchSink).
+func (r *relay) DeliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	return r.to(func(m *Machine) error { return m.DeliverBatch(ctx, evs) })
+}
+
+// EndOfInput is Deliver for the end of an input.
+func (r *relay) EndOfInput(source string) {
+	_ = r.to(func(m *Machine) error { return m.endOfInput(source) })
+}
+
+// Handled waits for the peer's events to be handled
+// (adaptors.HandledSink), by the machine that has them.
+func (r *relay) Handled(ctx context.Context, from adaptors.Conn) error {
+	return r.to(func(m *Machine) error { return m.Handled(ctx, from) })
+}
+
+func (r *relay) Flushes() bool { return r.m.Load().Flushes() }
+
+func (r *relay) Ready() <-chan struct{} { return r.m.Load().Ready() }
+
+var (
+	_ adaptors.BatchSink    = (*relay)(nil)
+	_ adaptors.FlushingSink = (*relay)(nil)
+	_ adaptors.Readier      = (*relay)(nil)
+	_ adaptors.HandledSink  = (*relay)(nil)
+	_ adaptors.Sink         = (*Machine)(nil)
+	_ adaptors.FlushingSink = (*Machine)(nil)
+	_ adaptors.BatchSink    = (*Machine)(nil)
+	_ adaptors.Readier      = (*Machine)(nil)
+)
+
+// over reports whether the run ends: a stop (which wins over events that
+// arrived with it, L6), seat.exit, or the end of input.
+func (m *Machine) over() bool {
+	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
+}
+
+// fireFirst takes the first timer off the list and has the behavior run
+// it.
+func (m *Machine) fireFirst() {
+	t := m.timers.first()
+	m.timers.stop(t)
+	m.b.fire(t, t.at)
+}
+
+// drain handles what is due, one thing at a time in arrival order: a
+// timer due at D runs after the input that reached the queue before D
+// (§5, §8), and output goes out after each (timer output now, not with the
+// next input). It stops when nothing is due, the run is over, or after
+// limit items (0: no limit); it reports whether it stopped at the limit
+// with items left.
+func (m *Machine) drain(limit int) (more bool) {
+	for n := 0; !m.over(); n++ {
+		if limit > 0 && n == limit {
+			return !m.q.empty()
+		}
+		// The head is looked at before the clock: an item that arrives
+		// in between is stamped no earlier than the clock read, so a
+		// timer due by then runs first, as it would have with the clock
+		// read after.
+		at, queued := m.q.peek()
+		if t := m.timers.first(); t != nil && (queued && t.firesBefore(at) || !queued && !m.clock.Now().Before(t.at)) {
+			m.fireFirst()
+			m.flushAdaptors()
+			continue
+		}
+		it, ok := m.q.pop()
+		if !ok {
+			return false
+		}
+		if !m.handleItem(m.runCtx, it) {
+			m.ended = true
+		}
+		m.flushAdaptors()
+	}
+	return false
+}
+
+// handleItem handles one queue item; it reports false when the run ends
+// (end of input).
+func (m *Machine) handleItem(ctx context.Context, it item) bool {
+	switch {
+	case it.fn != nil:
+		it.fn()
+	case it.eof:
+		if len(m.prog.Adaptors) > 1 || m.prog.UsesDevices {
+			// Standard input is one peer among others: its end ends its
+			// input only (§10.2).
+			m.log.Info("standard input ended; the behavior goes on", zap.String("adaptor", it.ev.Source))
+			return true
+		}
+		m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
+		return false
+	case it.batch != nil:
+		for i, ev := range it.batch {
+			if ctx.Err() != nil || m.exitCode != nil {
+				m.leftOver(it.batch[i:])
+				break
+			}
+			m.handleEvent(ev)
+		}
+		adaptors.ReleaseBatch(it.batch)
+	default:
+		m.handleEvent(it.ev)
+	}
+	return true
+}
+
+// sendSlot is send for an adaptor known by its index in Program.Adaptors.
+func (m *env) sendSlot(slot int, name, text string, at fmt.Stringer) {
+	m.sent = true
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && !m.watching() {
+		if err := m.slots[slot].Send(text); err != nil {
+			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
+		}
+		return
+	}
+	m.send(name, text, at)
+}
+
+// send delivers text to a named adaptor (or logs why not); at says where
+// the send came from, formatted only if something is logged.
+func (m *env) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, at, nil) }
+
+// sendWith is send, with publish doing the sending when set (a message to
+// a topic of its own).
+func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
+	m.sent = true
+	if m.tracing() {
+		m.trace("send:" + name + ":" + text)
+	}
+	if m.watching() {
+		m.observe(Record{Kind: RecOut, Source: name, Text: text})
+	}
+	m.adMu.RLock()
+	a, opened := m.adaptors[name], m.opened
+	m.adMu.RUnlock()
+	if a == nil {
+		switch {
+		case m.isIgnoredAdaptor(name):
+			m.log.Debug("message to an adaptor seat does not run; dropped", zap.String("adaptor", name))
+		case !opened:
+			m.log.Warn("message not sent: adaptor not active", zap.String("adaptor", name), zap.Stringer("at", at))
+		default:
+			m.log.Warn("message not sent: adaptor not open", zap.String("adaptor", name), zap.Stringer("at", at))
+		}
+		return
+	}
+	var err error
+	if publish != nil {
+		err = publish(a)
+	} else {
+		err = a.Send(text)
+	}
+	if err != nil {
+		m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
+	}
+}
+
+func (m *env) notifyGUI(ref, op, value string) {
+	for _, o := range m.guiObs {
+		o.GUIUpdate(ref, op, value)
+	}
+}
+
+// sendTopic publishes a message with its own topic or retain flag to an
+// MQTT adaptor (adaptors.TopicSender); in a topic session its peer fills
+// a "+" in the topic with its value.
+func (m *env) sendTopic(a *seatml.Action, text string) {
+	m.sendWith(a.SendTo, text, &a.Pos, func(ad adaptors.Adaptor) error {
+		ts, ok := ad.(adaptors.TopicSender)
+		if !ok {
+			return errors.New("the adaptor does not publish to topics")
+		}
+		return ts.SendTopic(a.Topic, text, a.Retain)
+	})
+}
+
+func (m *env) isIgnoredAdaptor(name string) bool {
+	for _, d := range m.prog.Adaptors {
+		if d.Name == name {
+			return d.Ignored
+		}
+	}
+	return false
 }
