@@ -22,14 +22,15 @@ func load(tb testing.TB, src string) *seatml.Program {
 
 // machine is a behavior ready for Dispatch on the caller's goroutine: no
 // adaptors are opened.
-func machine(tb testing.TB, src string) *interpreter.Machine {
+func machine(tb testing.TB, src string) *interpreter.Hand {
 	tb.Helper()
 	m, err := interpreter.New(load(tb, src), interpreter.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m.Begin()
-	return m
+	h := interpreter.NewHand(m, nil)
+	h.Begin()
+	return h
 }
 
 // serve runs a behavior with its adaptors open and returns once its

@@ -33,7 +33,7 @@ func seatPingPong(b *testing.B) {
 	for b.Loop() {
 		m.Dispatch(ev)
 	}
-	if s := m.CurrentState(); s != "a" && s != "b" {
+	if s := m.Machine().CurrentState(); s != "a" && s != "b" {
 		b.Fatalf("state %q", s)
 	}
 }
@@ -64,7 +64,7 @@ func BenchmarkNestedPingPong(b *testing.B) {
 	for b.Loop() {
 		m.Dispatch(ev)
 	}
-	if s := m.CurrentState(); s != "a" && s != "b" {
+	if s := m.Machine().CurrentState(); s != "a" && s != "b" {
 		b.Fatalf("state %q", s)
 	}
 }
@@ -205,12 +205,13 @@ func scxmlPingPongOf(b *testing.B, doc string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.Begin()
+	h := interpreter.NewHand(m, nil)
+	h.Begin()
 	ev := adaptors.Event{Source: "chat", Text: "ping"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		m.Dispatch(ev)
+		h.Dispatch(ev)
 	}
 	if s := m.CurrentState(); s != "a" && s != "b" {
 		b.Fatalf("state %q", s)
@@ -225,7 +226,7 @@ const scxmlDelayedSend = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version
 // BenchmarkSCXMLDelayedSend is an SCXML delayed <send> to the document
 // itself: an adaptor's line takes a transition whose <send> sets a 10 ms
 // timer, and the timer's event takes the transition back (a fake clock
-// moved by RunTimers, on the machine's goroutine). Per op: one line, one
+// moved by Hand.Advance, on the machine's goroutine). Per op: one line, one
 // timer, two transitions.
 func BenchmarkSCXMLDelayedSend(b *testing.B) {
 	prog, diags := seatml.LoadBytes("bench.scxml", []byte(scxmlDelayedSend), seatml.LoadOptions{})
@@ -238,12 +239,13 @@ func BenchmarkSCXMLDelayedSend(b *testing.B) {
 	ev := adaptors.Event{Source: "chat", Text: "ping"}
 	never := func() bool { return false }
 	bad := 0
+	h := interpreter.NewHand(m, clock)
 	b.ReportAllocs()
 	b.ResetTimer()
 	err := m.Sync(context.Background(), func() {
 		for range b.N {
-			m.Dispatch(ev)
-			if _, ran := m.RunTimers(clock, clock.Now().Add(10*time.Millisecond), never); ran != 1 {
+			h.Dispatch(ev)
+			if _, ran := h.Advance(clock.Now().Add(10*time.Millisecond), never); ran != 1 {
 				bad++
 			}
 		}

@@ -104,7 +104,7 @@ func BenchmarkSessionStart(b *testing.B) {
 		peers = append(peers, connect(b, m, fmt.Sprint("p", i)))
 	}
 	b.StopTimer()
-	if err := m.SyncSessions(context.Background()); err != nil {
+	if err := interpreter.NewHand(m, nil).Settle(context.Background(), nil); err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
@@ -133,7 +133,7 @@ func BenchmarkSessionEvents(b *testing.B) {
 		peers[i] = connect(b, m, fmt.Sprint("p", i))
 	}
 	ctx := context.Background()
-	if err := m.SyncSessions(ctx); err != nil {
+	if err := interpreter.NewHand(m, nil).Settle(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
 	var sent [sessions]int64
@@ -161,7 +161,7 @@ func BenchmarkSessionEvents(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	if err := m.SyncSessions(ctx); err != nil {
+	if err := interpreter.NewHand(m, nil).Settle(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
 	elapsed := time.Since(start)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -235,63 +234,6 @@ func (m *env) unsubscribe(prefix string) bool {
 	return ok
 }
 
-// PumpDevices handles the device events waiting in their buffers, memory
-// keys first (in the order of their subscriptions' prefixes), then motion
-// outcomes; it reports how many it handled. It is for Options.ManualDevices
-// and must run on the machine's goroutine (inside Sync).
-func (m *Machine) PumpDevices() int {
-	if m.dev == nil {
-		return 0
-	}
-	m.dev.mu.Lock()
-	subs := make([]*hal.Subscription, 0, len(m.dev.subs))
-	for _, p := range slices.Sorted(maps.Keys(m.dev.subs)) {
-		subs = append(subs, m.dev.subs[p])
-	}
-	m.dev.mu.Unlock()
-	n := 0
-	for _, s := range subs {
-		for drained := false; !drained; {
-			select {
-			case e := <-s.C():
-				m.handleEvent(adaptors.Event{Source: "memory", Key: e.Key, Text: e.Text(), Time: m.clock.Now()})
-				n++
-			default:
-				drained = true
-			}
-		}
-	}
-	for {
-		select {
-		case e := <-m.dev.events:
-			m.handleEvent(adaptors.Event{Source: "motion", Key: e.Key(), Text: e.Text, Time: m.clock.Now()})
-			n++
-		default:
-			m.flushAdaptors()
-			return n
-		}
-	}
-}
-
-// devicePending reports whether a device event waits for PumpDevices
-// (cheaper than pumping when none does: RunTimers asks after every tick).
-func (m *Machine) devicePending() bool {
-	if m.dev == nil {
-		return false
-	}
-	if len(m.dev.events) > 0 {
-		return true
-	}
-	m.dev.mu.Lock()
-	defer m.dev.mu.Unlock()
-	for _, s := range m.dev.subs {
-		if len(s.C()) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // notifyMotion is the player's callback: it must not block.
 func (m *env) notifyMotion(e motion.Event) {
 	select {
@@ -334,7 +276,7 @@ func (m *env) play(req motion.Request) (*motion.Motion, error) {
 }
 
 // runMotion runs a <motion> action.
-func (m *env) runMotion(a *seatml.Action) {
+func (m *seatmlBehavior) runMotion(a *seatml.Action) {
 	if m.dev != nil {
 		m.dev.dev.start()
 	}

@@ -564,7 +564,7 @@ func (m *seatmlBehavior) takeRequest(keep bool) request {
 	return r
 }
 
-func (m *env) runScript(a *seatml.Action, cc *callCtx) bool {
+func (m *seatmlBehavior) runScript(a *seatml.Action, cc *callCtx) bool {
 	var result lua.LValue = lua.LNil
 	for _, ch := range a.Chunks {
 		v, err := m.call(ch, cc)
@@ -593,7 +593,7 @@ func (m *env) runScript(a *seatml.Action, cc *callCtx) bool {
 // answerRequest makes a script's result the answer to the request the event
 // stands for (a ROS service request, eSEAT's __retval__), when it has
 // not been answered yet.
-func (m *env) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
+func (m *seatmlBehavior) answerRequest(cc *callCtx, result lua.LValue, a *seatml.Action) {
 	if cc.ev == nil {
 		return
 	}

@@ -133,7 +133,7 @@ func (h *harness) settle() {
 		busy := false
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := h.m.Sync(ctx, func() {
-			due, ok := h.m.NextTimer()
+			due, ok := h.m.timers.next()
 			busy = ok && !due.After(h.clock.Now())
 		})
 		cancel()

@@ -533,17 +533,3 @@ func (m *env) reportResource(ev adaptors.Event) (kind, name string) {
 	}
 	return kind, name
 }
-
-// Begin enters the initial state without opening adaptors or starting the
-// event loop, so that Dispatch can drive the machine synchronously. It is
-// for embedding seat in a Go program and for benchmarks; a machine that
-// Begins must not Run.
-func (m *Machine) Begin() {
-	m.running.Store(true)
-	m.b.begin()
-	close(m.ready)
-}
-
-// Dispatch handles one event on the caller's goroutine (after Begin):
-// matching, actions, transitions, as the event loop would.
-func (m *Machine) Dispatch(ev adaptors.Event) { m.handleEvent(ev) }

@@ -783,7 +783,7 @@ func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors
 	}
 }
 
-func (m *env) notifyGUI(ref, op, value string) {
+func (m *binding) notifyGUI(ref, op, value string) {
 	for _, o := range m.guiObs {
 		o.GUIUpdate(ref, op, value)
 	}

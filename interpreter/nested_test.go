@@ -156,12 +156,13 @@ func TestEventPathAllocatesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Begin()
+		h := NewHand(m, nil)
+		h.Begin()
 		ping := adaptors.Event{Source: "chat", Text: "ping"}
 		stay := adaptors.Event{Source: "chat", Text: "stay"}
-		m.Dispatch(ping) // the nested behavior's transitions, made once
-		m.Dispatch(ping)
-		if n := testing.AllocsPerRun(200, func() { m.Dispatch(ping); m.Dispatch(stay) }); n != 0 {
+		h.Dispatch(ping) // the nested behavior's transitions, made once
+		h.Dispatch(ping)
+		if n := testing.AllocsPerRun(200, func() { h.Dispatch(ping); h.Dispatch(stay) }); n != 0 {
 			t.Errorf("%s: %v allocations per two events", name, n)
 		}
 	}

@@ -255,7 +255,7 @@ func (h *harness) runTimers(until time.Time) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := h.m.Sync(ctx, func() { h.m.RunTimers(h.clock, until, func() bool { return false }) }); err != nil {
+	if err := h.m.Sync(ctx, func() { NewHand(h.m, h.clock).Advance(until, func() bool { return false }) }); err != nil {
 		h.t.Fatal(err)
 	}
 }

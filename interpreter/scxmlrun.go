@@ -2,7 +2,6 @@ package interpreter
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -205,29 +204,6 @@ func (r *scxmlRun) handle(ev *adaptors.Event) {
 	r.sys.Post(r.s, r.eventOf(&m.evBuf))
 	r.settled(r.drain())
 	r.schedule()
-}
-
-// ErrNotSCXML is returned by PostEvent for a SEATML behavior.
-var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it takes events from its adaptors")
-
-// PostEvent hands an SCXML document the external event name, with data
-// as its _event.data (nil for none), as a seat test transcript's @event
-// step does, and handles what it causes, as an adaptor's event is
-// handled. Call it from Sync. A SEATML behavior has no named events from
-// outside: ErrNotSCXML.
-func (m *Machine) PostEvent(name string, data any) error {
-	r, ok := m.b.(*scxmlRun)
-	if !ok {
-		return ErrNotSCXML
-	}
-	m.turn++
-	prev := m.cc
-	m.cc = nil // no peer: seat.reply has no one to answer
-	defer func() { m.cc = prev }()
-	r.sys.Post(r.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
-	r.settled(r.drain())
-	r.schedule()
-	return nil
 }
 
 // eventOf is the SCXML event for a seat event: "chat.line" for a line
@@ -502,7 +478,7 @@ func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
 		r.unlogged++
 		r.last = s.Name
 	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		m.leftLeaves.write(ce, s.Name, m.scxmlName)
+		m.leftLeaves.write(ce, s.Name, r.stateName)
 	}
 	if m.tracing() {
 		m.trace("enter:" + s.Name)
@@ -512,8 +488,8 @@ func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
 	}
 }
 
-// scxmlName names a document's state.
-func (m *env) scxmlName(n *statechart.State) string { return m.prog.SCXMLStates[n].Name }
+// stateName names a document's state.
+func (r *scxmlRun) stateName(n *statechart.State) string { return r.m.prog.SCXMLStates[n].Name }
 
 func (r *scxmlRun) exited(n *statechart.State) {
 	m := r.m

@@ -278,7 +278,7 @@ func TestTopicSessionsEndIdle(t *testing.T) {
 		if err := h.m.Deliver(context.Background(), adaptors.Event{Source: "bus", Text: "hi", From: &sender{id}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.m.SyncSessions(context.Background()); err != nil {
+		if err := NewHand(h.m, nil).Settle(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

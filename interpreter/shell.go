@@ -17,7 +17,7 @@ import (
 // runShell runs a <shell> action (§6): /bin/sh -c text with empty standard
 // input, awaited up to the script time limit, its process group killed on
 // overrun. It reports whether the list may go on.
-func (m *env) runShell(a *seatml.Action) bool {
+func (m *seatmlBehavior) runShell(a *seatml.Action) bool {
 	if !m.opts.AllowShell {
 		m.log.Error("<shell> refused: seat was not started with --allow-shell", zap.String("at", a.Pos.String()))
 		return false

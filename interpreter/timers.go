@@ -312,46 +312,6 @@ func (m *Machine) Timers() (timeout, tick time.Time) {
 	return timeout, tick
 }
 
-// NextTimer returns when the next timeout or onexec tick is due, if one
-// is armed. It must run on the machine's goroutine (inside Sync); seat
-// test uses it to move a virtual clock from one timer to the next.
-func (m *Machine) NextTimer() (time.Time, bool) {
-	return m.timers.next() // (a host's sessions have the timers: SessionsNextTimer)
-}
-
-// RunTimers runs, in order, every timeout and onexec tick due up to
-// until, moving clock (the machine's clock) to each as it comes: seat
-// test's "+1h" in one call instead of one round trip per tick. It must run
-// on the machine's goroutine (inside Sync). It stops early, with the time
-// reached, when stop reports true (asked every 16 timers: an onexec that
-// takes milliseconds must not run far past a limit) or the run ends
-// (seat.exit); ran counts the timers run.
-func (m *Machine) RunTimers(clock *FakeClock, until time.Time, stop func() bool) (reached time.Time, ran int) {
-	for !m.over() {
-		due, ok := m.timers.next()
-		if !ok || due.After(until) {
-			break
-		}
-		if d := due.Sub(clock.Now()); d > 0 {
-			clock.Advance(d)
-		}
-		m.fireFirst()
-		for range 1000 { // device events its actions caused, as seat test's sync does
-			if !m.devicePending() || m.PumpDevices() == 0 {
-				break
-			}
-		}
-		m.flushAdaptors()
-		if ran++; ran%16 == 0 && stop() {
-			return clock.Now(), ran
-		}
-	}
-	if d := until.Sub(clock.Now()); d > 0 && !m.over() {
-		clock.Advance(d)
-	}
-	return clock.Now(), ran
-}
-
 // sessionPeer is the peer of a session's machine (whose state a record
 // of its state names); "" for other machines.
 func (m *env) sessionPeer() string {

@@ -219,6 +219,7 @@ type runner struct {
 	opts  Options
 	clock *interpreter.FakeClock
 	m     *interpreter.Machine
+	hand  *interpreter.Hand // drives m on clock
 	dev   *interpreter.Devices
 	// stepping is set once the device loop is asked for: the virtual
 	// clock then steps the engine every period.
@@ -375,6 +376,7 @@ func (r *runner) start() error {
 		return err
 	}
 	r.m = m
+	r.hand = interpreter.NewHand(m, r.clock)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- m.Run(ctx) }()
@@ -413,20 +415,7 @@ func (r *runner) sync(fn func()) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout)
 	defer cancel()
-	err := r.m.Sync(ctx, func() {
-		for range 1000 { // a rule that writes the key it matches would loop
-			if r.m.PumpDevices() == 0 {
-				break
-			}
-		}
-		if fn != nil {
-			fn()
-		}
-	})
-	if err == nil {
-		err = r.m.SyncSessions(ctx) // a host's sessions run on their own
-	}
-	if err != nil {
+	if err := r.hand.Settle(ctx, fn); err != nil {
 		select {
 		case e := <-r.done:
 			if e == nil {
@@ -666,7 +655,7 @@ func (r *runner) step(st Step) *Failure {
 		r.fired = "" // what follows is this event's doing
 		r.mu.Unlock()
 		var err error
-		if r.sync(func() { err = r.m.PostEvent(st.Text, st.Data) }) {
+		if r.sync(func() { err = r.hand.PostEvent(st.Text, st.Data) }) {
 			r.settle()
 		}
 		if err != nil {
@@ -724,7 +713,7 @@ func (r *runner) finish() *Failure {
 	// handles a slice at a time): a behavior that fails after the last
 	// step fails its transcript.
 	if !r.m.IsHost() { // a host's sessions run on their own
-		r.sync(func() { r.m.RunTimers(r.clock, r.clock.Now(), func() bool { return false }) })
+		r.sync(func() { r.hand.Advance(r.clock.Now(), func() bool { return false }) })
 	}
 	var ee *interpreter.ExitError
 	if r.settle(); len(steps) > 0 && errors.As(r.stopped, &ee) && ee.Code != 0 {
@@ -841,7 +830,7 @@ func (r *runner) advance(d time.Duration) error {
 		// own limit), and the runner must not go on while it runs.
 		var ran int
 		err := r.m.Sync(context.Background(), func() {
-			_, ran = r.m.RunTimers(r.clock, target, func() bool { return over() != nil })
+			_, ran = r.hand.Advance(target, func() bool { return over() != nil })
 		})
 		r.ticks += ran
 		if e := over(); e != nil && r.clock.Now().Before(target) {
@@ -864,10 +853,9 @@ func (r *runner) advance(d time.Duration) error {
 		next := target
 		var due time.Time
 		var armed bool
-		r.sync(func() { due, armed = r.m.NextTimer() })
-		if r.m.IsHost() {
+		if r.sync(nil) { // its device events and sessions settled
 			ctx, cancel := context.WithTimeout(context.Background(), r.opts.StepTimeout)
-			due, armed = r.m.SessionsNextTimer(ctx)
+			due, armed = r.hand.NextTimer(ctx)
 			cancel()
 		}
 		if armed && due.Before(next) && due.After(r.clock.Now()) {
