@@ -40,8 +40,9 @@ type scxmlRun struct {
 	// lineSource and lineName: the last adaptor a line came from and its
 	// event name ("chat.line"), made once instead of per line.
 	lineSource, lineName string
-	// wake is the behavior's timer in its machine's list: when the
-	// session has work (schedule).
+	// wake is the behavior's timer in its machine's list for when the
+	// session has work of its own queued (schedule); each delayed event
+	// has a timer of its own there too (Schedule).
 	wake timer
 }
 
@@ -75,11 +76,12 @@ func (d docWhere) String() string { return string(d) }
 // m's Lua state, with the seat table (less what is SEATML's own) in its
 // datamodel.
 func newSCXML(m *env) *scxmlRun {
-	run := &scxmlRun{m: m, sys: scxml.NewSystem()}
+	run := &scxmlRun{m: m, sys: scxml.NewSystem(), wake: timer{yield: true}}
 	sys := run.sys
 	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
 	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*m.opts.ScriptTimeout)
 	sys.Clock = func() time.Duration { return m.clock.Now().Sub(run.start) }
+	sys.Scheduler = run
 	sys.OnEnter = func(in *statechart.Instance, n *statechart.State) { run.entered(in, n) }
 	sys.OnExit = func(_ *statechart.Instance, n *statechart.State) { run.exited(n) }
 	sys.Adaptor = func(_ *scxml.Session, target, line string) error {
@@ -371,34 +373,45 @@ func (d *seatEventData) String() string {
 // adaptor, a log of the event).
 func (d *seatEventData) MarshalJSON() ([]byte, error) { return json.Marshal(d.plain()) }
 
-// schedule sets the session's timer for when it has work: while events
-// are queued, now, but after the input that has arrived by then (the
-// timer yields); else when its next delayed event is due.
+// schedule sets the session's wake while events are queued: now, but
+// after the input that has arrived by then (the timer yields).
 func (r *scxmlRun) schedule() {
 	if r.more && !r.s.Ended() {
-		r.wake.yield = true
 		r.m.timers.set(&r.wake, r.m.clock.Now())
-		return
-	}
-	if d, delayed := r.sys.NextDue(); delayed && !r.s.Ended() {
-		r.wake.yield = false
-		r.m.timers.set(&r.wake, r.start.Add(d))
-		return
-	}
-	if r.wake.armed() {
+	} else if r.wake.armed() {
 		r.m.timers.stop(&r.wake)
 	}
 }
 
-// fire puts the delayed events due by at on the queue, and handles a
-// slice of it.
-func (r *scxmlRun) fire(_ *timer, at time.Time) {
+// Schedule arms a delayed event's timer in the machine's list
+// (scxml.Scheduler).
+func (r *scxmlRun) Schedule(d *scxml.Delayed) {
+	t := &timer{id: timerDelayed, ref: d}
+	d.Ext = t
+	r.m.timers.set(t, r.start.Add(d.At))
+}
+
+// Unschedule disarms a delayed event's timer (cancelled, or its session
+// ended).
+func (r *scxmlRun) Unschedule(d *scxml.Delayed) { r.m.timers.stop(d.Ext.(*timer)) }
+
+// timerDelayed is the id of a delayed event's timer.
+const timerDelayed = 1
+
+// fire handles a slice of the session's queue; for a delayed event's
+// timer, first puts it on the queue with the others due by then, in the
+// order they were sent.
+func (r *scxmlRun) fire(t *timer, at time.Time) {
 	m := r.m
-	if d, ok := r.sys.NextDue(); ok && !r.start.Add(d).After(at) {
+	if t.id == timerDelayed {
 		if m.watching() { // a replay moves its clock here before what it causes
 			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.stateName(), Peer: m.sessionPeer()})
 		}
-		r.sys.FireDue(at.Sub(r.start))
+		r.sys.FireDelayed(t.ref.(*scxml.Delayed))
+		for f := m.timers.first(); f != nil && f.id == timerDelayed && !f.at.After(at); f = m.timers.first() {
+			m.timers.stop(f)
+			r.sys.FireDelayed(f.ref.(*scxml.Delayed))
+		}
 	}
 	r.settled(r.drain())
 	r.schedule()

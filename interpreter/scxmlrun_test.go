@@ -70,6 +70,50 @@ func TestSCXMLLinesAndDelays(t *testing.T) {
 	}
 }
 
+// TestSCXMLDelayedSendsAreTheMachinesTimers: each delayed event is a
+// timer of the machine's one list: those due at once fire in the order
+// sent, a cancelled one never fires, one sent later but due sooner fires
+// first, and the machine says when the next is due (seat test moves its
+// clock by it).
+func TestSCXMLDelayedSendsAreTheMachinesTimers(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<state id="待機">
+  <transition event="chat.line" cond="_event.data.text == 'go'">
+    <send event="二" delay="2s"/>
+    <send event="一a" delay="1s"/>
+    <send id="消" event="消える" delay="1s"/>
+    <send event="一b" delay="1s"/>
+    <cancel sendid="消"/>
+  </transition>
+  <transition event="二"><send type="seat" target="chat" event="二"/></transition>
+  <transition event="一a"><send type="seat" target="chat" event="一a"/></transition>
+  <transition event="一b"><send type="seat" target="chat" event="一b"/></transition>
+  <transition event="消える"><send type="seat" target="chat" event="消える"/></transition>
+</state>
+`))
+	defer h.stop()
+	h.take()
+	h.event("chat", "go")
+	var next time.Time
+	h.m.Sync(t.Context(), func() { next, _ = h.m.timers.next() })
+	if want := h.clock.Now().Add(time.Second); !next.Equal(want) {
+		t.Errorf("next timer at %v, want %v", next, want)
+	}
+	h.advance(time.Second)
+	if got, want := h.sends(), []string{"chat:一a", "chat:一b"}; !cmp.Equal(got, want) {
+		t.Fatalf("at 1 s: %q, want %q", got, want)
+	}
+	h.advance(time.Second)
+	if got, want := h.sends(), []string{"chat:二"}; !cmp.Equal(got, want) {
+		t.Fatalf("at 2 s: %q, want %q", got, want)
+	}
+	h.m.Sync(t.Context(), func() {
+		if n := h.m.timers.len(); n != 0 {
+			t.Errorf("%d timers left", n)
+		}
+	})
+}
+
 // TestSCXMLEventDataIsARecord: _event and a seat event's _event.data are
 // read on access instead of built as tables (a userdata each), yet read
 // as tables do: pairs walks the data's fields in order, a <content> and

@@ -15,6 +15,7 @@ type timer struct {
 	rank int
 	seq  uint64
 	id   int
+	ref  any // the behavior's thing the timer is for, if its id does not say
 	pos  int // index in the list + 1; 0: not armed
 	// yield: input that arrived by the time the timer is due goes first
 	// (an SCXML session's next slice of its own work); else the timer

@@ -160,6 +160,10 @@ type System struct {
 	// count from it, and the caller delivers them when they are due
 	// (NextDue, FireDue). Without it the system keeps virtual time (Run).
 	Clock func() time.Duration
+	// Scheduler, if set, keeps the delayed events in the caller's timer
+	// list instead of the system's own (with Clock): the caller delivers
+	// each with FireDelayed when it is due.
+	Scheduler Scheduler
 	// ScriptTimeout and ScriptMemory limit each expression, condition and
 	// script: a call over either is stopped with error.execution.
 	ScriptTimeout time.Duration
@@ -173,7 +177,7 @@ type System struct {
 	instant  int // how many events Run handles without the clock advancing
 	now      time.Duration
 	queue    []delivery
-	timers   []*timer
+	timers   []*Delayed // by time, or with a Scheduler as they came (Delayed.idx)
 	sessions map[string]*Session
 	docs     map[string]*Document
 	invoked  int // invoked sessions running
@@ -199,13 +203,27 @@ type delivery struct {
 	send     *schema.Node // the <send>, if one sent it
 }
 
-type timer struct {
-	at     time.Duration
+// Delayed is an event a <send delay> sent, waiting for its time.
+type Delayed struct {
+	At time.Duration // when it is due, on the system's clock
+	// Ext is the Scheduler's: its entry for the event.
+	Ext    any
+	idx    int // its index in System.timers, with a Scheduler
 	from   *Session
 	sendid string
 	to     string
 	ev     *statechart.Event
 	send   *schema.Node // the <send>, which an error when it fires names
+}
+
+// Scheduler keeps a System's delayed events in its caller's one timer
+// list (seat's machine waits for everything there). Schedule arms d to
+// fire at d.At, after any armed before it for the same time (they fire
+// in the order sent); Unschedule disarms it. The caller delivers each
+// with System.FireDelayed when it falls due.
+type Scheduler interface {
+	Schedule(d *Delayed)
+	Unschedule(d *Delayed)
 }
 
 // NewSystem returns an empty system.
@@ -489,7 +507,10 @@ func (sys *System) ended(s *Session, final *statechart.State, data any) {
 	kept := sys.timers[:0] // its delayed events go with it
 	for _, t := range sys.timers {
 		if t.from != s {
+			t.idx = len(kept)
 			kept = append(kept, t)
+		} else if sys.Scheduler != nil {
+			sys.Scheduler.Unschedule(t)
 		}
 	}
 	clear(sys.timers[len(kept):])
@@ -523,9 +544,15 @@ func (sys *System) send(from *Session, sendid, to string, ev *statechart.Event, 
 		if sys.fullLogged && len(sys.timers) < MaxDelayed/2 {
 			sys.fullLogged = false
 		}
-		t := &timer{at: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, send: n}
+		t := &Delayed{At: sys.time() + wait, from: from, sendid: sendid, to: to, ev: ev, send: n}
+		if sys.Scheduler != nil {
+			t.idx = len(sys.timers)
+			sys.timers = append(sys.timers, t)
+			sys.Scheduler.Schedule(t)
+			return nil
+		}
 		// After every timer due at the same time: they fire in the order sent.
-		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].at > t.at })
+		i := sort.Search(len(sys.timers), func(i int) bool { return sys.timers[i].At > t.At })
 		sys.timers = append(sys.timers, nil)
 		copy(sys.timers[i+1:], sys.timers[i:])
 		sys.timers[i] = t
@@ -575,10 +602,33 @@ func (sys *System) deliver(from *Session, to string, ev *statechart.Event, send 
 func (sys *System) cancelSend(from *Session, sendid string) {
 	for i, t := range sys.timers {
 		if t.from == from && t.sendid == sendid {
+			if sys.Scheduler != nil {
+				sys.Scheduler.Unschedule(t)
+				sys.dropDelayed(t)
+				return
+			}
 			sys.timers = append(sys.timers[:i], sys.timers[i+1:]...)
 			return
 		}
 	}
+}
+
+// dropDelayed takes d off the system's list of delayed events, kept as
+// they came with a Scheduler: the last takes its place.
+func (sys *System) dropDelayed(d *Delayed) {
+	last := len(sys.timers) - 1
+	sys.timers[d.idx] = sys.timers[last]
+	sys.timers[d.idx].idx = d.idx
+	sys.timers[last] = nil
+	sys.timers = sys.timers[:last]
+}
+
+// FireDelayed delivers a delayed event its Scheduler says is due, to the
+// queues (Drain handles it): a delayed event takes its place in the
+// external queue at its time, after the events queued before it.
+func (sys *System) FireDelayed(d *Delayed) {
+	sys.dropDelayed(d)
+	sys.deliverDelayed(d)
 }
 
 func (sys *System) invoke(parent *Session, id string, doc *Document, params map[string]any) error {
@@ -667,7 +717,7 @@ func (sys *System) Run(s *Session, limit time.Duration) error {
 			}
 			continue
 		}
-		if len(sys.timers) == 0 || sys.timers[0].at > limit {
+		if len(sys.timers) == 0 || sys.timers[0].At > limit {
 			return nil
 		}
 		n = 0
@@ -681,7 +731,13 @@ func (sys *System) fire() {
 	t := sys.timers[0]
 	sys.timers[0] = nil
 	sys.timers = sys.timers[1:]
-	sys.now = t.at
+	sys.now = t.At
+	sys.deliverDelayed(t)
+}
+
+// deliverDelayed delivers a delayed event whose time has come; an error
+// is raised in its sender.
+func (sys *System) deliverDelayed(t *Delayed) {
 	if t.from.ended {
 		return
 	}
@@ -820,19 +876,19 @@ func (sys *System) Drain(limit int) (handled int, more bool) {
 }
 
 // NextDue tells when the first delayed event is due, on the system's
-// clock.
+// clock (without a Scheduler, which knows).
 func (sys *System) NextDue() (time.Duration, bool) {
-	if len(sys.timers) == 0 {
+	if len(sys.timers) == 0 || sys.Scheduler != nil {
 		return 0, false
 	}
-	return sys.timers[0].at, true
+	return sys.timers[0].At, true
 }
 
 // FireDue delivers every delayed event due by now, in order, to the
 // queues (Drain handles them): a delayed event takes its place in the
 // external queue at its time, after the events queued before it.
 func (sys *System) FireDue(now time.Duration) {
-	for len(sys.timers) > 0 && sys.timers[0].at <= now {
+	for len(sys.timers) > 0 && sys.timers[0].At <= now && sys.Scheduler == nil {
 		sys.fire()
 	}
 }
