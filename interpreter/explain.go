@@ -68,7 +68,7 @@ func (m *luaWorld) explainNil(se *luadm.Error, ch *luadm.Code) {
 
 // luaSpelling is the Lua for functions of Python and JavaScript that
 // scripts ported by hand reach for (seat check gives the same).
-var luaSpelling = seatml.LuaSpelling
+var luaSpelling = luadm.LuaSpelling
 
 // nilReason reports why path (a.b.c) is nil, or "" if it is not.
 func (m *luaWorld) nilReason(path []string, called bool) string {

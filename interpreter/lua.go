@@ -111,7 +111,7 @@ func (m *luaWorld) installGlobals() {
 			var t *lua.LTable
 			switch k {
 			case "py":
-				t = pyLib(L)
+				t = luadm.PyLib(L)
 			case "self":
 				if !m.selfMade {
 					t = L.NewTable()

@@ -13,7 +13,7 @@ import (
 // Python expressions are parsed into a tree and written back as Lua that
 // computes the same value. Where Lua's meaning differs (truth of 0 and "",
 // strings counted in bytes, int() rounding down, "+" on two strings) the
-// Lua goes through the py table (interpreter/pylib.go); what has no
+// Lua goes through the py table (interpreter/luadm/py.go); what has no
 // equivalent is an error that leaves the statement for hand work.
 
 // token is one lexical unit of a Python expression.

@@ -151,19 +151,6 @@ var (
 	fStringRE = regexp.MustCompile(`(?:^|[^\w.:])([fF])(["'])`)
 )
 
-// LuaSpelling is the Lua for functions of Python and JavaScript that
-// scripts ported by hand reach for.
-var LuaSpelling = map[string]string{
-	"round":      "write math.floor(x + 0.5)",
-	"math.round": "write math.floor(x + 0.5)",
-	"len":        "write #x (a table's length, or a string's in bytes)",
-	"str":        "write tostring(x)",
-	"int":        "write math.floor(tonumber(x))",
-	"float":      "write tonumber(x)",
-	// Lua 5.2's, which 5.1 (gopher-lua's) has as a global.
-	"table.unpack": "write unpack(t) (Lua 5.1)",
-}
-
 // isCall reports whether what follows a name at byte end of code calls
 // it: an argument list, a string or a table.
 func isCall(code string, end int) bool {
@@ -205,7 +192,7 @@ func libraryCalls(l *schema.List, blank string, at func(int) schema.Pos, defined
 			if !call || slices.Contains(names, name) {
 				continue
 			}
-			if use, ok := LuaSpelling[lib+"."+name]; ok {
+			if use, ok := luadm.LuaSpelling[lib+"."+name]; ok {
 				l.Errorf(at(k), "Lua has no %s.%s: %s", lib, name, use)
 			} else if slices.Contains(fullLibraryNames()[lib], name) {
 				l.Errorf(at(k), "%s.%s is not in seat's sandbox (docs/seatml.md §9.3): %s has %s", lib, name, lib, strings.Join(names, ", "))

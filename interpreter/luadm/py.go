@@ -1,4 +1,4 @@
-package interpreter
+package luadm
 
 import (
 	"fmt"
@@ -40,8 +40,8 @@ var pyFuncs = map[string]lua.LGFunction{
 	"iter":     pyIter,
 }
 
-// pyLib builds the py table.
-func pyLib(L *lua.LState) *lua.LTable {
+// PyLib builds the py table.
+func PyLib(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, len(pyFuncs))
 	for name, fn := range pyFuncs {
 		t.RawSetString(name, L.NewFunction(fn))
@@ -556,4 +556,17 @@ func pyPrint(L *lua.LState) int {
 	L.Push(lua.LString(strings.Join(parts, " ")))
 	L.Call(1, 0)
 	return 0
+}
+
+// LuaSpelling is the Lua for functions of Python and JavaScript that
+// scripts ported by hand reach for.
+var LuaSpelling = map[string]string{
+	"round":      "write math.floor(x + 0.5)",
+	"math.round": "write math.floor(x + 0.5)",
+	"len":        "write #x (a table's length, or a string's in bytes)",
+	"str":        "write tostring(x)",
+	"int":        "write math.floor(tonumber(x))",
+	"float":      "write tonumber(x)",
+	// Lua 5.2's, which 5.1 (gopher-lua's) has as a global.
+	"table.unpack": "write unpack(t) (Lua 5.1)",
 }
