@@ -1,8 +1,6 @@
 package interpreter
 
 import (
-	"time"
-
 	"github.com/seatml/seat/adaptors"
 )
 
@@ -19,10 +17,10 @@ type behavior interface {
 	// event raised. ev is the env's evBuf: the event being handled, which
 	// scripts read.
 	handle(ev *adaptors.Event)
-	// fire runs timer t, one of its own, due at at: the first of the
-	// machine's list (env.timers), which the host has taken off it;
+	// fire runs timer t, one of its own, due now (at t.at): the first of
+	// the machine's list (env.timers), which the host has taken off it;
 	// then what the timer raised.
-	fire(t *timer, at time.Time)
+	fire(t *timer)
 	// stop exits the active configuration, running the onexit lists
 	// (L6): the run is over.
 	stop()

@@ -41,25 +41,22 @@ func (m *Machine) handleEvent(ev adaptors.Event) {
 		defer func() { ev.Done(!m.cutShort) }() // a script cut short by seat stopping: not handled (MQTT sends it again)
 	}
 	m.evBuf = ev
-	if m.received(&m.evBuf) {
-		m.b.handle(&m.evBuf)
-	}
+	m.received(&m.evBuf)
+	m.b.handle(&m.evBuf)
 }
 
-// received is handleEvent's intake, for internal events too; it reports
-// whether the event goes on to the behavior.
-func (m *env) received(ev *adaptors.Event) bool {
+// received is handleEvent's intake, for internal events too.
+func (m *env) received(ev *adaptors.Event) {
 	m.turn++
 	for n := len(ev.Text); n > 0 && (ev.Text[n-1] == '\n' || ev.Text[n-1] == '\r'); n-- {
 		ev.Text = ev.Text[:n-1] // TrimRight(text, "\r\n") without building its set per event
 	}
 	if ev.Update {
-		return true // a widget's value: the behavior keeps it, unseen by observers and rules
+		return // a widget's value: the behavior keeps it, unseen by observers and rules
 	}
 	if m.watching() {
 		m.observeEvent(ev)
 	}
-	return true
 }
 
 // handle handles an event (§5), then the internal events it raised.

@@ -47,16 +47,19 @@ func (h *Hand) Begin() {
 func (h *Hand) Dispatch(ev adaptors.Event) { h.m.handleEvent(ev) }
 
 // Settle waits until the machine has handled what was delivered before,
-// then, on the machine's goroutine, handles the device events waiting
-// and runs fn, if set; a host of sessions waits for each session
-// likewise. fn may call PostEvent and Advance.
+// and what that caused (an SCXML document's own queued events), then,
+// on the machine's goroutine, handles the device events waiting and runs
+// fn, if set; a host of sessions waits for each session likewise. fn may
+// call PostEvent and Advance.
 func (h *Hand) Settle(ctx context.Context, fn func()) error {
 	m := h.m
 	err := m.Sync(ctx, func() {
+		m.runOwnWork()
 		for range 1000 { // a rule that writes the key it matches would loop
 			if m.pumpDevices() == 0 {
 				break
 			}
+			m.runOwnWork()
 		}
 		if fn != nil {
 			fn()
@@ -67,10 +70,12 @@ func (h *Hand) Settle(ctx context.Context, fn func()) error {
 	}
 	for _, s := range m.host.list() {
 		err := s.m.Sync(ctx, func() {
+			s.m.runOwnWork()
 			for range 1000 {
 				if s.m.pumpDevices() == 0 {
 					break
 				}
+				s.m.runOwnWork()
 			}
 		})
 		if err != nil && !errors.Is(err, errStopped) {
@@ -83,6 +88,10 @@ func (h *Hand) Settle(ctx context.Context, fn func()) error {
 // ErrNotSCXML is returned by PostEvent for a SEATML behavior.
 var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it takes events from its adaptors")
 
+// ErrSessionHost is returned by PostEvent for a behavior that runs a
+// session per peer: a named event has no session to go to.
+var ErrSessionHost = errors.New("the behavior runs a session per peer (session=): a named event has no session to go to; send it from a peer")
+
 // PostEvent hands an SCXML document the external event name, with data
 // as its _event.data (nil for none), as a seat test transcript's @event
 // step does, and handles what it causes, as an adaptor's event is
@@ -90,6 +99,9 @@ var ErrNotSCXML = errors.New("the behavior is SEATML, not an SCXML document: it 
 // events from outside: ErrNotSCXML.
 func (h *Hand) PostEvent(name string, data any) error {
 	m := h.m
+	if m.host != nil {
+		return ErrSessionHost
+	}
 	r, ok := m.b.(*scxmlRun)
 	if !ok {
 		return ErrNotSCXML

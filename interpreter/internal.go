@@ -125,9 +125,9 @@ func (m *seatmlBehavior) drainInternal() {
 			continue
 		}
 		before := m.sc.InternalLen()
-		if iev := (adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text}); m.received(&iev) {
-			m.handleOne(&iev)
-		}
+		iev := adaptors.Event{Source: seatml.InternalSource, Key: ev.Name, Text: text}
+		m.received(&iev)
+		m.handleOne(&iev)
 		for range m.sc.InternalLen() - before {
 			m.depths = append(m.depths, depth+1)
 		}

@@ -61,7 +61,7 @@ type Options struct {
 	// Config has no GUI, and the machine's logger.
 	OpenAdaptor func(adaptors.Config) (adaptors.Adaptor, error)
 	// ManualDevices leaves device events (memory keys, motion outcomes)
-	// in their buffers until PumpDevices handles them, instead of
+	// in their buffers until Hand.Settle handles them, instead of
 	// forwarding them as they come: a caller that steps the engine itself
 	// (seat test, on a virtual clock) then knows when they are handled.
 	ManualDevices bool
@@ -661,12 +661,23 @@ func (m *Machine) over() bool {
 	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
 }
 
+// runOwnWork runs the behavior's own work that is due, until none is
+// left or the run ends: a yielding timer (an SCXML session's queued
+// events, a slice at a time) goes after input at the same instant, but a
+// barrier (Hand.Settle) and the end of input wait for it.
+func (m *Machine) runOwnWork() {
+	for t := m.timers.first(); t != nil && t.yield && !t.at.After(m.clock.Now()) && !m.over(); t = m.timers.first() {
+		m.fireFirst()
+		m.flushAdaptors()
+	}
+}
+
 // fireFirst takes the first timer off the list and has the behavior run
 // it.
 func (m *Machine) fireFirst() {
 	t := m.timers.first()
 	m.timers.stop(t)
-	m.b.fire(t, t.at)
+	m.b.fire(t)
 }
 
 // drain handles what is due, one thing at a time in arrival order: a
@@ -715,6 +726,9 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 			m.log.Info("standard input ended; the behavior goes on", zap.String("adaptor", it.ev.Source))
 			return true
 		}
+		// The events queued so far include the behavior's own (an SCXML
+		// document's): they are handled before the run ends.
+		m.runOwnWork()
 		m.log.Info("end of input", zap.String("adaptor", it.ev.Source))
 		return false
 	case it.batch != nil:

@@ -189,6 +189,9 @@ func (r *scxmlRun) handle(ev *adaptors.Event) {
 	m := r.m
 	switch ev.Source {
 	case "gui":
+		if ev.Update {
+			m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.stateName()))
+		}
 		return // an SCXML document has no widgets
 	case "motion":
 		m.reportResource(*ev) // the manager keeps a lost motion as the last reason
@@ -401,8 +404,8 @@ const timerDelayed = 1
 // fire handles a slice of the session's queue; for a delayed event's
 // timer, first puts it on the queue with the others due by then, in the
 // order they were sent.
-func (r *scxmlRun) fire(t *timer, at time.Time) {
-	m := r.m
+func (r *scxmlRun) fire(t *timer) {
+	m, at := r.m, t.at
 	if t.id == timerDelayed {
 		if m.watching() { // a replay moves its clock here before what it causes
 			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.stateName(), Peer: m.sessionPeer()})

@@ -108,7 +108,7 @@ func TestSCXMLDelayedSendsAreTheMachinesTimers(t *testing.T) {
 		t.Fatalf("at 2 s: %q, want %q", got, want)
 	}
 	h.m.Sync(t.Context(), func() {
-		if n := h.m.timers.len(); n != 0 {
+		if n := len(h.m.timers.ts); n != 0 {
 			t.Errorf("%d timers left", n)
 		}
 	})
@@ -376,6 +376,34 @@ func TestSCXMLSelfSendLoopRunsOnAVirtualClock(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the loop stalled: the document did not reach its bound")
+	}
+}
+
+// TestHandSettleWaitsForTheDocumentsQueue: Hand.Settle (seat test's
+// barrier) returns once what was delivered is handled, with what it
+// caused: here 5,000 events the document sends itself, which it handles a
+// slice at a time. It used to return after the first slice, and a
+// transcript's next step saw a half-done document (a failure that came
+// and went).
+func TestHandSettleWaitsForTheDocumentsQueue(t *testing.T) {
+	h := startSCXML(t, scxmlDoc("待機", `
+<datamodel><data id="n" expr="0"/></datamodel>
+<state id="待機"><transition event="chat.line" target="数える"><assign location="n" expr="0"/></transition></state>
+<state id="数える">
+  <onentry><send event="一つ"/></onentry>
+  <transition event="一つ" cond="n &lt; 5000" target="数える"><assign location="n" expr="n + 1"/></transition>
+  <transition event="一つ" target="待機"><script>seat.send("chat", "数えた " .. n)</script></transition>
+</state>`))
+	defer h.stop()
+	h.take()
+	if err := h.m.Deliver(t.Context(), adaptors.Event{Source: "chat", Text: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewHand(h.m, h.clock).Settle(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.sends(), []string{"chat:数えた 5000"}; !cmp.Equal(got, want) {
+		t.Errorf("after Settle: %q, want %q (state %s)", got, want, h.state())
 	}
 }
 

@@ -34,14 +34,6 @@ func (t *timer) firesBefore(at time.Time) bool {
 // armed reports whether t is in its list.
 func (t *timer) armed() bool { return t.pos != 0 }
 
-// due returns when t fires; zero when it is not armed.
-func (t *timer) due() time.Time {
-	if t.pos == 0 {
-		return time.Time{}
-	}
-	return t.at
-}
-
 // before reports whether t fires before u.
 func (t *timer) before(u *timer) bool {
 	if !t.at.Equal(u.at) {
@@ -114,6 +106,3 @@ func (l *timerList) next() (time.Time, bool) {
 	}
 	return l.ts[0].at, true
 }
-
-// len is how many timers are armed.
-func (l *timerList) len() int { return len(l.ts) }

@@ -321,10 +321,10 @@ func (m *env) sessionPeer() string {
 	return m.opts.session.Peer()
 }
 
-// fire runs timer t, due at at: a state's countdown, general's (in a
+// fire runs timer t: a state's countdown, general's (in a
 // flat behavior, the state's) timeout, or the onexec tick; then the
 // internal events they raised.
-func (m *seatmlBehavior) fire(t *timer, at time.Time) {
+func (m *seatmlBehavior) fire(t *timer) {
 	switch t.id {
 	case timerGeneral:
 		m.runTimeout()

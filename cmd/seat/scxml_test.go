@@ -275,6 +275,30 @@ func TestRunSCXMLStoppedByABound(t *testing.T) {
 	}
 }
 
+// TestRunSCXMLEndOfInputWaitsForItsQueue: standard input's end ends a
+// document's run once what was queued is handled, its own events too: a
+// line that starts 20,000 events of the document's own still gets its
+// answer. (The end of input used to win over the document's queue, which
+// it works through a slice at a time: nothing was printed, exit 0.)
+func TestRunSCXMLEndOfInputWaitsForItsQueue(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "数える.scxml")
+	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" initial="待機">
+  <seat:adaptor name="端末" type="stdio"/>
+  <datamodel><data id="n" expr="0"/></datamodel>
+  <state id="待機"><transition event="端末.line" cond="_event.data.text == '数えて'" target="数える"><assign location="n" expr="0"/></transition></state>
+  <state id="数える">
+    <onentry><send event="一つ"/></onentry>
+    <transition event="一つ" cond="n &lt; 20000" target="数える"><assign location="n" expr="n + 1"/></transition>
+    <transition event="一つ" target="待機"><script>seat.send("端末", "数えた " .. n)</script></transition>
+  </state>
+</scxml>
+`), 0o644)
+	stdout, stderr, code := runBinaryIO(t, "数えて\n", "run", file)
+	if code != 0 || stdout != "数えた 20000\n" {
+		t.Errorf("exit %d, output %q\n%s", code, stdout, stderr)
+	}
+}
+
 // TestCheckSCXMLReachAndTargets: seat check warns of a state no
 // transition or initial state leads to (the outermost one of a group),
 // and refuses a transition whose targets cannot be active together, with

@@ -825,7 +825,7 @@ func (r *runner) advance(d time.Duration) error {
 	if !r.stepping.Load() && !r.m.IsHost() {
 		// No device loop to step and no sessions: the machine runs every
 		// timer up to the target itself, in one call.
-		// No deadline on the call itself: RunTimers stops at the step's
+		// No deadline on the call itself: Hand.Advance stops at the step's
 		// limit or an interrupt (a script that loops is stopped by its
 		// own limit), and the runner must not go on while it runs.
 		var ran int
