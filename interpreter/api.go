@@ -208,14 +208,12 @@ func (m *env) luaCall(L *lua.LState) int {
 		ctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
 	}
-	if m.tracing() {
-		m.trace("call:" + name)
-	}
 	// A recording has the request, as a message to the adaptor, and the
 	// answer, which seat replay and seat test --from give back.
 	watching := m.watching()
 	if watching {
-		m.observe(Record{Kind: RecOut, Source: name, Text: jsonText(data)})
+		m.observe(Record{Kind: RecStep, Text: "call:" + name})
+		m.observe(Record{Kind: RecOut, Op: "call", Source: name, Text: jsonText(data)})
 	}
 	res, err := c.Call(ctx, data)
 	if errors.As(err, new(*adaptors.InvalidMessageError)) {
@@ -268,9 +266,7 @@ func (m *env) luaResult(L *lua.LState) int {
 	if !ok {
 		L.RaiseError("seat.result: %q is not an adaptor that works on goals (a ros_action_server)", name)
 	}
-	if m.tracing() {
-		m.trace("result:" + name + ":" + status)
-	}
+	m.step("result:" + name + ":" + status)
 	if err := f.Finish(goal, data, status); err != nil {
 		if !errors.Is(err, adaptors.ErrGoalEnded) {
 			L.RaiseError("seat.result(%q): %v", name, err)
@@ -281,7 +277,7 @@ func (m *env) luaResult(L *lua.LState) int {
 		return 2
 	}
 	if m.watching() {
-		m.observe(Record{Kind: RecOut, Source: name, Text: ResultText(data, status)})
+		m.observe(Record{Kind: RecOut, Op: "result", Source: name, Text: ResultText(data, status)})
 	}
 	L.Push(lua.LTrue)
 	return 1
@@ -303,7 +299,7 @@ func (m *env) luaCancel(L *lua.LState) int {
 		L.RaiseError("seat.cancel(%q): %v", name, err)
 	}
 	if canceled && m.watching() {
-		m.observe(Record{Kind: RecOut, Source: name, Text: "cancel"})
+		m.observe(Record{Kind: RecOut, Op: "cancel", Source: name, Text: "cancel"})
 	}
 	L.Push(lua.LBool(canceled))
 	return 1
@@ -382,11 +378,8 @@ func (m *env) luaReply(L *lua.LState) int {
 
 // observeReply traces and records a reply to the current event's peer.
 func (m *env) observeReply(text string) {
-	if m.tracing() {
-		m.trace("reply:" + m.cc.ev.Source + ":" + text)
-	}
 	if m.watching() {
-		m.observe(Record{Kind: RecOut, Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
+		m.observe(Record{Kind: RecOut, Op: "reply", Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
 	}
 	m.sent = true
 }

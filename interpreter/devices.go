@@ -106,7 +106,7 @@ func (m *Machine) stopDevices() {
 	motions := slices.DeleteFunc(m.dev.motions, finished) // those that ended have nothing to stop
 	m.dev.motions = nil
 	m.dev.mu.Unlock()
-	m.trace("motions:stop")
+	m.step("motions:stop")
 	if len(motions) > 0 {
 		names := make([]string, len(motions))
 		for i, mo := range motions {
@@ -118,7 +118,7 @@ func (m *Machine) stopDevices() {
 		mo.Stop(m.opts.ManualDevices) // nothing steps the engine while a manual run stops
 	}
 	m.waitMotions(motions)
-	m.trace("motions:ended")
+	m.step("motions:ended")
 	m.dev.mu.Lock()
 	for _, s := range m.dev.subs {
 		s.Close()

@@ -80,8 +80,8 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 	if ev.Source == "motion" && m.resourceCallback(*ev) {
 		return
 	}
-	if ev.Key != "" && m.tracing() {
-		m.trace("event:" + ev.Source + "/" + ev.Key)
+	if ev.Key != "" && m.watching() {
+		m.observe(Record{Kind: RecKey, Source: ev.Source, Key: ev.Key})
 	}
 	if ev != &m.evBuf { // an internal event
 		m.evBuf = *ev
@@ -156,8 +156,8 @@ func (m *seatmlBehavior) handleConnection(ev adaptors.Event) {
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	run := func(list []seatml.Action, owner *seatml.State) {
-		if m.tracing() {
-			m.trace(what + ":" + ev.Source)
+		if m.watching() {
+			m.observe(Record{Kind: RecHandler, Key: what, Source: ev.Source})
 		}
 		m.src = owner // its transitions leave from it, its countdowns restart
 		m.resetTimeout()
@@ -329,9 +329,6 @@ func (m *seatmlBehavior) try(cc *callCtx, r *seatml.Rule, key string, caps []str
 }
 
 func (m *seatmlBehavior) fireRule(r *seatml.Rule, cc *callCtx, key string) {
-	if m.tracing() {
-		m.trace(fmt.Sprintf("fire:%s:%d", r.Pos.File, r.Pos.Line))
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecFire, At: r.Pos})
 	}
@@ -482,9 +479,6 @@ func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 	if len(w.Actions) > 0 {
 		m.gen++
 		m.setEventKey(cc, w.ID, nil)
-		if m.tracing() {
-			m.trace(fmt.Sprintf("fire:%s:%d", w.Pos.File, w.Pos.Line))
-		}
 		if m.watching() {
 			m.observe(Record{Kind: RecFire, At: w.Pos})
 		}

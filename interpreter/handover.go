@@ -67,7 +67,7 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 		m.unload()
 		return nil, err
 	}
-	m.trace("adaptors:open")
+	m.step("adaptors:open")
 	for _, d := range m.prog.Adaptors {
 		if d.Ignored {
 			continue

@@ -56,6 +56,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 			clock:   opts.Clock,
 			binding: binding{adaptors: map[string]adaptors.Adaptor{}, shared: opts.session != nil},
 			values:  map[string]string{},
+			obs:     opts.Observer,
 		},
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
@@ -67,7 +68,10 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.in = ownQueue{m}
-	m.watcher, _ = opts.Observer.(Watcher)
+	if opts.Trace != nil {
+		m.obs = Observers(opts.Observer, traceObserver(opts.Trace))
+	}
+	m.watcher, _ = m.obs.(Watcher)
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, hungUp: map[any]bool{}, sandboxes: make(chan *lua.LState, sandboxAhead)}
@@ -92,7 +96,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	for ref, w := range prog.WidgetByRef {
 		m.values[ref] = w.Initial
 	}
-	m.trace("lua:open")
+	m.step("lua:open")
 	m.L = opts.sandbox
 	if m.L == nil {
 		m.L = newSandbox(opts.ScriptMemory)
@@ -121,7 +125,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 
 func (m *Machine) setup() error {
 	cc := &callCtx{kind: ctxSetup}
-	m.trace("general")
+	m.step("general")
 	for _, it := range m.prog.Setup {
 		if it.IsVar {
 			m.L.SetGlobal(it.Name, it.Value)
@@ -134,7 +138,7 @@ func (m *Machine) setup() error {
 		}
 	}
 	if fn := m.callback("onLoad"); fn != nil {
-		m.trace("onLoad")
+		m.step("onLoad")
 		if err := m.callFunc(fn, "onLoad", cc); err != nil {
 			return err
 		}
@@ -159,7 +163,7 @@ func (m *env) runCallback(name string, args ...string) {
 	if len(args) > 0 {
 		step += ":" + args[0]
 	}
-	m.trace(step)
+	m.step(step)
 	cc := m.ctx(ctxLifecycle)
 	lv := make([]lua.LValue, len(args))
 	for i, a := range args {
@@ -172,7 +176,7 @@ func (m *env) runCallback(name string, args ...string) {
 
 func (m *env) closeLua() {
 	if m.luaOpen {
-		m.trace("lua:close")
+		m.step("lua:close")
 		m.dog.Close()
 		m.L.Close()
 		m.luaOpen = false
@@ -185,7 +189,7 @@ func (m *Machine) Open(ctx context.Context) error {
 	if m.unloaded {
 		return errors.New("behavior unloaded")
 	}
-	m.trace("adaptors:open")
+	m.step("adaptors:open")
 	if err := m.openAdaptors(ctx); err != nil {
 		m.unload()
 		return err
@@ -502,7 +506,7 @@ func (m *Machine) closeAdaptors() {
 	if !was {
 		return
 	}
-	m.trace("adaptors:close")
+	m.step("adaptors:close")
 	for _, d := range m.prog.Adaptors {
 		if a := list[d.Name]; a != nil && !kept[d.Name] {
 			if err := a.Close(); err != nil {

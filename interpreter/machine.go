@@ -76,9 +76,10 @@ type Options struct {
 	// sandbox a Lua state its host prepared for it.
 	session adaptors.Conn
 	sandbox *lua.LState
-	// Trace, if set, receives a line for each lifecycle step, rule firing
-	// and message, in order: "enter:S", "exit:S", "fire:file:line",
-	// "send:adaptor:text", "timeout:S", "exec:S". Tests use it.
+	// Trace, if set, receives the TraceLine of each record the machine
+	// makes, in order: "enter:S", "exit:S", "fire:file:line",
+	// "send:adaptor:text", "timeout:S", "exec:S", the lifecycle's steps.
+	// Tests use it; it observes the same records as Observer.
 	Trace func(string)
 }
 
@@ -144,9 +145,12 @@ type env struct {
 	clock Clock
 	binding
 	luaWorld
-	dev     *devLink
-	timers  timerList // the behavior's timers, which the host fires
-	watcher Watcher   // opts.Observer, when it does not always watch
+	dev    *devLink
+	timers timerList // the behavior's timers, which the host fires
+	// obs is Options.Observer with the trace (Options.Trace), if any;
+	// watcher is obs when it does not always watch.
+	obs     Observer
+	watcher Watcher
 	// activeNames is the behavior's (behavior.activeNames), for the
 	// observers that show every active state.
 	activeNames func() []string
@@ -269,10 +273,6 @@ func (m *env) ctx(kind ctxKind) *callCtx {
 	*c = callCtx{kind: kind}
 	return c
 }
-
-// tracing reports whether a trace is recorded; callers build trace text
-// only then.
-func (m *env) tracing() bool { return m.opts.Trace != nil }
 
 // Ready is closed once the adaptors are open and the initial state entered.
 func (m *Machine) Ready() <-chan struct{} { return m.ready }
@@ -591,12 +591,6 @@ func (m *Machine) Configuration() []string {
 	return names
 }
 
-func (m *env) trace(s string) {
-	if m.opts.Trace != nil {
-		m.opts.Trace(s)
-	}
-}
-
 // relay is the sink an adaptor is opened with: the machine it delivers to
 // changes when a reload hands the adaptor to the next version.
 type relay struct{ m atomic.Pointer[Machine] }
@@ -749,7 +743,7 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *env) sendSlot(slot int, name, text string, at fmt.Stringer) {
 	m.sent = true
-	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.tracing() && !m.watching() {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.watching() {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 		}
@@ -766,9 +760,6 @@ func (m *env) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, 
 // a topic of its own).
 func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
 	m.sent = true
-	if m.tracing() {
-		m.trace("send:" + name + ":" + text)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecOut, Source: name, Text: text})
 	}

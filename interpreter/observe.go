@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/seatml/seat/adaptors"
@@ -30,7 +31,7 @@ func (m *env) watching() bool {
 	if m.watcher != nil {
 		return m.watcher.Watching()
 	}
-	return m.opts.Observer != nil
+	return m.obs != nil
 }
 
 // RecordKind is what a Record reports.
@@ -48,7 +49,24 @@ const (
 	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON, or with Key "error" the call failed (Text: why); its request is the RecOut before
 	RecRaise      RecordKind = "raise"      // an internal event the behavior raised is handled (Key: its name, Text: its data); a replay raises it again itself
 	RecCut        RecordKind = "cut"        // seat stopping stopped a script of the event being handled: that event was not handled, and a replay leaves it out
+
+	// The details: a trace (Options.Trace) shows them; the recorder and
+	// the monitor leave them out (Detail).
+	RecExit    RecordKind = "exit"    // a state was exited (State)
+	RecStep    RecordKind = "step"    // a lifecycle step or callback ran, or a call went out (Text: "lua:open", "onLoad", "call:srv" ...)
+	RecHandler RecordKind = "handler" // an onconnect or ondisconnect list runs (Key: which, Source: its adaptor)
+	RecKey     RecordKind = "key"     // a keyed event is looked up (Source, Key)
 )
+
+// Detail reports whether records of kind k are details, which only a
+// trace shows.
+func (k RecordKind) Detail() bool {
+	switch k {
+	case RecExit, RecStep, RecHandler, RecKey:
+		return true
+	}
+	return false
+}
 
 // Record is one thing a machine did.
 type Record struct {
@@ -71,17 +89,71 @@ type Record struct {
 	// Timer is "timeout" or "onexec", or "delay" for an SCXML document's
 	// delayed <send>.
 	Timer string
+	// Op says what an "out" record is other than a message sent: "reply"
+	// (to the event's peer), "call" (seat.call's request), "result" or
+	// "cancel" (to a goal). A recording does not keep it.
+	Op string
+}
+
+// TraceLine is the line a trace (Options.Trace) shows for a record; ""
+// for none.
+func TraceLine(r Record) string {
+	switch r.Kind {
+	case RecState:
+		return "enter:" + r.State
+	case RecExit:
+		return "exit:" + r.State
+	case RecStep:
+		return r.Text
+	case RecHandler:
+		return r.Key + ":" + r.Source
+	case RecKey:
+		return "event:" + r.Source + "/" + r.Key
+	case RecFire:
+		return "fire:" + r.At.File + ":" + strconv.Itoa(r.At.Line)
+	case RecOut:
+		switch r.Op {
+		case "":
+			return "send:" + r.Source + ":" + r.Text
+		case "reply":
+			return "reply:" + r.Source + ":" + r.Text
+		}
+	case RecTimer:
+		switch r.Timer {
+		case "timeout":
+			return "timeout:" + r.State
+		case "onexec":
+			return "exec:" + r.State
+		}
+	}
+	return ""
+}
+
+// traceObserver turns records into a trace's lines.
+type traceObserver func(string)
+
+func (t traceObserver) Observe(r Record) {
+	if l := TraceLine(r); l != "" {
+		t(l)
+	}
+}
+
+// step tells the observers of a lifecycle step (a trace shows it).
+func (m *env) step(s string) {
+	if m.watching() {
+		m.observe(Record{Kind: RecStep, Text: s})
+	}
 }
 
 // observe tells the observer, if there is one.
 func (m *env) observe(r Record) {
-	if m.opts.Observer == nil {
+	if m.obs == nil {
 		return
 	}
 	if r.Time.IsZero() {
 		r.Time = m.clock.Now()
 	}
-	m.opts.Observer.Observe(r)
+	m.obs.Observe(r)
 }
 
 // observeEvent reports an event about to be handled.

@@ -496,9 +496,6 @@ func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
 	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
 		m.leftLeaves.write(ce, s.Name, r.stateName)
 	}
-	if m.tracing() {
-		m.trace("enter:" + s.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
@@ -511,7 +508,7 @@ func (r *scxmlRun) exited(n *statechart.State) {
 	m := r.m
 	m.active[n.Index()].Store(false)
 	m.leftLeaves.exited(n)
-	if m.tracing() {
-		m.trace("exit:" + m.prog.SCXMLStates[n].Name)
+	if m.watching() {
+		m.observe(Record{Kind: RecExit, State: m.prog.SCXMLStates[n].Name, Peer: m.sessionPeer()})
 	}
 }

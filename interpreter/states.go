@@ -54,9 +54,6 @@ func (m *seatmlBehavior) enteredFlat(s *seatml.State) {
 		}
 	}
 	m.becameCurrent()
-	if m.tracing() {
-		m.trace("enter:" + s.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
@@ -109,9 +106,6 @@ func (m *seatmlBehavior) entered(n *statechart.State) {
 		}
 		m.publishTick()
 	}
-	if m.tracing() {
-		m.trace("enter:" + s.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
 	}
@@ -140,8 +134,8 @@ func (m *seatmlBehavior) exited(n *statechart.State) {
 	if s.Timeout != nil && m.prog.Nested {
 		m.stopStateTimer(s)
 	}
-	if m.tracing() {
-		m.trace("exit:" + s.Name)
+	if m.watching() {
+		m.observe(Record{Kind: RecExit, State: s.Name, Peer: m.sessionPeer()})
 	}
 	if len(s.OnExit) == 0 {
 		return

@@ -343,9 +343,6 @@ func (m *seatmlBehavior) fire(t *timer) {
 func (m *seatmlBehavior) runTimeout() {
 	s, moves := m.cur, m.moves
 	m.disarm()
-	if m.tracing() {
-		m.trace("timeout:" + s.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
@@ -373,9 +370,6 @@ func (m *seatmlBehavior) runTick() {
 		m.nextTick = now.Add(m.period()) // missed ticks are dropped
 	}
 	m.publishTick()
-	if m.tracing() {
-		m.trace("exec:" + m.cur.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
 	}
@@ -416,9 +410,6 @@ func (m *seatmlBehavior) runTick() {
 // runStateTimeout runs a nested behavior's state's ontimeout; its
 // countdown starts again unless the state was left.
 func (m *seatmlBehavior) runStateTimeout(s *seatml.State) {
-	if m.tracing() {
-		m.trace("timeout:" + s.Name)
-	}
 	if m.watching() {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}

@@ -162,6 +162,9 @@ func (o *observer) Watching() bool { return o.m.pages.Load() > 0 }
 
 // Observe keeps r for the pump: a copy and a count, no formatting.
 func (o *observer) Observe(r interpreter.Record) {
+	if r.Kind.Detail() { // a trace's, not the page's
+		return
+	}
 	o.mu.Lock()
 	o.ring[o.n%RecentLen] = r
 	o.n++

@@ -280,7 +280,11 @@ type observer struct {
 	name string
 }
 
-func (o *observer) Observe(r interpreter.Record) { o.w.addRecord(o.name, &r) }
+func (o *observer) Observe(r interpreter.Record) {
+	if !r.Kind.Detail() { // a trace's, not a recording's
+		o.w.addRecord(o.name, &r)
+	}
+}
 
 // LineOf is the line of a behavior's record, timed from start.
 func LineOf(behavior string, start time.Time, r interpreter.Record) Line {

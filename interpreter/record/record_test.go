@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -45,6 +47,50 @@ func TestRoundTrip(t *testing.T) {
 		lines[2].TextOf() != "はい,0.9" || lines[2].Duration() != 1169830*time.Microsecond || lines[2].Line != 3 ||
 		lines[4].Text == nil || lines[4].TextOf() != "" {
 		t.Errorf("read back: %+v", lines)
+	}
+}
+
+// TestRecordingLeavesOutATracesDetails: a machine with a trace and a
+// recorder tells both the same records; the trace shows the details (a
+// state exited, a lifecycle step), the recording leaves them out, and a
+// reply is recorded as an "out" line to its peer as before.
+func TestRecordingLeavesOutATracesDetails(t *testing.T) {
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(`<seatml><general name="t"><adaptor name="chat" type="socket" role="server" port="0"/></general>
+<state name="a"><rule><key>go</key><message sendto="chat">行く</message><statetransition>b</statetransition></rule></state>
+<state name="b"><onentry><message sendto="chat">着いた</message></onentry></state></seatml>`), seatml.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	f, _ := os.Create(file)
+	w, err := New(f, time.Now(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace []string
+	m, err := interpreter.New(prog, interpreter.Options{Observer: w.Behavior("t", "t.seatml"), Trace: func(s string) { trace = append(trace, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := interpreter.NewHand(m, nil)
+	h.Begin()
+	h.Dispatch(adaptors.Event{Source: "chat", Text: "go"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(trace, " "); !strings.Contains(got, "lua:open") || !strings.Contains(got, "exit:a") || !strings.Contains(got, "send:chat:行く") {
+		t.Errorf("trace %q: no lifecycle step, exit or send", got)
+	}
+	lines, _, err := ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range lines {
+		kinds = append(kinds, l.Kind)
+	}
+	if got, want := strings.Join(kinds, " "), "recording start state in fire out state out"; got != want {
+		t.Errorf("recorded kinds %q, want %q", got, want)
 	}
 }
 
