@@ -83,12 +83,12 @@ func (m *seatmlBehavior) installAPI() {
 			}
 			return 0
 		},
-		"get_entry":   m.widgetGet("input"),
-		"set_entry":   m.widgetSet("input", "set"),
-		"get_text":    m.widgetGet("text"),
-		"set_text":    m.widgetSet("text", "set"),
-		"append_text": m.widgetSet("text", "append"),
-		"clear_text":  m.widgetSet("text", "clear"),
+		"get_entry":   m.widgets.get("input"),
+		"set_entry":   m.widgets.set("input", "set"),
+		"get_text":    m.widgets.get("text"),
+		"set_text":    m.widgets.set("text", "set"),
+		"append_text": m.widgets.set("text", "append"),
+		"clear_text":  m.widgets.set("text", "clear"),
 	}
 	for name, fn := range fns {
 		api.RawSetString(name, L.NewFunction(fn))
@@ -491,9 +491,27 @@ func (m *env) luaExit(L *lua.LState) int {
 	return 0
 }
 
-func (m *seatmlBehavior) widget(L *lua.LState, kind string) *seatml.Widget {
+// widgets are a SEATML behavior's widgets: their values, by ref, which
+// pages set (updateWidget) and the seat functions read and set, and the
+// observers that show them.
+type widgets struct {
+	byRef  map[string]*seatml.Widget
+	values map[string]string
+	obs    *binding
+}
+
+func newWidgets(byRef map[string]*seatml.Widget, obs *binding) widgets {
+	w := widgets{byRef: byRef, values: map[string]string{}, obs: obs}
+	for ref, wd := range byRef {
+		w.values[ref] = wd.Initial
+	}
+	return w
+}
+
+// widget is the widget a seat function's first argument names, of kind.
+func (m *widgets) widget(L *lua.LState, kind string) *seatml.Widget {
 	ref := L.CheckString(1)
-	w := m.prog.WidgetByRef[ref]
+	w := m.byRef[ref]
 	if w == nil {
 		L.RaiseError("unknown widget %q (widgets are named \"state:id\")", ref)
 	}
@@ -503,7 +521,7 @@ func (m *seatmlBehavior) widget(L *lua.LState, kind string) *seatml.Widget {
 	return w
 }
 
-func (m *seatmlBehavior) widgetGet(kind string) lua.LGFunction {
+func (m *widgets) get(kind string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		w := m.widget(L, kind)
 		L.Push(lua.LString(m.values[w.Ref]))
@@ -511,7 +529,7 @@ func (m *seatmlBehavior) widgetGet(kind string) lua.LGFunction {
 	}
 }
 
-func (m *seatmlBehavior) widgetSet(kind, op string) lua.LGFunction {
+func (m *widgets) set(kind, op string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		w := m.widget(L, kind)
 		var v string
@@ -534,7 +552,7 @@ func (m *seatmlBehavior) widgetSet(kind, op string) lua.LGFunction {
 		case "clear":
 			m.values[w.Ref] = ""
 		}
-		m.notifyGUI(w.Ref, shown, v)
+		m.obs.notifyGUI(w.Ref, shown, v)
 		return 0
 	}
 }

@@ -421,8 +421,8 @@ func (m *seatmlBehavior) updateWidget(ev *adaptors.Event) {
 		m.log.Warn("value update for a widget the current state does not have", zap.String("id", ev.ID), zap.String("state", m.cur.Name))
 		return
 	}
-	if m.values[w.Ref] != ev.Text {
-		m.values[w.Ref] = ev.Text
+	if m.widgets.values[w.Ref] != ev.Text {
+		m.widgets.values[w.Ref] = ev.Text
 		m.notifyGUI(w.Ref, "set", ev.Text)
 	}
 }
@@ -469,8 +469,8 @@ func (m *seatmlBehavior) stateActive(s *seatml.State) bool {
 // handleWidget handles a "gui" event for widget w (§11).
 func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 	ev := cc.ev
-	if (w.Kind == "input" || w.Kind == "text") && m.values[w.Ref] != ev.Text {
-		m.values[w.Ref] = ev.Text
+	if (w.Kind == "input" || w.Kind == "text") && m.widgets.values[w.Ref] != ev.Text {
+		m.widgets.values[w.Ref] = ev.Text
 		m.notifyGUI(w.Ref, "set", ev.Text) // every panel shows what was submitted
 	}
 	if w.Kind == "button" && ev.Text == "" {
@@ -504,7 +504,7 @@ func (m *seatmlBehavior) runList(list []seatml.Action, cc *callCtx) request {
 		case seatml.ActMessage:
 			text := a.Text
 			if a.Input != "" {
-				text = m.values[a.Input]
+				text = m.widgets.values[a.Input]
 			}
 			enc, bad := a.Encode(text)
 			if bad != 0 && !m.encodeWarned[a] {

@@ -55,7 +55,6 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 			log:     opts.Log.With(zap.String("behavior", prog.Name)),
 			clock:   opts.Clock,
 			binding: binding{adaptors: map[string]adaptors.Adaptor{}, shared: opts.session != nil},
-			values:  map[string]string{},
 			obs:     opts.Observer,
 		},
 		done:  make(chan struct{}),
@@ -92,9 +91,6 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 			}
 		}
 		return m, nil
-	}
-	for ref, w := range prog.WidgetByRef {
-		m.values[ref] = w.Initial
 	}
 	m.step("lua:open")
 	m.L = opts.sandbox

@@ -81,7 +81,7 @@ func TestAppendedTextIsBounded(t *testing.T) {
 		t.Errorf("kept text: %d bytes, starting %q, ending %q", n, parts[1], parts[2])
 	}
 	var kept string
-	h.m.Sync(t.Context(), func() { kept = h.m.values["s:log"] })
+	h.m.Sync(t.Context(), func() { kept = h.m.b.(*seatmlBehavior).widgets.values["s:log"] })
 	if !utf8.ValidString(kept) || len(kept) != n {
 		t.Errorf("kept text: valid UTF-8 %v, %d bytes (Lua saw %d)", utf8.ValidString(kept), len(kept), n)
 	}

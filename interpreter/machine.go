@@ -164,7 +164,6 @@ type env struct {
 	curState        atomic.Pointer[seatml.State]
 	active          []atomic.Bool
 	timerAt, tickAt atomic.Int64
-	values          map[string]string // the widgets' values, by ref
 	// starting: the initial configuration is being entered; leftLeaves,
 	// the leaves the microstep under way exited, which its "state" log
 	// lines give as from (states.go).

@@ -46,7 +46,8 @@ type seatmlBehavior struct {
 	touched []uint64
 	since   []time.Time
 	// depths: drainInternal's chain depths.
-	depths []int
+	depths  []int
+	widgets widgets
 	// Scratch, kept between events: no allocation next time.
 	leafBuf, leafBuf2 []*seatml.State
 	scopeBuf          []*seatml.Scope
@@ -71,6 +72,7 @@ func newSEATML(m *env) *seatmlBehavior {
 		env:          m,
 		encodeWarned: map[*seatml.Action]bool{},
 		tried:        make([]uint64, len(prog.Rules)),
+		widgets:      newWidgets(prog.WidgetByRef, &m.binding),
 	}
 	b.sources.num, b.sources.known = prog.SourceIDs[""]
 	scOpts := statechart.Options{OnEnter: enteredHook, KeepInternal: true}

@@ -57,7 +57,9 @@ func TestSpecExample(t *testing.T) {
 		t.Fatalf("got %q and %q", got, got2)
 	}
 	var log, count string
-	h.m.Sync(t.Context(), func() { log, count = h.m.values["talking:log"], h.m.values["talking:count"] })
+	h.m.Sync(t.Context(), func() {
+		log, count = h.m.b.(*seatmlBehavior).widgets.values["talking:log"], h.m.b.(*seatmlBehavior).widgets.values["talking:count"]
+	})
 	if log != "hello, again\n" || count != "2" {
 		t.Errorf("the data rule logged %q, count %q", log, count)
 	}
