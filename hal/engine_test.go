@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,6 +252,41 @@ func TestClampingAndQuantization(t *testing.T) {
 		if v := value(t, e, c.path); math.Abs(v-c.want) > 1e-12 {
 			t.Errorf("%s asked 0.4 stores %v, want %v", c.path, v, c.want)
 		}
+	}
+}
+
+// TestMemorySetBesideACommandDoesNotDeadlock: a behavior's seat.set
+// (Memory.Set) and a command the engine clamps (it writes .../Clamped
+// under the engine's lock) run at once. Set read the engine time while
+// holding the memory's lock, and the engine wrote memory while holding
+// its own: each waited for the other's lock, forever; seat's device loop
+// and the behavior hung (cmd/seat TestDeliveryMatrix lost its memory
+// event about once in 40 runs under load).
+func TestMemorySetBesideACommandDoesNotDeadlock(t *testing.T) {
+	e := newEngine(t, NAOTree())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := range 20000 {
+				e.Memory().Set("flag", i)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 20000 {
+				e.Set("HeadYaw/Position/Actuator", []Command{{3.0, 0}}, ClearAll) // clamped: a memory write
+			}
+		}()
+		wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Memory.Set and Engine.Set deadlocked")
 	}
 }
 

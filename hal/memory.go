@@ -107,9 +107,11 @@ func (m *Memory) Set(key string, v any) error {
 	if strings.HasPrefix(key, "Device/") {
 		return fmt.Errorf("set %q: %w", key, ErrReadOnly)
 	}
+	// The time is read before the memory's lock is taken: now is the
+	// engine's, whose loop writes memory holding the engine's lock.
+	at := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	at := m.now()
 	m.store(key, v, at)
 	m.publish(MemEvent{Key: key, Value: v, At: at})
 	return nil
