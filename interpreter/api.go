@@ -211,8 +211,8 @@ func (m *env) luaCall(L *lua.LState) int {
 	// A recording has the request, as a message to the adaptor, and the
 	// answer, which seat replay and seat test --from give back.
 	watching := m.watching()
+	m.step("call:" + name)
 	if watching {
-		m.observe(Record{Kind: RecStep, Text: "call:" + name})
 		m.observe(Record{Kind: RecOut, Op: "call", Source: name, Text: jsonText(data)})
 	}
 	res, err := c.Call(ctx, data)

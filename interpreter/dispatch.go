@@ -80,7 +80,7 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 	if ev.Source == "motion" && m.resourceCallback(*ev) {
 		return
 	}
-	if ev.Key != "" && m.watching() {
+	if ev.Key != "" && m.details {
 		m.observe(Record{Kind: RecKey, Source: ev.Source, Key: ev.Key})
 	}
 	if ev != &m.evBuf { // an internal event
@@ -156,7 +156,7 @@ func (m *seatmlBehavior) handleConnection(ev adaptors.Event) {
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	run := func(list []seatml.Action, owner *seatml.State) {
-		if m.watching() {
+		if m.details {
 			m.observe(Record{Kind: RecHandler, Key: what, Source: ev.Source})
 		}
 		m.src = owner // its transitions leave from it, its countdowns restart

@@ -69,6 +69,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	m.in = ownQueue{m}
 	if opts.Trace != nil {
 		m.obs = Observers(opts.Observer, traceObserver(opts.Trace))
+		m.details = true
 	}
 	m.watcher, _ = m.obs.(Watcher)
 	if prog.Session != "" && opts.session == nil {

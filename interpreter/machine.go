@@ -148,8 +148,11 @@ type env struct {
 	dev    *devLink
 	timers timerList // the behavior's timers, which the host fires
 	// obs is Options.Observer with the trace (Options.Trace), if any;
-	// watcher is obs when it does not always watch.
+	// watcher is obs when it does not always watch; details: the trace
+	// wants the records only it shows (RecordKind.Detail), which are made
+	// for nothing else.
 	obs     Observer
+	details bool
 	watcher Watcher
 	// activeNames is the behavior's (behavior.activeNames), for the
 	// observers that show every active state.
@@ -654,12 +657,17 @@ func (m *Machine) over() bool {
 	return m.exitCode != nil || m.ended || m.runCtx.Err() != nil
 }
 
-// runOwnWork runs the behavior's own work that is due, until none is
-// left or the run ends: a yielding timer (an SCXML session's queued
-// events, a slice at a time) goes after input at the same instant, but a
-// barrier (Hand.Settle) and the end of input wait for it.
+// runOwnWork runs the timers that are due while the behavior has work of
+// its own (a yielding timer: an SCXML session's queued events, a slice
+// at a time), until it has none or the run ends: such work goes after
+// input at the same instant, but a barrier (Hand.Settle) and the end of
+// input wait for it, and for the timers that fall due meanwhile (a
+// delayed event).
 func (m *Machine) runOwnWork() {
-	for t := m.timers.first(); t != nil && t.yield && !t.at.After(m.clock.Now()) && !m.over(); t = m.timers.first() {
+	for m.timers.yielding > 0 && !m.over() {
+		if t := m.timers.first(); t == nil || t.at.After(m.clock.Now()) {
+			return
+		}
 		m.fireFirst()
 		m.flushAdaptors()
 	}

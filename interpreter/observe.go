@@ -140,7 +140,7 @@ func (t traceObserver) Observe(r Record) {
 
 // step tells the observers of a lifecycle step (a trace shows it).
 func (m *env) step(s string) {
-	if m.watching() {
+	if m.details {
 		m.observe(Record{Kind: RecStep, Text: s})
 	}
 }

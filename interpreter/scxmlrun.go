@@ -508,7 +508,7 @@ func (r *scxmlRun) exited(n *statechart.State) {
 	m := r.m
 	m.active[n.Index()].Store(false)
 	m.leftLeaves.exited(n)
-	if m.watching() {
+	if m.details {
 		m.observe(Record{Kind: RecExit, State: m.prog.SCXMLStates[n].Name, Peer: m.sessionPeer()})
 	}
 }

@@ -134,7 +134,7 @@ func (m *seatmlBehavior) exited(n *statechart.State) {
 	if s.Timeout != nil && m.prog.Nested {
 		m.stopStateTimer(s)
 	}
-	if m.watching() {
+	if m.details {
 		m.observe(Record{Kind: RecExit, State: s.Name, Peer: m.sessionPeer()})
 	}
 	if len(s.OnExit) == 0 {

@@ -8,24 +8,20 @@ import (
 )
 
 // TestTimerListKeepsFiringOrder arms, moves and stops timers at random
-// and checks the list against a sort of the armed timers by time, rank
-// and arming order after every step.
+// and checks, after every step, that the list's first is the first of a
+// sort of the armed timers by time, rank and arming order, that each
+// knows its place, and, at the end, that taking the first again and again
+// gives them all in that order.
 func TestTimerListKeepsFiringOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	base := time.Unix(1000, 0)
 	for round := range 200 {
 		var l timerList
-		ts := make([]timer, 1+r.IntN(12))
+		ts := make([]timer, 1+r.IntN(40))
 		for i := range ts {
-			ts[i].id, ts[i].rank = i, r.IntN(3)
+			ts[i].id, ts[i].rank, ts[i].yield = i, r.IntN(3), r.IntN(4) == 0
 		}
-		for step := range 60 {
-			tm := &ts[r.IntN(len(ts))]
-			if r.IntN(4) == 0 {
-				l.stop(tm)
-			} else {
-				l.set(tm, base.Add(time.Duration(r.IntN(5))*time.Second))
-			}
+		armed := func() []*timer {
 			var want []*timer
 			for i := range ts {
 				if ts[i].armed() {
@@ -38,8 +34,18 @@ func TestTimerListKeepsFiringOrder(t *testing.T) {
 				}
 				return 1
 			})
-			if !slices.Equal(l.ts, want) {
-				t.Fatalf("round %d step %d: list %v, want %v", round, step, ids(l.ts), ids(want))
+			return want
+		}
+		for step := range 120 {
+			tm := &ts[r.IntN(len(ts))]
+			if r.IntN(4) == 0 {
+				l.stop(tm)
+			} else {
+				l.set(tm, base.Add(time.Duration(r.IntN(5))*time.Second))
+			}
+			want := armed()
+			if len(l.ts) != len(want) {
+				t.Fatalf("round %d step %d: %d in the list, %d armed", round, step, len(l.ts), len(want))
 			}
 			for i, x := range l.ts {
 				if x.pos != i+1 {
@@ -49,6 +55,24 @@ func TestTimerListKeepsFiringOrder(t *testing.T) {
 			if f := l.first(); len(want) > 0 && f != want[0] || len(want) == 0 && f != nil {
 				t.Fatalf("round %d step %d: first is not the earliest", round, step)
 			}
+			yielding := 0
+			for _, x := range want {
+				if x.yield {
+					yielding++
+				}
+			}
+			if l.yielding != yielding {
+				t.Fatalf("round %d step %d: %d yielding counted, %d armed", round, step, l.yielding, yielding)
+			}
+		}
+		want := armed()
+		var got []*timer
+		for f := l.first(); f != nil; f = l.first() {
+			got = append(got, f)
+			l.stop(f)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: taken in order %v, want %v", round, ids(got), ids(want))
 		}
 	}
 }
@@ -58,23 +82,37 @@ func TestTimerListKeepsFiringOrder(t *testing.T) {
 // anew (it goes after those of its rank already waiting).
 func TestTimerListTiesFireInRankThenArmingOrder(t *testing.T) {
 	at := time.Unix(5, 0)
+	order := func(l *timerList) []int {
+		var ts []*timer
+		for f := l.first(); f != nil; f = l.first() {
+			ts = append(ts, f)
+			l.stop(f)
+		}
+		for _, x := range ts {
+			l.set(x, x.at) // back, in the order taken
+		}
+		return ids(ts)
+	}
 	var l timerList
 	a, b, c, d := &timer{id: 1, rank: 1}, &timer{id: 2, rank: 1}, &timer{id: 3, rank: 0}, &timer{id: 4, rank: 1}
 	l.set(a, at)
 	l.set(b, at)
 	l.set(c, at)
 	l.set(d, at.Add(-time.Second))
-	if got, want := ids(l.ts), []int{4, 3, 1, 2}; !slices.Equal(got, want) {
+	if got, want := order(&l), []int{4, 3, 1, 2}; !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 	l.set(a, at) // armed again: after b
-	if got, want := ids(l.ts), []int{4, 3, 2, 1}; !slices.Equal(got, want) {
+	if got, want := order(&l), []int{4, 3, 2, 1}; !slices.Equal(got, want) {
 		t.Fatalf("after re-arming a: %v, want %v", got, want)
 	}
 	l.stop(d)
 	l.stop(d) // stopping a stopped timer does nothing
-	if got, want := ids(l.ts), []int{3, 2, 1}; !slices.Equal(got, want) || d.armed() {
+	if got, want := order(&l), []int{3, 2, 1}; !slices.Equal(got, want) || d.armed() {
 		t.Fatalf("after stopping d: %v, want %v (d armed %v)", got, want, d.armed())
+	}
+	if f := l.firstBut(3); f == nil || f.id != 2 {
+		t.Errorf("first but 3: %v, want 2", f)
 	}
 }
 

@@ -128,11 +128,8 @@ func (m *seatmlBehavior) disarm() {
 // this search.
 func (m *seatmlBehavior) mirrorTimeout() {
 	var n int64
-	for _, t := range m.timers.ts {
-		if t.id != timerTick {
-			n = t.at.UnixNano()
-			break
-		}
+	if t := m.timers.firstBut(timerTick); t != nil {
+		n = t.at.UnixNano()
 	}
 	if m.timerAt.Load() != n {
 		m.timerAt.Store(n)

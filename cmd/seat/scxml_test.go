@@ -278,8 +278,9 @@ func TestRunSCXMLStoppedByABound(t *testing.T) {
 // TestRunSCXMLEndOfInputWaitsForItsQueue: standard input's end ends a
 // document's run once what was queued is handled, its own events too: a
 // line that starts 20,000 events of the document's own still gets its
-// answer. (The end of input used to win over the document's queue, which
-// it works through a slice at a time: nothing was printed, exit 0.)
+// answer, also when a delayed event falls due meanwhile. (The end of
+// input used to win over the document's queue, which it works through a
+// slice at a time: nothing was printed, exit 0.)
 func TestRunSCXMLEndOfInputWaitsForItsQueue(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "数える.scxml")
 	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" initial="待機">
@@ -296,6 +297,16 @@ func TestRunSCXMLEndOfInputWaitsForItsQueue(t *testing.T) {
 	stdout, stderr, code := runBinaryIO(t, "数えて\n", "run", file)
 	if code != 0 || stdout != "数えた 20000\n" {
 		t.Errorf("exit %d, output %q\n%s", code, stdout, stderr)
+	}
+	// A delayed event that falls due while the document counts fires in
+	// its place, and the count still ends (it used to stop the waiting:
+	// the run ended mid-count).
+	data, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(data), `<assign location="n" expr="0"/></transition>`,
+		`<assign location="n" expr="0"/><send event="合図" delay="5ms"/></transition>`, 1)), 0o644)
+	stdout, stderr, code = runBinaryIO(t, "数えて\n", "run", file)
+	if code != 0 || stdout != "数えた 20000\n" {
+		t.Errorf("with a delayed event: exit %d, output %q\n%s", code, stdout, stderr)
 	}
 }
 

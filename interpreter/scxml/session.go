@@ -158,7 +158,8 @@ type System struct {
 	Adaptor func(s *Session, target, line string) error
 	// Clock, if set, reads the time on the clock of the caller: delays
 	// count from it, and the caller delivers them when they are due
-	// (NextDue, FireDue). Without it the system keeps virtual time (Run).
+	// (NextDue, FireDue; with a Scheduler, FireDelayed). Without it the
+	// system keeps virtual time (Run).
 	Clock func() time.Duration
 	// Scheduler, if set, keeps the delayed events in the caller's timer
 	// list instead of the system's own (with Clock): the caller delivers
