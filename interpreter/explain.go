@@ -25,15 +25,6 @@ var (
 	indexedRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.[A-Za-z_]`)
 )
 
-// explain rewords the message of a SEATML chunk's Lua error (the
-// datamodel's Explain): an SCXML document's code, which has a label,
-// keeps Lua's words.
-func (m *luaWorld) explain(se *luadm.Error, ch *luadm.Code) {
-	if se.Label == "" {
-		m.explainNil(se, ch)
-	}
-}
-
 // explainNil rewords gopher-lua's "attempt to call a non-function object"
 // and "attempt to index a non-table object(nil)", which name nothing, by
 // finding on the failing line the name that is nil: seat.replly (with the

@@ -103,7 +103,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	m.luaWorld.clock = m.clock
 	m.dm = luadm.New(m.L)
 	m.dm.UseWatchdog(m.dog, opts.ScriptTimeout, opts.ScriptMemory)
-	m.dm.Explain = m.explain
+	m.dm.Explain = m.explainNil
 	m.luaOpen = true
 	if prog.Document != nil {
 		m.b = newSCXML(m.env)

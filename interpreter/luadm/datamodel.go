@@ -156,8 +156,9 @@ type DataModel struct {
 	dog       *Watchdog
 	timeout   time.Duration
 	memory    uint64
-	// Explain, if set, may reword the message of a Lua error (not a
-	// stop) of code c: what was nil, a Python idiom, the sandbox.
+	// Explain, if set, may reword the message of a SEATML chunk's Lua
+	// error (not a stop): what was nil, a Python idiom, the sandbox. An
+	// SCXML document's code, which has a label, keeps Lua's words.
 	Explain func(e *Error, c *Code)
 }
 
@@ -265,7 +266,7 @@ func (d *DataModel) Call(fn *lua.LFunction, c *Code, nret int, args ...lua.LValu
 	}
 	d.L.SetTop(top)
 	e := c.fail(err, stopped, d.timeout, d.memory)
-	if stopped == NotStopped && d.Explain != nil {
+	if stopped == NotStopped && c.bare && d.Explain != nil {
 		d.Explain(e, c)
 	}
 	return e
