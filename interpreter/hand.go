@@ -54,13 +54,7 @@ func (h *Hand) Dispatch(ev adaptors.Event) { h.m.handleEvent(ev) }
 func (h *Hand) Settle(ctx context.Context, fn func()) error {
 	m := h.m
 	err := m.Sync(ctx, func() {
-		m.runOwnWork()
-		for range 1000 { // a rule that writes the key it matches would loop
-			if m.pumpDevices() == 0 {
-				break
-			}
-			m.runOwnWork()
-		}
+		m.settle()
 		if fn != nil {
 			fn()
 		}
@@ -69,20 +63,23 @@ func (h *Hand) Settle(ctx context.Context, fn func()) error {
 		return err
 	}
 	for _, s := range m.host.list() {
-		err := s.m.Sync(ctx, func() {
-			s.m.runOwnWork()
-			for range 1000 {
-				if s.m.pumpDevices() == 0 {
-					break
-				}
-				s.m.runOwnWork()
-			}
-		})
-		if err != nil && !errors.Is(err, errStopped) {
+		if err := s.m.Sync(ctx, s.m.settle); err != nil && !errors.Is(err, errStopped) {
 			return err
 		}
 	}
 	return nil
+}
+
+// settle handles, on the machine's goroutine, its own work that is due
+// and the device events waiting, until neither is left.
+func (m *Machine) settle() {
+	m.runOwnWork()
+	for range 1000 { // a rule that writes the key it matches would loop
+		if m.pumpDevices() == 0 {
+			break
+		}
+		m.runOwnWork()
+	}
 }
 
 // ErrNotSCXML is returned by PostEvent for a SEATML behavior.
