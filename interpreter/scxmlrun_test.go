@@ -95,7 +95,9 @@ func TestSCXMLDelayedSendsAreTheMachinesTimers(t *testing.T) {
 	h.take()
 	h.event("chat", "go")
 	var next time.Time
-	h.m.Sync(t.Context(), func() { next, _ = h.m.timers.next() })
+	if err := h.m.Sync(t.Context(), func() { next, _ = h.m.timers.next() }); err != nil {
+		t.Fatal(err)
+	}
 	if want := h.clock.Now().Add(time.Second); !next.Equal(want) {
 		t.Errorf("next timer at %v, want %v", next, want)
 	}
@@ -107,11 +109,14 @@ func TestSCXMLDelayedSendsAreTheMachinesTimers(t *testing.T) {
 	if got, want := h.sends(), []string{"chat:二"}; !cmp.Equal(got, want) {
 		t.Fatalf("at 2 s: %q, want %q", got, want)
 	}
-	h.m.Sync(t.Context(), func() {
+	err := h.m.Sync(t.Context(), func() {
 		if n := len(h.m.timers.ts); n != 0 {
 			t.Errorf("%d timers left", n)
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSCXMLEventDataIsARecord: _event and a seat event's _event.data are

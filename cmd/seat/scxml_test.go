@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -307,6 +309,47 @@ func TestRunSCXMLEndOfInputWaitsForItsQueue(t *testing.T) {
 	stdout, stderr, code = runBinaryIO(t, "数えて\n", "run", file)
 	if code != 0 || stdout != "数えた 20000\n" {
 		t.Errorf("with a delayed event: exit %d, output %q\n%s", code, stdout, stderr)
+	}
+}
+
+// TestRunSCXMLDelayedSends: on the real clock, delayed events wait on the
+// machine's one timer list: two due at once come in the order sent, a
+// cancelled one never comes, one sent later but due sooner comes first,
+// and a final state ends the run with nothing pending.
+func TestRunSCXMLDelayedSends(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "合図.scxml")
+	os.WriteFile(file, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" initial="待つ">
+  <seat:adaptor name="端末" type="stdio"/>
+  <state id="待つ">
+    <onentry>
+      <send event="終わり" delay="300ms"/>
+      <send event="一" delay="100ms"/>
+      <send id="消" event="消える" delay="100ms"/>
+      <send event="二" delay="100ms"/>
+      <send event="先" delay="20ms"/>
+      <cancel sendid="消"/>
+    </onentry>
+    <transition event="一"><script>seat.send("端末", "一つ目")</script></transition>
+    <transition event="二"><script>seat.send("端末", "二つ目")</script></transition>
+    <transition event="先"><script>seat.send("端末", "先に")</script></transition>
+    <transition event="消える"><script>seat.send("端末", "消えたはず")</script></transition>
+    <transition event="終わり" target="済"/>
+  </state>
+  <final id="済"/>
+</scxml>
+`), 0o644)
+	// Standard input stays open: its end would end the run at once.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "run", file)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil || stdout.String() != "先に\n一つ目\n二つ目\n" || !strings.Contains(stderr.String(), "finished") {
+		t.Errorf("%v, output %q\n%s", err, stdout.String(), stderr.String())
 	}
 }
 
