@@ -106,7 +106,7 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	m.dm.Explain = m.explainNil
 	m.luaOpen = true
 	if prog.Document != nil {
-		m.b = newSCXML(m.env)
+		m.b = newSCXML(m.env, &m.q.own)
 		return m, nil
 	}
 	seat.installAPI()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/scxml"
 )
 
 // item is one entry of the event queue: an event, a batch of events read
@@ -33,13 +34,19 @@ func (it *item) events() int {
 	return 1
 }
 
-// eventQueue is a behavior's input: items in arrival order, bounded in
-// events (not items: a batch of 64 lines counts 64). A producer that would
-// pass the bound waits, so a fast peer is slowed down by TCP flow control
-// instead of losing events; an item larger than the bound is taken when
-// the queue is empty. The machine looks at the head before taking it, to
-// order input against its timers.
+// eventQueue is a machine's one queue. Its input lane holds what others
+// deliver: items in arrival order, bounded in events (not items: a batch
+// of 64 lines counts 64). A producer that would pass the bound waits, so
+// a fast peer is slowed down by TCP flow control instead of losing
+// events; an item larger than the bound is taken when the queue is empty.
+// The machine looks at the head before taking it, to order input against
+// its timers. Its own lane holds what an SCXML document sends itself and
+// the documents it invoked (the sessions' external queues): only the
+// machine's goroutine touches it, and it never blocks, as a document
+// cannot wait for itself; the document's behavior takes it a slice at a
+// time, at a yielding timer, so that input that arrived first goes first.
 type eventQueue struct {
+	own    scxml.FIFO
 	mu     sync.Mutex
 	items  []item
 	head   int

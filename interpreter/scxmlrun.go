@@ -74,10 +74,12 @@ func (d docWhere) String() string { return string(d) }
 
 // newSCXML makes the behavior of m's SCXML document: its session on
 // m's Lua state, with the seat table (less what is SEATML's own) in its
-// datamodel.
-func newSCXML(m *env) *scxmlRun {
+// datamodel, and its sessions' external queues in own, its machine's
+// queue's own lane.
+func newSCXML(m *env, own *scxml.FIFO) *scxmlRun {
 	run := &scxmlRun{m: m, sys: scxml.NewSystem(), wake: timer{yield: true}}
 	sys := run.sys
+	sys.Queue = own
 	sys.ScriptTimeout, sys.ScriptMemory = m.opts.ScriptTimeout, m.opts.ScriptMemory
 	sys.MacrostepTimeout = max(sys.MacrostepTimeout, 10*m.opts.ScriptTimeout)
 	sys.Clock = func() time.Duration { return m.clock.Now().Sub(run.start) }
@@ -206,7 +208,7 @@ func (r *scxmlRun) handle(ev *adaptors.Event) {
 	prev := m.cc
 	m.cc = cc // seat.reply answers the event's peer
 	defer func() { m.cc = prev }()
-	r.sys.Post(r.s, r.eventOf(&m.evBuf))
+	r.sys.Handle(r.s, r.eventOf(&m.evBuf))
 	r.settled(r.drain())
 	r.schedule()
 }

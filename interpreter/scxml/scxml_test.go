@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seatml/seat/interpreter/statechart"
 )
 
 // runText runs a document given as text on a fresh system's virtual
@@ -434,5 +436,47 @@ func TestDelayedSendsAreBounded(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "error.communication: ") || !strings.Contains(errs[0], "doc.scxml:5:56: <send> with a delay: 10000 delayed events already wait") {
 		t.Errorf("logged %d error lines, the first %q; want one error.communication naming the <send> at doc.scxml:5", len(errs), errs[:min(len(errs), 1)])
+	}
+}
+
+// countingQueue is a caller's Queue: a FIFO that counts what it was
+// given, to show the system keeps no queue of its own beside it.
+type countingQueue struct {
+	FIFO
+	pushed int
+}
+
+func (q *countingQueue) Push(d Delivery) { q.pushed++; q.FIFO.Push(d) }
+
+// TestHandleGoesBehindWhatIsQueued: an event from outside is handled at
+// once when nothing waits (it never touches the queue), and behind the
+// events a document sent itself when some wait, in the caller's queue;
+// the order of the transitions shows both.
+func TestHandleGoesBehindWhatIsQueued(t *testing.T) {
+	doc := loadText(t, "doc.scxml", head+`>
+  <state id="s">
+    <transition event="go"><log expr="_event.name"/><send event="b"/><send event="c"/></transition>
+    <transition event="*"><log expr="_event.name"/></transition>
+  </state>
+</scxml>`)
+	q := &countingQueue{}
+	sys := NewSystem()
+	sys.Queue = q
+	var seen []string
+	sys.Log = func(_ *Session, _, text string) { seen = append(seen, text) }
+	s := sys.Start(doc)
+	sys.Handle(s, &statechart.Event{Name: "go", Type: statechart.External})
+	if q.pushed != 2 || q.Len() != 2 {
+		t.Fatalf("after go: pushed %d, waiting %d; want the two sends in the caller's queue and go never queued", q.pushed, q.Len())
+	}
+	sys.Handle(s, &statechart.Event{Name: "x", Type: statechart.External})
+	if q.pushed != 3 {
+		t.Fatalf("x was not queued behind the two sends: pushed %d", q.pushed)
+	}
+	if n, more := sys.Drain(10); n != 3 || more {
+		t.Fatalf("drain handled %d (more %v), want 3", n, more)
+	}
+	if got := strings.Join(seen, " "); got != "go b c x" {
+		t.Errorf("handled %q, want %q", got, "go b c x")
 	}
 }

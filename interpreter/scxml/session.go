@@ -165,6 +165,10 @@ type System struct {
 	// list instead of the system's own (with Clock): the caller delivers
 	// each with FireDelayed when it is due.
 	Scheduler Scheduler
+	// Queue, if set, holds the sessions' external queues in the caller's
+	// queue instead of one of the system's own: seat's machine keeps the
+	// one queue of its goroutine (NewSystem gives the system its own).
+	Queue Queue
 	// ScriptTimeout and ScriptMemory limit each expression, condition and
 	// script: a call over either is stopped with error.execution.
 	ScriptTimeout time.Duration
@@ -177,7 +181,6 @@ type System struct {
 
 	instant  int // how many events Run handles without the clock advancing
 	now      time.Duration
-	queue    []delivery
 	timers   []*Delayed // by time, or with a Scheduler as they came (Delayed.idx)
 	sessions map[string]*Session
 	docs     map[string]*Document
@@ -198,11 +201,54 @@ type stormKey struct {
 	send     *schema.Node
 }
 
-type delivery struct {
+// Delivery is an event on its way to a session's external queue.
+type Delivery struct {
 	to, from *Session
 	ev       *statechart.Event
 	send     *schema.Node // the <send>, if one sent it
 }
+
+// Queue holds the external queues of a System's sessions, as one queue in
+// the order the events were sent: Push adds a delivery at the end, Pop
+// takes the first, Len counts them. It is used on the system's goroutine
+// only, and must never block (a session cannot wait for itself).
+type Queue interface {
+	Push(Delivery)
+	Pop() (Delivery, bool)
+	Len() int
+}
+
+// FIFO is a Queue in a slice: a System's own, when no Queue is given.
+type FIFO struct {
+	items []Delivery
+	head  int
+}
+
+// Push adds d at the end.
+func (q *FIFO) Push(d Delivery) {
+	if q.head > 0 && len(q.items) == cap(q.items) { // reuse the room taken ones left
+		k := copy(q.items, q.items[q.head:])
+		clear(q.items[k:])
+		q.items, q.head = q.items[:k], 0
+	}
+	q.items = append(q.items, d)
+}
+
+// Pop takes the first delivery, if there is one.
+func (q *FIFO) Pop() (Delivery, bool) {
+	if q.head == len(q.items) {
+		return Delivery{}, false
+	}
+	d := q.items[q.head]
+	q.items[q.head] = Delivery{}
+	if q.head++; q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return d, true
+}
+
+// Len counts the deliveries waiting.
+func (q *FIFO) Len() int { return len(q.items) - q.head }
 
 // Delayed is an event a <send delay> sent, waiting for its time.
 type Delayed struct {
@@ -229,7 +275,7 @@ type Scheduler interface {
 
 // NewSystem returns an empty system.
 func NewSystem() *System {
-	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{},
+	return &System{sessions: map[string]*Session{}, docs: map[string]*Document{}, Queue: &FIFO{},
 		ScriptTimeout: time.Second, ScriptMemory: 64 << 20, MacrostepTimeout: 10 * time.Second, instant: 1000000}
 }
 
@@ -532,7 +578,7 @@ func (sys *System) log(s *Session, label, text string) {
 // sent it, and send the <send> (nil for an event of the system's own).
 func (sys *System) enqueue(to, from *Session, ev *statechart.Event, send *schema.Node) {
 	if !to.ended {
-		sys.queue = append(sys.queue, delivery{to, from, ev, send})
+		sys.Queue.Push(Delivery{to, from, ev, send})
 	}
 }
 
@@ -687,10 +733,11 @@ func (sys *System) load(dir, src string) (*Document, error) {
 // its queue full: Run and Drain bound how many they handle.) An event a cancelled invocation sent is dropped: its invoker no
 // longer hears from it, even what it sent before the cancellation.
 func (sys *System) Step() bool {
-	for len(sys.queue) > 0 {
-		d := sys.queue[0]
-		sys.queue[0] = delivery{}
-		sys.queue = sys.queue[1:]
+	for {
+		d, ok := sys.Queue.Pop()
+		if !ok {
+			return false
+		}
 		if d.to.ended || d.from.cancelled {
 			continue
 		}
@@ -702,7 +749,6 @@ func (sys *System) Step() bool {
 		d.to.in.Handle(d.ev)
 		return true
 	}
-	return false
 }
 
 // Run handles events until every queue is empty and no delayed event is
@@ -866,6 +912,22 @@ func (sys *System) Post(s *Session, ev *statechart.Event) {
 	sys.enqueue(s, s, ev, nil)
 }
 
+// Handle gives s an event from outside the system: at once when nothing
+// is queued before it (the event would be the next one taken), else at
+// the end of the queue (Post), to be handled in turn by Drain.
+func (sys *System) Handle(s *Session, ev *statechart.Event) {
+	if sys.Queue.Len() > 0 || s.ended {
+		sys.enqueue(s, s, ev, nil)
+		return
+	}
+	if sys.tally != nil {
+		sys.tally[stormKey{s, s, ev.Name, nil}]++
+		sys.tallied++
+	}
+	s.beginMacro()
+	s.in.Handle(ev)
+}
+
 // Drain handles up to limit queued events and what they cause, without
 // moving the clock, and reports how many it handled and whether more are
 // queued: a caller that also waits on input handles it in between.
@@ -873,7 +935,7 @@ func (sys *System) Drain(limit int) (handled int, more bool) {
 	for handled < limit && sys.Step() {
 		handled++
 	}
-	return handled, len(sys.queue) > 0
+	return handled, sys.Queue.Len() > 0
 }
 
 // NextDue tells when the first delayed event is due, on the system's
