@@ -94,56 +94,44 @@ func (m *luaWorld) eventGlobalValue(i int) lua.LValue {
 }
 
 // installGlobals gives the globals table the metatable that answers the
-// event globals. It is protected: getmetatable(_G) is false and
-// setmetatable(_G, …) an error.
+// event globals, py and self (luadm.ProtectGlobals: protected, the
+// libraries opened on first use). The hooks are closures, not method
+// values, which would add a call to each read of an event global.
 func (m *luaWorld) installGlobals() {
-	L := m.L
-	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
-	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		if k, ok := L.Get(2).(lua.LString); ok {
-			if i := eventGlobal(string(k)); i >= 0 {
-				L.Push(m.eventGlobalValue(i))
-				return 1
+	luadm.ProtectGlobals(m.L, luadm.Globals{
+		Get: func(L *lua.LState, name string) (lua.LValue, bool) {
+			if i := eventGlobal(name); i >= 0 {
+				return m.eventGlobalValue(i), true
 			}
 			// Built on first use: most behaviors never port Python, and
 			// most never keep values on eSEAT's self.
 			var t *lua.LTable
-			switch k {
+			switch name {
 			case "py":
 				t = luadm.PyLib(L)
 			case "self":
-				if !m.selfMade {
-					t = L.NewTable()
+				if m.selfMade {
+					return nil, false
 				}
+				t = L.NewTable()
+				m.selfMade = true
+			default:
+				return nil, false
 			}
-			if t != nil {
-				m.selfMade = m.selfMade || k == "self"
-				L.G.Global.RawSetString(string(k), t)
-				L.Push(t)
-				return 1
-			}
-		}
-		if libs != nil {
-			return libs(L)
-		}
-		L.Push(lua.LNil)
-		return 1
-	}))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		t, k, v := L.CheckTable(1), L.Get(2), L.Get(3)
-		if s, ok := k.(lua.LString); ok {
-			if i := eventGlobal(string(s)); i >= 0 {
+			L.G.Global.RawSetString(name, t)
+			return t, true
+		},
+		// An event global's assignment holds until the next call; any
+		// other is noted for explanations and stored.
+		Set: func(L *lua.LState, name string, v lua.LValue) bool {
+			if i := eventGlobal(name); i >= 0 {
 				m.luaAssigned[i] = v
-				return 0
+				return true
 			}
-			m.noteGlobalSet(L, string(s), v == lua.LNil)
-		}
-		t.RawSet(k, v)
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	L.G.Global.Metatable = mt
+			m.noteGlobalSet(L, name, v == lua.LNil)
+			return false
+		},
+	})
 }
 
 // result is the value of rtc_result after a call, nil when unset.

@@ -31,7 +31,7 @@ func init() { lua.MaxArrayIndex = maxArrayIndex }
 // string, table, math and os are opened on first use: a Lua state costs
 // kilobytes per library, and ten thousand sessions each have one while
 // most never touch math or os. The globals' metatable answers their names
-// (GlobalsIndex passes a replacement metatable on to it), and the string
+// (ProtectGlobals' replacement passes them on to it), and the string
 // metatable opens string at a script's first method call on a string.
 // Until then rawget(_G, "math") and pairs(_G) do not see them; once
 // opened, a library a script removes (math = nil) stays removed.
@@ -196,19 +196,6 @@ func (z *lazyLibs) os(L *lua.LState) *lua.LTable {
 		}
 	}))
 	return os
-}
-
-// GlobalsIndex returns the __index function of L's globals' metatable, if
-// it is a Go function: a caller that replaces the metatable calls it for
-// the names it does not answer itself, so that the libraries still open
-// on first use.
-func GlobalsIndex(L *lua.LState) lua.LGFunction {
-	if mt, ok := L.G.Global.Metatable.(*lua.LTable); ok {
-		if f, ok := mt.RawGetString("__index").(*lua.LFunction); ok && f.IsG {
-			return f.GFunction
-		}
-	}
-	return nil
 }
 
 // maxDateFormat is the longest format os.date takes: its result is 786 KB

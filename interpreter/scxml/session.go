@@ -420,38 +420,30 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 	return s
 }
 
-// lazyEvent makes _event a global read through the globals' metatable:
-// a userdata made for an event only when a script reads it (most
-// transitions match on the name alone), whose fields are read from the
-// event on access, as SEATML's event is; assigning _event is an error.
+// lazyEvent makes _event a global read through the globals' metatable
+// (luadm.ProtectGlobals): a userdata made for an event only when a script
+// reads it (most transitions match on the name alone), whose fields are
+// read from the event on access, as SEATML's event is; assigning _event
+// is an error.
 func (s *Session) lazyEvent(L *lua.LState) {
-	libs := luadm.GlobalsIndex(L) // the libraries, opened on first use
 	records := luadm.RecordMetatable(L)
-	mt := L.NewTable()
-	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		if k, ok := L.Get(2).(lua.LString); ok && k == "_event" && s.ev != nil {
+	luadm.ProtectGlobals(L, luadm.Globals{
+		Get: func(L *lua.LState, name string) (lua.LValue, bool) {
+			if name != "_event" || s.ev == nil {
+				return nil, false
+			}
 			if s.evLV == nil {
 				s.evLV = newEventValue(L, s.ev, records)
 			}
-			L.Push(s.evLV)
-			return 1
-		}
-		if libs != nil {
-			return libs(L)
-		}
-		L.Push(lua.LNil)
-		return 1
-	}))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		t, k := L.CheckTable(1), L.Get(2)
-		if k == lua.LString("_event") {
-			L.RaiseError("_event is a system variable and cannot be assigned")
-		}
-		t.RawSet(k, L.Get(3))
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	L.G.Global.Metatable = mt
+			return s.evLV, true
+		},
+		Set: func(L *lua.LState, name string, _ lua.LValue) bool {
+			if name == "_event" {
+				L.RaiseError("_event is a system variable and cannot be assigned")
+			}
+			return false
+		},
+	})
 }
 
 // eventValue is _event for one event: a luadm.Record whose fields are
