@@ -210,7 +210,7 @@ func (m *env) luaCall(L *lua.LState) int {
 	}
 	// A recording has the request, as a message to the adaptor, and the
 	// answer, which seat replay and seat test --from give back.
-	watching := m.watching()
+	watching := m.wants(kOut | kAnswer)
 	m.step("call:" + name)
 	if watching {
 		m.observe(Record{Kind: RecOut, Op: "call", Source: name, Text: jsonText(data)})
@@ -276,7 +276,7 @@ func (m *env) luaResult(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("seat.result(%q): %v", name, err)))
 		return 2
 	}
-	if m.watching() {
+	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Op: "result", Source: name, Text: ResultText(data, status)})
 	}
 	L.Push(lua.LTrue)
@@ -298,7 +298,7 @@ func (m *env) luaCancel(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("seat.cancel(%q): %v", name, err)
 	}
-	if canceled && m.watching() {
+	if canceled && m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Op: "cancel", Source: name, Text: "cancel"})
 	}
 	L.Push(lua.LBool(canceled))
@@ -378,7 +378,7 @@ func (m *env) luaReply(L *lua.LState) int {
 
 // observeReply traces and records a reply to the current event's peer.
 func (m *env) observeReply(text string) {
-	if m.watching() {
+	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Op: "reply", Source: m.cc.ev.Source, Peer: m.cc.ev.From.Peer(), Text: text})
 	}
 	m.sent = true
@@ -619,7 +619,7 @@ func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx, args ...lua.
 func (m *env) noteStop(err error) {
 	if se, ok := err.(*luadm.Error); ok && se.Stopped == luadm.StoppedAborted {
 		m.cutShort = true
-		if m.watching() {
+		if m.wants(kFire) {
 			m.observe(Record{Kind: RecCut})
 		}
 	}

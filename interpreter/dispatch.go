@@ -54,7 +54,7 @@ func (m *env) received(ev *adaptors.Event) {
 	if ev.Update {
 		return // a widget's value: the behavior keeps it, unseen by observers and rules
 	}
-	if m.watching() {
+	if m.wants(kIn | kConnect | kDisconnect | kRaise) {
 		m.observeEvent(ev)
 	}
 }
@@ -80,7 +80,7 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 	if ev.Source == "motion" && m.resourceCallback(*ev) {
 		return
 	}
-	if ev.Key != "" && m.details {
+	if ev.Key != "" && m.wants(kKey) {
 		m.observe(Record{Kind: RecKey, Source: ev.Source, Key: ev.Key})
 	}
 	if ev != &m.evBuf { // an internal event
@@ -156,7 +156,7 @@ func (m *seatmlBehavior) handleConnection(ev adaptors.Event) {
 	cc := m.ctx(ctxEvent)
 	cc.ev = &m.evBuf
 	run := func(list []seatml.Action, owner *seatml.State) {
-		if m.details {
+		if m.wants(kHandler) {
 			m.observe(Record{Kind: RecHandler, Key: what, Source: ev.Source})
 		}
 		m.src = owner // its transitions leave from it, its countdowns restart
@@ -329,7 +329,7 @@ func (m *seatmlBehavior) try(cc *callCtx, r *seatml.Rule, key string, caps []str
 }
 
 func (m *seatmlBehavior) fireRule(r *seatml.Rule, cc *callCtx, key string) {
-	if m.watching() {
+	if m.wants(kFire) {
 		m.observe(Record{Kind: RecFire, At: r.Pos})
 	}
 	if ce := m.log.Check(zapcore.DebugLevel, "rule fired"); ce != nil {
@@ -479,7 +479,7 @@ func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 	if len(w.Actions) > 0 {
 		m.gen++
 		m.setEventKey(cc, w.ID, nil)
-		if m.watching() {
+		if m.wants(kCut) {
 			m.observe(Record{Kind: RecFire, At: w.Pos})
 		}
 		m.resetTimeout()

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -45,16 +46,35 @@ func (m *luaWorld) explainNil(se *luadm.Error, ch *luadm.Code) {
 	if !ok {
 		return
 	}
-	for _, m2 := range re.FindAllStringSubmatch(line, -1) {
-		path := strings.Split(m2[1], ".")
-		if !schema.IsIdentifier(path[0]) || declaredLocal(ch.Src, path[0]) {
-			continue // a keyword ("end(" is no call of end), or a local
+	local := 0 // the column of a local that may be the nil one
+	for _, ix := range re.FindAllStringSubmatchIndex(line, -1) {
+		path := strings.Split(line[ix[2]:ix[3]], ".")
+		if !schema.IsIdentifier(path[0]) {
+			continue // a keyword ("end(" is no call of end)
+		}
+		if declaredLocal(ch.Src, path[0]) {
+			if local == 0 {
+				local = culpritCol(se, ix[2])
+			}
+			continue
 		}
 		if why := m.nilReason(path, re == calledRE); why != "" {
 			se.Msg = why
+			se.Col = culpritCol(se, ix[2])
 			return
 		}
 	}
+	se.Col = local
+}
+
+// culpritCol is the column (1-based, in characters) of the byte offset
+// off of the failing line, for the caret of the error's detail; 0 if the
+// line is not the error's code.
+func culpritCol(se *luadm.Error, off int) int {
+	if off > len(se.Code) {
+		return 0
+	}
+	return utf8.RuneCountInString(se.Code[:off]) + 1
 }
 
 // luaSpelling is the Lua for functions of Python and JavaScript that
@@ -204,17 +224,25 @@ func (m *luaWorld) explainOperand(se *luadm.Error, ch *luadm.Code) {
 		return
 	}
 	var unknown []string // operands that are not globals: locals or fields
-	for _, sm := range operandRE[kind].FindAllStringSubmatch(line, -1) {
-		name := sm[1]
-		if name == "" && len(sm) > 2 {
-			name = sm[2]
+	var unknownAt int    // the column of the first
+	for _, ix := range operandRE[kind].FindAllStringSubmatchIndex(line, -1) {
+		at := ix[2]
+		if at < 0 && len(ix) > 4 {
+			at = ix[4]
 		}
+		if at < 0 {
+			continue
+		}
+		name := line[at:ix[2*groupOf(ix)+1]]
 		path := strings.Split(name, ".")
 		if name == "" || luaWords[path[0]] {
 			continue
 		}
 		if declaredLocal(ch.Src, path[0]) {
 			if !slices.Contains(unknown, name) {
+				if len(unknown) == 0 {
+					unknownAt = culpritCol(se, at)
+				}
 				unknown = append(unknown, name)
 			}
 			continue
@@ -223,15 +251,29 @@ func (m *luaWorld) explainOperand(se *luadm.Error, ch *luadm.Code) {
 			se.Msg = strings.Replace(why, "attempt to index ", "", 1)
 			se.Msg = strings.Replace(se.Msg, ", which is nil", " is nil", 1)
 			se.Msg = fmt.Sprintf("%s, in `%s`", se.Msg, op)
+			se.Col = culpritCol(se, at)
 			return
 		}
 		if _, isGlobal := m.L.G.Global.RawGetString(path[0]).(*lua.LNilType); isGlobal && !slices.Contains(unknown, name) {
+			if len(unknown) == 0 {
+				unknownAt = culpritCol(se, at)
+			}
 			unknown = append(unknown, name)
 		}
 	}
 	if len(unknown) == 1 {
 		se.Msg = fmt.Sprintf("%s is nil, in `%s` (%s)", unknown[0], op, se.Msg)
+		se.Col = unknownAt
 	}
+}
+
+// groupOf is the operand's group in a match of operandRE: 1, or 2 when
+// the first did not take part.
+func groupOf(ix []int) int {
+	if ix[2] >= 0 {
+		return 1
+	}
+	return 2
 }
 
 // luaWords are Lua's keywords and literals, never an operand's name.

@@ -15,8 +15,11 @@ import (
 	"github.com/seatml/seat/schema"
 )
 
+// scriptFailed tells of a script, cond or callback that failed (what:
+// "script", "cond", "onentry" ...), and raises error.execution for the
+// rules that hear it.
 func (m *env) scriptFailed(err error, what string) {
-	m.log.Error(what+" failed", zap.String("error", err.Error()), zap.String("state", m.stateName()))
+	m.fail(problemOf(what+" failed", err))
 	if m.prog.HearsInternal {
 		m.raise("error.execution", err.Error(), nil) // for rules of source "event"
 	}

@@ -55,7 +55,6 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 			log:     opts.Log.With(zap.String("behavior", prog.Name)),
 			clock:   opts.Clock,
 			binding: binding{adaptors: map[string]adaptors.Adaptor{}, shared: opts.session != nil},
-			obs:     opts.Observer,
 		},
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
@@ -67,11 +66,11 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 	}
 	m.q = newEventQueue(opts.QueueLen, m.done)
 	m.in = ownQueue{m}
+	var trace Observer
 	if opts.Trace != nil {
-		m.obs = Observers(opts.Observer, traceObserver(opts.Trace))
-		m.details = true
+		trace = traceObserver(opts.Trace)
 	}
-	m.watcher, _ = m.obs.(Watcher)
+	m.observing = observeBy(opts.Observer, trace, newLogRecords(m.log))
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, hungUp: map[any]bool{}, sandboxes: make(chan *lua.LState, sandboxAhead)}

@@ -147,13 +147,9 @@ type env struct {
 	luaWorld
 	dev    *devLink
 	timers timerList // the behavior's timers, which the host fires
-	// obs is Options.Observer with the trace (Options.Trace), if any;
-	// watcher is obs when it does not always watch; details: the trace
-	// wants the records only it shows (RecordKind.Detail), which are made
-	// for nothing else.
-	obs     Observer
-	details bool
-	watcher Watcher
+	// observing is Options.Observer, the trace (Options.Trace) and the
+	// log, as one stream of records: which kinds they want, and when.
+	observing
 	// activeNames is the behavior's (behavior.activeNames), for the
 	// observers that show every active state.
 	activeNames func() []string
@@ -750,7 +746,7 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *env) sendSlot(slot int, name, text string, at fmt.Stringer) {
 	m.sent = true
-	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.watching() {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.wants(kOut) {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 		}
@@ -767,7 +763,7 @@ func (m *env) send(name, text string, at fmt.Stringer) { m.sendWith(name, text, 
 // a topic of its own).
 func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors.Adaptor) error) {
 	m.sent = true
-	if m.watching() {
+	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Source: name, Text: text})
 	}
 	m.adMu.RLock()

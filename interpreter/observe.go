@@ -26,14 +26,6 @@ type Watcher interface {
 	Watching() bool
 }
 
-// watching reports whether the machine's observer wants records now.
-func (m *env) watching() bool {
-	if m.watcher != nil {
-		return m.watcher.Watching()
-	}
-	return m.obs != nil
-}
-
 // RecordKind is what a Record reports.
 type RecordKind string
 
@@ -56,7 +48,93 @@ const (
 	RecStep    RecordKind = "step"    // a lifecycle step or callback ran, or a call went out (Text: "lua:open", "onLoad", "call:srv" ...)
 	RecHandler RecordKind = "handler" // an onconnect or ondisconnect list runs (Key: which, Source: its adaptor)
 	RecKey     RecordKind = "key"     // a keyed event is looked up (Source, Key)
+
+	RecError RecordKind = "error" // a script, cond or callback failed, or an SCXML document raised an error event (Problem)
 )
+
+// KindSet is a set of record kinds.
+type KindSet uint32
+
+// The kinds, as sets of one.
+const (
+	kIn KindSet = 1 << iota
+	kConnect
+	kDisconnect
+	kOut
+	kFire
+	kState
+	kTimer
+	kAnswer
+	kRaise
+	kCut
+	kExit
+	kStep
+	kHandler
+	kKey
+	kError
+	kOther // a kind this version does not know
+
+	// kDetails are the details, kAll every kind.
+	kDetails = kExit | kStep | kHandler | kKey
+	kAll     = kOther<<1 - 1
+)
+
+// bit is the set of k alone.
+func (k RecordKind) bit() KindSet {
+	switch k {
+	case RecIn:
+		return kIn
+	case RecOut:
+		return kOut
+	case RecFire:
+		return kFire
+	case RecState:
+		return kState
+	case RecTimer:
+		return kTimer
+	case RecConnect:
+		return kConnect
+	case RecDisconnect:
+		return kDisconnect
+	case RecAnswer:
+		return kAnswer
+	case RecRaise:
+		return kRaise
+	case RecCut:
+		return kCut
+	case RecExit:
+		return kExit
+	case RecStep:
+		return kStep
+	case RecHandler:
+		return kHandler
+	case RecKey:
+		return kKey
+	case RecError:
+		return kError
+	}
+	return kOther
+}
+
+// Kinds is the set of the kinds listed.
+func Kinds(list ...RecordKind) KindSet {
+	var s KindSet
+	for _, k := range list {
+		s |= k.bit()
+	}
+	return s
+}
+
+// Has reports whether s holds k.
+func (s KindSet) Has(k RecordKind) bool { return s&k.bit() != 0 }
+
+// A Chooser is an Observer that wants records of some kinds only: the
+// machine makes none of the others for it. An Observer that is not one
+// is told of every kind but the details (RecordKind.Detail).
+type Chooser interface {
+	Observer
+	Kinds() KindSet
+}
 
 // Detail reports whether records of kind k are details, which only a
 // trace shows.
@@ -93,6 +171,26 @@ type Record struct {
 	// (to the event's peer), "call" (seat.call's request), "result" or
 	// "cancel" (to a goal). A recording does not keep it.
 	Op string
+	// From is what a state record's state was entered from: the leaves
+	// the step left ("" when none: the initial configuration), as the
+	// log says it. A recording does not keep it.
+	From string
+	// Quiet marks a state record the log counts instead of writing it (a
+	// runaway document's: one line sums them up).
+	Quiet bool
+	// Problem is what failed, in an error record.
+	Problem *Problem
+}
+
+// Problem is a run-time failure, as an error record tells it: What
+// failed ("script failed", "cond failed", "error event"), and the
+// diagnostic: where, why, and the failing line of code (Detail) when it
+// is known. Invoked names an SCXML document's invoked session, and
+// Document its file, when the error was the invoked document's.
+type Problem struct {
+	What              string
+	Diagnostic        schema.Diagnostic
+	Invoked, Document string
 }
 
 // TraceLine is the line a trace (Options.Trace) shows for a record; ""
@@ -129,7 +227,7 @@ func TraceLine(r Record) string {
 	return ""
 }
 
-// traceObserver turns records into a trace's lines.
+// traceObserver turns records into a trace's lines: it wants every kind.
 type traceObserver func(string)
 
 func (t traceObserver) Observe(r Record) {
@@ -138,19 +236,64 @@ func (t traceObserver) Observe(r Record) {
 	}
 }
 
+func (t traceObserver) Kinds() KindSet { return kAll }
+
+// observing is a machine's observers, one stream of records for all of
+// them: which kinds the ones that always watch want (always), which the
+// Watchers want while they watch (watched), and the Watchers together.
+type observing struct {
+	obs     Observer
+	always  KindSet
+	watched KindSet
+	watcher Watcher
+	// timed: an observer reads the records' times (the log has its own).
+	timed bool
+}
+
+// observeBy combines the observers; nil ones are left out, and a
+// combination is taken apart (Observers).
+func observeBy(list ...Observer) observing {
+	var o observing
+	all := flatten(list)
+	var watchers multiObserver
+	for _, c := range all {
+		if _, log := c.o.(*logRecords); !log {
+			o.timed = true
+		}
+		if c.w != nil {
+			o.watched |= c.kinds
+			watchers = append(watchers, c)
+		} else {
+			o.always |= c.kinds
+		}
+	}
+	if len(watchers) > 0 {
+		o.watcher = watchers
+	}
+	o.obs = all.single()
+	return o
+}
+
+// wants reports whether an observer wants a record of kind k now: the
+// machine makes no record nobody wants (an unwatched event costs
+// nothing more).
+func (o *observing) wants(k KindSet) bool {
+	return o.always&k != 0 || (o.watched&k != 0 && o.watcher.Watching())
+}
+
 // step tells the observers of a lifecycle step (a trace shows it).
 func (m *env) step(s string) {
-	if m.details {
+	if m.wants(kStep) {
 		m.observe(Record{Kind: RecStep, Text: s})
 	}
 }
 
-// observe tells the observer, if there is one.
+// observe tells the observers, who want it (wants).
 func (m *env) observe(r Record) {
 	if m.obs == nil {
 		return
 	}
-	if r.Time.IsZero() {
+	if r.Time.IsZero() && m.timed {
 		r.Time = m.clock.Now()
 	}
 	m.obs.Observe(r)
@@ -177,37 +320,80 @@ func (m *env) observeEvent(ev *adaptors.Event) {
 	m.observe(r)
 }
 
-// Observers combines observers; nil ones are left out.
-func Observers(list ...Observer) Observer {
+// Observers combines observers; nil ones are left out. Each is told of
+// the kinds it wants (Chooser), while it watches (Watcher).
+func Observers(list ...Observer) Observer { return flatten(list).single() }
+
+// flatten lists the observers with their choices, taking combinations
+// apart and leaving nil ones out.
+func flatten(list []Observer) multiObserver {
 	var out multiObserver
 	for _, o := range list {
-		if o != nil {
-			out = append(out, o)
+		if mo, ok := o.(multiObserver); ok {
+			out = append(out, mo...)
+		} else if o != nil {
+			out = append(out, chosen(o))
 		}
-	}
-	switch len(out) {
-	case 0:
-		return nil
-	case 1:
-		return out[0]
 	}
 	return out
 }
 
-type multiObserver []Observer
+// single is m as one Observer: nil for none, or the one observer itself
+// when it is told of every kind the machine makes for it (it chooses
+// none: no routing).
+func (m multiObserver) single() Observer {
+	switch len(m) {
+	case 0:
+		return nil
+	case 1:
+		if _, picky := m[0].o.(Chooser); !picky {
+			return m[0].o
+		}
+	}
+	return m
+}
+
+// choice is an observer with the kinds it wants, and itself as a Watcher
+// if it is one.
+type choice struct {
+	o     Observer
+	kinds KindSet
+	w     Watcher
+}
+
+func chosen(o Observer) choice {
+	c := choice{o: o, kinds: kAll &^ kDetails}
+	if ch, ok := o.(Chooser); ok {
+		c.kinds = ch.Kinds()
+	}
+	c.w, _ = o.(Watcher)
+	return c
+}
+
+type multiObserver []choice
 
 func (m multiObserver) Observe(r Record) {
-	for _, o := range m {
-		if w, ok := o.(Watcher); !ok || w.Watching() {
-			o.Observe(r)
+	k := r.Kind.bit()
+	for _, c := range m {
+		if c.kinds&k != 0 && (c.w == nil || c.w.Watching()) {
+			c.o.Observe(r)
 		}
 	}
 }
 
+// Kinds are the kinds any of the observers wants.
+func (m multiObserver) Kinds() KindSet {
+	var s KindSet
+	for _, c := range m {
+		s |= c.kinds
+	}
+	return s
+}
+
 // Watching reports whether any of the observers watches.
 func (m multiObserver) Watching() bool {
-	for _, o := range m {
-		if w, ok := o.(Watcher); !ok || w.Watching() {
+	for _, c := range m {
+		if c.w == nil || c.w.Watching() {
 			return true
 		}
 	}

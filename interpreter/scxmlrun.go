@@ -11,12 +11,12 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/scxml"
 	"github.com/seatml/seat/interpreter/statechart"
+	"github.com/seatml/seat/schema"
 )
 
 // scxmlRun is an SCXML document's behavior: its session, run by the
@@ -98,11 +98,15 @@ func newSCXML(m *env, own *scxml.FIFO) *scxmlRun {
 		if s != run.s { // an invoked document's (a session's peer is already in the logger)
 			fields = append(fields, zap.String("invoked", s.ID), zap.String("document", filepath.Base(s.Doc.File)))
 		}
-		if label == "error" {
-			m.log.Warn("error event", append(fields, zap.String("error", text))...)
-			return
-		}
 		m.log.Info("log", append(fields, zap.String("label", label), zap.String("text", text))...)
+	}
+	sys.Error = func(s *scxml.Session, text string, err error) {
+		p := problemOf("error event", err)
+		p.Diagnostic.Msg, p.Diagnostic.Pos, p.Diagnostic.Severity = text, schema.Pos{}, schema.Warning
+		if s != run.s {
+			p.Invoked, p.Document = s.ID, filepath.Base(s.Doc.File)
+		}
+		m.fail(p)
 	}
 	m.installAPI()
 	run.trimAPI()
@@ -409,7 +413,7 @@ const timerDelayed = 1
 func (r *scxmlRun) fire(t *timer) {
 	m, at := r.m, t.at
 	if t.id == timerDelayed {
-		if m.watching() { // a replay moves its clock here before what it causes
+		if m.wants(kTimer) { // a replay moves its clock here before what it causes
 			m.observe(Record{Kind: RecTimer, Timer: "delay", State: m.stateName(), Peer: m.sessionPeer()})
 		}
 		r.sys.FireDelayed(t.ref.(*scxml.Delayed))
@@ -492,14 +496,13 @@ func (r *scxmlRun) entered(in *statechart.Instance, n *statechart.State) {
 		m.notifyState()
 	}
 	m.leftLeaves.entering()
-	if in.Microsteps() > stateLinesSteps || r.burst > stateLinesBurst {
+	quiet := in.Microsteps() > stateLinesSteps || r.burst > stateLinesBurst
+	if quiet {
 		r.unlogged++
 		r.last = s.Name
-	} else if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		m.leftLeaves.write(ce, s.Name, r.stateName)
 	}
-	if m.watching() {
-		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	if m.wants(kState) {
+		m.observe(Record{Kind: RecState, State: s.Name, From: m.leftLeaves.from(r.stateName), Quiet: quiet, Peer: m.sessionPeer()})
 	}
 }
 
@@ -510,7 +513,7 @@ func (r *scxmlRun) exited(n *statechart.State) {
 	m := r.m
 	m.active[n.Index()].Store(false)
 	m.leftLeaves.exited(n)
-	if m.details {
+	if m.wants(kExit) {
 		m.observe(Record{Kind: RecExit, State: m.prog.SCXMLStates[n].Name, Peer: m.sessionPeer()})
 	}
 }

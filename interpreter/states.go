@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
@@ -46,16 +45,13 @@ func (m *seatmlBehavior) enteredFlat(s *seatml.State) {
 	if !m.starting {
 		m.moves++
 	}
-	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil { // no fields built when disabled
-		if m.starting {
-			ce.Write(zap.String("to", s.Name))
-		} else {
-			ce.Write(zap.String("from", from.Name), zap.String("to", s.Name))
-		}
-	}
 	m.becameCurrent()
-	if m.watching() {
-		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	if m.wants(kState) { // the log, the recorder, the monitor: no record made for none
+		r := Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()}
+		if !m.starting {
+			r.From = from.Name
+		}
+		m.observe(r)
 	}
 	if len(s.OnEntry) > 0 {
 		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
@@ -88,9 +84,6 @@ func (m *seatmlBehavior) entered(n *statechart.State) {
 		m.moves++
 	}
 	m.leftLeaves.entering()
-	if ce := m.log.Check(zapcore.InfoLevel, "state"); ce != nil {
-		m.leftLeaves.write(ce, s.Name, seatmlName)
-	}
 	m.active[n.Index()].Store(true)
 	m.touched[n.Index()] = m.turn
 	if s.Timeout != nil {
@@ -106,8 +99,8 @@ func (m *seatmlBehavior) entered(n *statechart.State) {
 		}
 		m.publishTick()
 	}
-	if m.watching() {
-		m.observe(Record{Kind: RecState, State: s.Name, Peer: m.sessionPeer()})
+	if m.wants(kState) {
+		m.observe(Record{Kind: RecState, State: s.Name, From: m.leftLeaves.from(seatmlName), Peer: m.sessionPeer()})
 	}
 	if len(s.OnEntry) > 0 {
 		prev := m.src
@@ -134,7 +127,7 @@ func (m *seatmlBehavior) exited(n *statechart.State) {
 	if s.Timeout != nil && m.prog.Nested {
 		m.stopStateTimer(s)
 	}
-	if m.details {
+	if m.wants(kExit) {
 		m.observe(Record{Kind: RecExit, State: s.Name, Peer: m.sessionPeer()})
 	}
 	if len(s.OnExit) == 0 {
@@ -405,7 +398,7 @@ func (m *env) tellObservers(changed bool) {
 	}
 }
 
-// leftLeaves is what a nested behavior's "state" log lines give as from:
+// leftLeaves is what a nested behavior's "state" records give as from:
 // the leaves the microstep exited before entering the state (one, or
 // those of the regions it left, in exit order). A microstep exits before
 // it enters, so the first exit after an entry begins a new list; the
@@ -429,21 +422,21 @@ func (l *leftLeaves) exited(n *statechart.State) {
 // entering notes that the microstep now enters states.
 func (l *leftLeaves) entering() { l.entered = true }
 
-// write logs a "state" line for the state to: from and to, as a flat
-// behavior's, or to alone when no leaf was left; name names a state.
-func (l *leftLeaves) write(ce *zapcore.CheckedEntry, to string, name func(*statechart.State) string) {
+// from is what a "state" record gives as from: the leaves left, by name
+// (one, or those of the regions left, in exit order); "" when no leaf
+// was left.
+func (l *leftLeaves) from(name func(*statechart.State) string) string {
 	switch len(l.states) {
 	case 0:
-		ce.Write(zap.String("to", to))
+		return ""
 	case 1:
-		ce.Write(zap.String("from", name(l.states[0])), zap.String("to", to))
-	default:
-		names := make([]string, len(l.states))
-		for i, n := range l.states {
-			names[i] = name(n)
-		}
-		ce.Write(zap.String("from", strings.Join(names, ", ")), zap.String("to", to))
+		return name(l.states[0])
 	}
+	names := make([]string, len(l.states))
+	for i, n := range l.states {
+		names[i] = name(n)
+	}
+	return strings.Join(names, ", ")
 }
 
 // seatmlName names a SEATML behavior's state.

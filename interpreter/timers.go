@@ -340,7 +340,7 @@ func (m *seatmlBehavior) fire(t *timer) {
 func (m *seatmlBehavior) runTimeout() {
 	s, moves := m.cur, m.moves
 	m.disarm()
-	if m.watching() {
+	if m.wants(kTimer) {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
 	if m.prog.Nested {
@@ -367,7 +367,7 @@ func (m *seatmlBehavior) runTick() {
 		m.nextTick = now.Add(m.period()) // missed ticks are dropped
 	}
 	m.publishTick()
-	if m.watching() {
+	if m.wants(kTimer) {
 		m.observe(Record{Kind: RecTimer, Timer: "onexec", State: m.cur.Name})
 	}
 	// A state's onexec waits one period after entry (it could run at once
@@ -407,7 +407,7 @@ func (m *seatmlBehavior) runTick() {
 // runStateTimeout runs a nested behavior's state's ontimeout; its
 // countdown starts again unless the state was left.
 func (m *seatmlBehavior) runStateTimeout(s *seatml.State) {
-	if m.watching() {
+	if m.wants(kTimer) {
 		m.observe(Record{Kind: RecTimer, Timer: "timeout", State: s.Name})
 	}
 	if st := m.stateTimerOf(s); st != nil {

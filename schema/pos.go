@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -64,11 +65,14 @@ const (
 	Warning
 )
 
-// Diagnostic is one problem found in a file.
+// Diagnostic is one problem found in a file, by a check or at run time.
+// Detail says more on lines of their own, for a reader who wants them:
+// the failing line of code with its column marked (Text writes it).
 type Diagnostic struct {
 	Pos      Pos
 	Severity Severity
 	Msg      string
+	Detail   string
 }
 
 // Error formats d as "file:line:col: message", with "warning: " before the
@@ -78,6 +82,49 @@ func (d Diagnostic) Error() string {
 		return d.Pos.String() + ": warning: " + d.Msg
 	}
 	return d.Pos.String() + ": " + d.Msg
+}
+
+// Text is d as a reader sees it: the line Error gives, then the detail's
+// lines, indented by four spaces.
+func (d Diagnostic) Text() string {
+	if d.Detail == "" {
+		return d.Error()
+	}
+	return d.Error() + "\n    " + strings.ReplaceAll(d.Detail, "\n", "\n    ")
+}
+
+// Snippet is the detail that shows a line of code, numbered, with a
+// caret under column col (1-based, counted in characters; 0: no caret).
+// The line's indentation is left out, and a wide character (漢字, かな)
+// takes two columns, as a terminal shows it.
+func Snippet(line int, code string, col int) string {
+	trimmed := strings.TrimLeft(code, " \t")
+	col -= len([]rune(code)) - len([]rune(trimmed))
+	num := strconv.Itoa(line)
+	s := num + " | " + trimmed
+	if col < 1 {
+		return s
+	}
+	width := 0
+	for i, r := range []rune(trimmed) {
+		if i >= col-1 {
+			break
+		}
+		width++
+		if isWide(r) {
+			width++
+		}
+	}
+	return s + "\n" + strings.Repeat(" ", len(num)) + " | " + strings.Repeat(" ", width) + "^"
+}
+
+// isWide reports whether r takes two columns on a terminal: East Asian
+// wide and full-width characters.
+func isWide(r rune) bool {
+	return r >= 0x1100 && (r <= 0x115f || r == 0x2329 || r == 0x232a ||
+		(r >= 0x2e80 && r <= 0xa4cf && r != 0x303f) || (r >= 0xac00 && r <= 0xd7a3) ||
+		(r >= 0xf900 && r <= 0xfaff) || (r >= 0xfe30 && r <= 0xfe4f) || (r >= 0xff00 && r <= 0xff60) ||
+		(r >= 0xffe0 && r <= 0xffe6) || (r >= 0x1f300 && r <= 0x1f64f) || (r >= 0x20000 && r <= 0x3fffd))
 }
 
 // List collects diagnostics.

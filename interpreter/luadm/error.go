@@ -24,6 +24,25 @@ type Error struct {
 	// Stopped says which limit stopped the code (NotStopped: Lua raised
 	// the error).
 	Stopped StopReason
+	// Code is the line of code the error is on, when it is known; Col, the
+	// column in it of what failed (1-based; 0: unknown), which an
+	// Explain that finds the culprit sets.
+	Code string
+	Col  int
+}
+
+// Diagnostic is e as seat check's problems are: its place, its message,
+// and the failing line of code as the detail, with a caret under what
+// failed when that is known. Its Error is e's.
+func (e *Error) Diagnostic() schema.Diagnostic {
+	d := schema.Diagnostic{Pos: e.Pos, Msg: e.Msg}
+	if e.Label != "" {
+		d.Msg = e.Label + ": " + e.Msg
+	}
+	if e.Code != "" {
+		d.Detail = schema.Snippet(e.Pos.Line, e.Code, e.Col)
+	}
+	return d
 }
 
 func (e *Error) Error() string {
@@ -55,6 +74,13 @@ func (c *Code) fail(err error, stopped StopReason, timeout time.Duration, memory
 			e.Pos.File = m[1]
 			e.Pos.Line, _ = strconv.Atoi(m[2])
 			msg = msg[len(m[0]):]
+			if c.what == "cond" && e.Pos.File == c.Pos.File {
+				// Lua may name the line of the wrapper seat puts around
+				// an expression ("return (" above it, ")" below): the
+				// error is the expression's.
+				last := c.Pos.Line + strings.Count(c.Src, "\n")
+				e.Pos.Line = min(max(e.Pos.Line, c.Pos.Line), last)
+			}
 		}
 	} else if rest, ok := strings.CutPrefix(msg, c.Pos.File+":"); ok && stopped == NotStopped {
 		if i := strings.Index(rest, ": "); i > 0 {
@@ -68,7 +94,18 @@ func (c *Code) fail(err error, stopped StopReason, timeout time.Duration, memory
 	}
 	if stopped != NotStopped {
 		msg = StopText(stopped, timeout, memory)
+	} else {
+		e.Code = c.Line(e.Pos)
 	}
 	e.Msg = strings.TrimSpace(msg)
 	return e
+}
+
+// Line is the line of c's code at pos, a line of c's file; "" when pos is
+// not in c.
+func (c *Code) Line(pos schema.Pos) string {
+	if c.Src == "" || pos.File != c.Pos.File || pos.Line < c.Pos.Line {
+		return ""
+	}
+	return strings.TrimRight(NthLine(c.Src, pos.Line-c.Pos.Line+1), " \t\r")
 }

@@ -51,22 +51,8 @@ var layoutSrc = `<seatml><general name="` + layoutName + `">
 // The screenshots are kept with go test -artifacts.
 func TestPageLayoutInBrowser(t *testing.T) {
 	b := webtest.Start(t)
-	file := filepath.Join(t.TempDir(), "受付.seatml")
-	if err := os.WriteFile(file, []byte(layoutSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mon := New(zap.NewNop())
-	mg := manager.New(manager.Options{Log: zap.NewNop(), Observe: mon.Observe})
-	defer mg.StopAll()
-	if _, err := mg.Load(file); err != nil {
-		t.Fatal(err)
-	}
-	info, err := mg.Start(layoutName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(mon.Handler(mg))
-	defer srv.Close()
+	m := startMonitored(t, layoutName, layoutSrc)
+	mg, info, srv := m.mg, m.info, m.srv
 
 	// A visitor speaks: the behavior moves to the long state, and the
 	// table and the log have something in them.
@@ -180,6 +166,39 @@ func TestPageLayoutInBrowser(t *testing.T) {
 			}
 		}
 	}
+}
+
+// monitored is a behavior running under a manager with a monitor, whose
+// page is served.
+type monitored struct {
+	file string // the behavior's file
+	mon  *Monitor
+	mg   *manager.Manager
+	info manager.Info
+	srv  *httptest.Server
+}
+
+// startMonitored starts the behavior src, written as 受付.seatml, under a
+// manager with a monitor, and serves the monitor's page. All stop when
+// the test ends.
+func startMonitored(t *testing.T, name, src string) monitored {
+	t.Helper()
+	m := monitored{file: filepath.Join(t.TempDir(), "受付.seatml"), mon: New(zap.NewNop())}
+	if err := os.WriteFile(m.file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.mg = manager.New(manager.Options{Log: zap.NewNop(), Observe: m.mon.Observe})
+	t.Cleanup(m.mg.StopAll)
+	if _, err := m.mg.Load(m.file); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if m.info, err = m.mg.Start(name); err != nil {
+		t.Fatal(err)
+	}
+	m.srv = httptest.NewServer(m.mon.Handler(m.mg))
+	t.Cleanup(m.srv.Close)
+	return m
 }
 
 // japaneseFonts returns the font families fontconfig says cover Japanese,

@@ -32,6 +32,7 @@ func (l *Line) AppendJSON(dst []byte) []byte {
 	dst = appendField(dst, "at", l.At, true)
 	dst = appendField(dst, "state", l.State, true)
 	dst = appendField(dst, "timer", l.Timer, true)
+	dst = appendField(dst, "detail", l.Detail, true)
 	dst = appendField(dst, "wall", l.Wall, true)
 	dst = appendField(dst, "seat", l.Seat, true)
 	return append(dst, '}')
@@ -50,6 +51,8 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 		dst = appendField(dst, "text", r.Text, false)
 	} else if r.Kind == interpreter.RecRaise {
 		dst = appendField(dst, "text", r.Text, true) // its data, if any
+	} else if r.Kind == interpreter.RecError {
+		return appendError(dst, r)
 	}
 	if r.Message {
 		dst = append(dst, `,"message":true`...)
@@ -65,6 +68,17 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	}
 	dst = appendField(dst, "state", r.State, true)
 	dst = appendField(dst, "timer", r.Timer, true)
+	return append(dst, '}')
+}
+
+// appendError ends an error record's line: its text, what failed (key),
+// the state, and the failing line of code (detail).
+func appendError(dst []byte, r *interpreter.Record) []byte {
+	p := r.Problem
+	dst = appendField(dst, "text", p.Text(), false)
+	dst = appendField(dst, "key", p.What, true)
+	dst = appendField(dst, "state", r.State, true)
+	dst = appendField(dst, "detail", p.Diagnostic.Detail, true)
 	return append(dst, '}')
 }
 

@@ -41,6 +41,9 @@ type Line struct {
 	At      string `json:"at,omitempty"`
 	State   string `json:"state,omitempty"`
 	Timer   string `json:"timer,omitempty"`
+	// Detail is an error line's failing line of code, numbered, with a
+	// caret under what failed (schema.Diagnostic's Detail).
+	Detail string `json:"detail,omitempty"`
 	// Wall and Seat are the header's: when the recording began (RFC 3339)
 	// and seat's version.
 	Wall string `json:"wall,omitempty"`
@@ -281,7 +284,12 @@ type observer struct {
 }
 
 func (o *observer) Observe(r interpreter.Record) {
-	if !r.Kind.Detail() { // a trace's, not a recording's
+	switch {
+	case r.Kind.Detail(): // a trace's, not a recording's
+	case r.Kind == interpreter.RecError: // rare, and more than a record packs
+		l := LineOf(o.name, o.w.start, r)
+		o.w.addLine(&l)
+	default:
 		o.w.addRecord(o.name, &r)
 	}
 }
@@ -299,6 +307,9 @@ func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 			text := r.Text
 			l.Text = &text
 		}
+	case interpreter.RecError:
+		text := r.Problem.Text()
+		l.Text, l.Key, l.Detail = &text, r.Problem.What, r.Problem.Diagnostic.Detail
 	}
 	if r.At.IsValid() {
 		l.At = r.At.File + ":" + strconv.Itoa(r.At.Line)

@@ -138,12 +138,19 @@ func FuzzAppendJSON(f *testing.F) {
 		if math.Abs(secs) > 1e9 || math.IsNaN(secs) {
 			return // beyond time.Duration
 		}
-		for _, kind := range []interpreter.RecordKind{interpreter.RecIn, interpreter.RecFire, interpreter.RecState} {
+		for _, kind := range []interpreter.RecordKind{interpreter.RecIn, interpreter.RecFire, interpreter.RecState, interpreter.RecError} {
 			r := interpreter.Record{Time: start.Add(time.Duration(secs * 1e9)), Kind: kind, Source: peer, Peer: peer, Text: text, Message: message, Key: text,
 				At: schema.Pos{File: text, Line: 7, Col: 1}, State: text, Timer: peer}
+			if kind == interpreter.RecError {
+				r = interpreter.Record{Time: r.Time, Kind: kind, Peer: peer, State: text, Problem: &interpreter.Problem{What: "script failed",
+					Diagnostic: schema.Diagnostic{Pos: schema.Pos{File: "f.seatml", Line: 3}, Msg: text, Detail: schema.Snippet(3, text, 2)}}}
+			}
 			want, _ := json.Marshal(LineOf("受付", start, r))
 			if got := appendRecord(nil, "受付", start, &r); string(got) != string(want) {
 				t.Errorf("appendRecord:\n%s\nencoding/json:\n%s", got, want)
+			}
+			if kind == interpreter.RecError {
+				continue // the writer queues an error as a line (Observe), not packed
 			}
 			// What the writer's queue gives back is the same line.
 			var back interpreter.Record

@@ -145,8 +145,12 @@ func sess(in *statechart.Instance) *Session { return in.Ext.(*Session) }
 // to the next delayed event whenever every queue is empty, so a document
 // that waits 2 s for a timeout runs at once.
 type System struct {
-	// Log receives <log> output and errors raised as events.
+	// Log receives <log> output, and the errors raised as events (label
+	// "error") when Error is not set.
 	Log func(s *Session, label, text string)
+	// Error, if set, receives the errors raised as events: text says it
+	// (the event's name, then the error), err is the error itself.
+	Error func(s *Session, text string, err error)
 	// Trace, if set, is told of each event a session takes from a queue.
 	Trace func(s *Session, ev *statechart.Event)
 	// OnEnter and OnExit, if set, are told of each state a top-level
@@ -372,7 +376,7 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 			if errors.As(err, &re) {
 				text := s.runawayText(re)
 				s.StopCause = text
-				sys.log(s, "error", ev.Name+": "+text)
+				sys.logError(s, ev.Name+": "+text, err)
 				return
 			}
 			s.StopCause = err.Error() // kept if this error ends the session
@@ -382,10 +386,10 @@ func (sys *System) newSession(doc *Document, parent *Session, invokeID string, p
 					return
 				}
 				sys.fullLogged = true
-				sys.log(s, "error", ev.Name+": "+err.Error()+"; the <send>s refused for this reason are not logged until half the waiting events have fired")
+				sys.logError(s, ev.Name+": "+err.Error()+"; the <send>s refused for this reason are not logged until half the waiting events have fired", err)
 				return
 			}
-			sys.log(s, "error", ev.Name+": "+err.Error())
+			sys.logError(s, ev.Name+": "+err.Error(), err)
 		},
 		OnDone: func(final *statechart.State, data any) { sys.ended(s, final, data) },
 		Limit: func() error {
@@ -564,6 +568,15 @@ func (sys *System) log(s *Session, label, text string) {
 	if sys.Log != nil {
 		sys.Log(s, label, text)
 	}
+}
+
+// logError tells of an error raised as an event (Error, or Log).
+func (sys *System) logError(s *Session, text string, err error) {
+	if sys.Error != nil {
+		sys.Error(s, text, err)
+		return
+	}
+	sys.log(s, "error", text)
 }
 
 // enqueue puts ev on the external queue of to; from is the session that

@@ -176,6 +176,8 @@ func (g *generator) line(l record.Line) {
 		g.t.Steps = slices.Insert(g.t.Steps, i, st)
 	case "raise":
 		// An internal event: the replayed behavior raises it itself.
+	case "error":
+		// What failed: the replayed behavior fails again itself.
 	case "cut":
 		// seat stopped in the middle of the last input: it was not
 		// handled, and what it did so far (a call's answer, messages) is

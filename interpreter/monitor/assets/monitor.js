@@ -126,6 +126,10 @@ function addLine(s, l) {
     case "state": details.append(l.state); break;
     case "timer": details.append(l.timer + " in " + l.state); break;
     case "skipped": details.append(l.text); break;
+    case "error": // what failed, and the failing line of code with a caret under the culprit
+      details.append((l.key || "error") + ": " + (l.text ?? ""));
+      if (l.detail) details.append(el("pre", {class: "detail"}, l.detail));
+      break;
     default: details.append((l.source || "") + " " + (l.peer || ""));
   }
   const row = el("tr", {class: "line " + l.kind}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + l.kind}, l.kind)), details);
