@@ -210,9 +210,8 @@ func (m *env) luaCall(L *lua.LState) int {
 	}
 	// A recording has the request, as a message to the adaptor, and the
 	// answer, which seat replay and seat test --from give back.
-	watching := m.wants(kOut | kAnswer)
 	m.step("call:" + name)
-	if watching {
+	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Op: "call", Source: name, Text: jsonText(data)})
 	}
 	res, err := c.Call(ctx, data)
@@ -220,14 +219,14 @@ func (m *env) luaCall(L *lua.LState) int {
 		L.RaiseError("seat.call(%q): %v", name, err)
 	}
 	if err != nil {
-		if watching { // a failed call: its reason, with the key "error"
+		if m.wants(kAnswer) { // a failed call: its reason, with the key "error"
 			m.observe(Record{Kind: RecAnswer, Source: name, Key: "error", Text: err.Error()})
 		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString(fmt.Sprintf("seat.call(%q): %v", name, err)))
 		return 2
 	}
-	if watching {
+	if m.wants(kAnswer) {
 		m.observe(Record{Kind: RecAnswer, Source: name, Text: jsonText(res)})
 	}
 	L.Push(luadm.ToLua(L, res))

@@ -6,13 +6,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
 )
 
-// problems is an observer that chooses error records only.
+// problems is an observer that chooses error records (and kinds, if
+// set).
 type problems struct {
-	mu   sync.Mutex
-	got  []*Problem
-	told []RecordKind
+	mu    sync.Mutex
+	kinds KindSet
+	got   []*Problem
+	told  []RecordKind
 }
 
 func (p *problems) Observe(r Record) {
@@ -24,7 +27,7 @@ func (p *problems) Observe(r Record) {
 	}
 }
 
-func (p *problems) Kinds() KindSet { return Kinds(RecError) }
+func (p *problems) Kinds() KindSet { return Kinds(RecError) | p.kinds }
 
 // TestRunTimeErrorsAreDiagnostics: a failed script, cond or operand is an
 // error record whose diagnostic has the place and message the log gives,
@@ -78,5 +81,23 @@ seat.send("chat", greeting); greet_guest(greeting)</script>`)+
 		if k != RecError {
 			t.Errorf("told of a %q record: it chose errors only", k)
 		}
+	}
+}
+
+// TestAChooserAloneIsToldOnlyItsKinds: an observer that chooses error
+// and connect records, alone on a machine (no trace, a log that writes
+// nothing), is told of the error and of nothing else while events (of
+// the kind "in", beside "connect"), rules, messages and states go by: a
+// machine makes a record only for a kind wanted.
+func TestAChooserAloneIsToldOnlyItsKinds(t *testing.T) {
+	obs := &problems{kinds: Kinds(RecConnect)}
+	h := start(t, doc(``, `<state name="s">`+
+		rule("", `<key>a</key><message sendto="chat">はい</message><statetransition>t</statetransition>`)+
+		`</state><state name="t">`+rule("", `<key>b</key><script>nosuch()</script>`)+`</state>`),
+		func(o *Options) { o.Observer, o.Trace, o.Log = obs, nil, zap.NewNop() })
+	h.event("chat", "a")
+	h.event("chat", "b")
+	if diff := cmp.Diff([]RecordKind{RecError}, obs.told); diff != "" {
+		t.Errorf("told of (-want +got):\n%s", diff)
 	}
 }

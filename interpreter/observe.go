@@ -276,7 +276,8 @@ func observeBy(list ...Observer) observing {
 
 // wants reports whether an observer wants a record of kind k now: the
 // machine makes no record nobody wants (an unwatched event costs
-// nothing more).
+// nothing more). A record is made only after asking for its own kind: a
+// single observer is told of every record made, without routing.
 func (o *observing) wants(k KindSet) bool {
 	return o.always&k != 0 || (o.watched&k != 0 && o.watcher.Watching())
 }
@@ -299,20 +300,25 @@ func (m *env) observe(r Record) {
 	m.obs.Observe(r)
 }
 
-// observeEvent reports an event about to be handled.
+// observeEvent reports an event about to be handled, if its kind is
+// wanted (the caller asked whether any of an event's kinds is).
 func (m *env) observeEvent(ev *adaptors.Event) {
 	// An event is timed by its arrival, which orders it against timers.
 	r := Record{Time: ev.Time, Kind: RecIn, Source: ev.Source, Text: ev.Text, Key: ev.Key, Message: ev.Data != nil}
 	if ev.Source == "gui" {
 		r.Key = ev.ID
 	}
+	k := kIn
 	switch {
 	case ev.Source == seatml.InternalSource:
-		r.Kind, r.Source = RecRaise, ""
+		r.Kind, r.Source, k = RecRaise, "", kRaise
 	case ev.Kind == adaptors.Connected:
-		r.Kind = RecConnect
+		r.Kind, k = RecConnect, kConnect
 	case ev.Kind == adaptors.Disconnected:
-		r.Kind = RecDisconnect
+		r.Kind, k = RecDisconnect, kDisconnect
+	}
+	if !m.wants(k) {
+		return
 	}
 	if ev.From != nil {
 		r.Peer = ev.From.Peer()
@@ -339,16 +345,14 @@ func flatten(list []Observer) multiObserver {
 }
 
 // single is m as one Observer: nil for none, or the one observer itself
-// when it is told of every kind the machine makes for it (it chooses
-// none: no routing).
+// (no routing: a machine asks for each record whether its kind is wanted,
+// and makes none that is not).
 func (m multiObserver) single() Observer {
 	switch len(m) {
 	case 0:
 		return nil
 	case 1:
-		if _, picky := m[0].o.(Chooser); !picky {
-			return m[0].o
-		}
+		return m[0].o
 	}
 	return m
 }
