@@ -211,6 +211,7 @@ func (m *env) luaCall(L *lua.LState) int {
 	// A recording has the request, as a message to the adaptor, and the
 	// answer, which seat replay and seat test --from give back.
 	m.step("call:" + name)
+	answer := m.wants(kAnswer) // asked with the request: a page opened during the call gets neither
 	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Op: "call", Source: name, Text: jsonText(data)})
 	}
@@ -219,14 +220,14 @@ func (m *env) luaCall(L *lua.LState) int {
 		L.RaiseError("seat.call(%q): %v", name, err)
 	}
 	if err != nil {
-		if m.wants(kAnswer) { // a failed call: its reason, with the key "error"
+		if answer { // a failed call: its reason, with the key "error"
 			m.observe(Record{Kind: RecAnswer, Source: name, Key: "error", Text: err.Error()})
 		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString(fmt.Sprintf("seat.call(%q): %v", name, err)))
 		return 2
 	}
-	if m.wants(kAnswer) {
+	if answer {
 		m.observe(Record{Kind: RecAnswer, Source: name, Text: jsonText(res)})
 	}
 	L.Push(luadm.ToLua(L, res))
@@ -618,7 +619,7 @@ func (m *env) callFunc(fn *lua.LFunction, name string, cc *callCtx, args ...lua.
 func (m *env) noteStop(err error) {
 	if se, ok := err.(*luadm.Error); ok && se.Stopped == luadm.StoppedAborted {
 		m.cutShort = true
-		if m.wants(kFire) {
+		if m.wants(kCut) {
 			m.observe(Record{Kind: RecCut})
 		}
 	}

@@ -479,7 +479,7 @@ func (m *seatmlBehavior) handleWidget(cc *callCtx, w *seatml.Widget) bool {
 	if len(w.Actions) > 0 {
 		m.gen++
 		m.setEventKey(cc, w.ID, nil)
-		if m.wants(kCut) {
+		if m.wants(kFire) {
 			m.observe(Record{Kind: RecFire, At: w.Pos})
 		}
 		m.resetTimeout()

@@ -193,10 +193,13 @@ const pathPat = `[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`
 
 var (
 	arithErrRE = regexp.MustCompile(`^cannot perform (concat|add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
-	operandRE  = map[string]*regexp.Regexp{
-		"..": regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*\.\.|\.\.\s*(` + pathPat + `)`),
-		"#":  regexp.MustCompile(`#\s*(` + pathPat + `)`),
-		"+":  regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*[-+*/%^]|[-+*/%^]\s*(` + pathPat + `)`),
+	// operandRE finds an operator's operands: those before it, then those
+	// after it (two searches: one match of a left operand takes the
+	// operator, which the right operand's match needs too).
+	operandRE = map[string][]*regexp.Regexp{
+		"..": {regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*\.\.`), regexp.MustCompile(`\.\.\s*(` + pathPat + `)`)},
+		"#":  {regexp.MustCompile(`#\s*(` + pathPat + `)`)},
+		"+":  {regexp.MustCompile(`(?:^|[^.\w])(` + pathPat + `)\s*[-+*/%^]`), regexp.MustCompile(`[-+*/%^]\s*(` + pathPat + `)`)},
 	}
 	opWords = map[string]string{"concat": "..", "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "-"}
 )
@@ -225,15 +228,8 @@ func (m *luaWorld) explainOperand(se *luadm.Error, ch *luadm.Code) {
 	}
 	var unknown []string // operands that are not globals: locals or fields
 	var unknownAt int    // the column of the first
-	for _, ix := range operandRE[kind].FindAllStringSubmatchIndex(line, -1) {
-		at := ix[2]
-		if at < 0 && len(ix) > 4 {
-			at = ix[4]
-		}
-		if at < 0 {
-			continue
-		}
-		name := line[at:ix[2*groupOf(ix)+1]]
+	for _, o := range operands(kind, line) {
+		at, name := o.at, o.name
 		path := strings.Split(name, ".")
 		if name == "" || luaWords[path[0]] {
 			continue
@@ -267,13 +263,26 @@ func (m *luaWorld) explainOperand(se *luadm.Error, ch *luadm.Code) {
 	}
 }
 
-// groupOf is the operand's group in a match of operandRE: 1, or 2 when
-// the first did not take part.
-func groupOf(ix []int) int {
-	if ix[2] >= 0 {
-		return 1
+// operand is an operator's operand found on a line: its text and byte
+// offset.
+type operand struct {
+	name string
+	at   int
+}
+
+// operands are the operands of an operator of kind ("..", "#", "+") on
+// line, in the order they are written, each once.
+func operands(kind, line string) []operand {
+	var out []operand
+	for _, re := range operandRE[kind] {
+		for _, ix := range re.FindAllStringSubmatchIndex(line, -1) {
+			if !slices.ContainsFunc(out, func(o operand) bool { return o.at == ix[2] }) {
+				out = append(out, operand{line[ix[2]:ix[3]], ix[2]})
+			}
+		}
 	}
-	return 2
+	slices.SortFunc(out, func(a, b operand) int { return a.at - b.at })
+	return out
 }
 
 // luaWords are Lua's keywords and literals, never an operand's name.

@@ -108,7 +108,7 @@ func (h *Hand) PostEvent(name string, data any) error {
 	m.cc = nil // no peer: seat.reply has no one to answer
 	defer func() { m.cc = prev }()
 	r.sys.Post(r.s, &statechart.Event{Name: name, Type: statechart.External, Data: data})
-	r.settled(r.drain())
+	r.settled(r.drain(0))
 	r.schedule()
 	return nil
 }

@@ -19,7 +19,9 @@ import (
 // "script", "cond", "onentry" ...), and raises error.execution for the
 // rules that hear it.
 func (m *env) scriptFailed(err error, what string) {
-	m.fail(problemOf(what+" failed", err))
+	if m.wants(kError) { // the problem is built only for an observer
+		m.fail(problemOf(what+" failed", err))
+	}
 	if m.prog.HearsInternal {
 		m.raise("error.execution", err.Error(), nil) // for rules of source "event"
 	}

@@ -27,7 +27,7 @@ func newLogRecords(log *zap.Logger) Observer {
 	if log.Core().Enabled(zapcore.InfoLevel) {
 		k |= kState
 	}
-	if log.Core().Enabled(zapcore.WarnLevel) {
+	if log.Core().Enabled(zapcore.ErrorLevel) { // a failure is an error; an SCXML error event, a warning (problem)
 		k |= kError
 	}
 	if k == 0 {
@@ -114,9 +114,13 @@ func problemOf(what string, err error) *Problem {
 }
 
 // fail tells the observers of a failure: the log writes it, the recorder
-// keeps it, the monitor shows it.
+// keeps it, the monitor shows it. The caller asked wants(kError) first.
+// An invoked SCXML document's failure names no state: the state would be
+// its parent's.
 func (m *env) fail(p *Problem) {
-	if m.wants(kError) {
-		m.observe(Record{Kind: RecError, State: m.stateName(), Peer: m.sessionPeer(), Problem: p})
+	r := Record{Kind: RecError, Peer: m.sessionPeer(), Problem: p}
+	if p.Invoked == "" {
+		r.State = m.stateName()
 	}
+	m.observe(r)
 }

@@ -289,9 +289,12 @@ func (m *env) step(s string) {
 	}
 }
 
-// observe tells the observers, who want it (wants).
+// observe tells the observers of r. The caller asked whether its kind is
+// wanted before making it (wants); a record of a kind nobody wants now is
+// dropped here all the same, so that an observer is never told of a kind
+// it did not choose.
 func (m *env) observe(r Record) {
-	if m.obs == nil {
+	if m.obs == nil || !m.wants(r.Kind.bit()) {
 		return
 	}
 	if r.Time.IsZero() && m.timed {

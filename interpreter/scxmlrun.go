@@ -101,6 +101,9 @@ func newSCXML(m *env, own *scxml.FIFO) *scxmlRun {
 		m.log.Info("log", append(fields, zap.String("label", label), zap.String("text", text))...)
 	}
 	sys.Error = func(s *scxml.Session, text string, err error) {
+		if !m.wants(kError) {
+			return
+		}
 		p := problemOf("error event", err)
 		p.Diagnostic.Msg, p.Diagnostic.Pos, p.Diagnostic.Severity = text, schema.Pos{}, schema.Warning
 		if s != run.s {
@@ -165,13 +168,15 @@ func (r *scxmlRun) begin() {
 	m.starting = true
 	r.s.Begin()
 	m.starting = false
-	r.settled(r.drain())
+	r.settled(r.drain(0))
 	r.schedule()
 }
 
-// drain handles a slice of the document's queue.
-func (run *scxmlRun) drain() error {
-	n, more := run.sys.Drain(scxmlSlice)
+// drain handles a slice of the document's queue, of which the caller
+// handled the first already.
+func (run *scxmlRun) drain(first int) error {
+	n, more := run.sys.Drain(scxmlSlice - first)
+	n += first
 	run.more = more
 	if run.burst += n; !more {
 		run.burst = 0
@@ -212,8 +217,11 @@ func (r *scxmlRun) handle(ev *adaptors.Event) {
 	prev := m.cc
 	m.cc = cc // seat.reply answers the event's peer
 	defer func() { m.cc = prev }()
-	r.sys.Handle(r.s, r.eventOf(&m.evBuf))
-	r.settled(r.drain())
+	first := 0
+	if r.sys.Handle(r.s, r.eventOf(&m.evBuf)) {
+		first = 1 // one of the slice: a burst counts it
+	}
+	r.settled(r.drain(first))
 	r.schedule()
 }
 
@@ -422,7 +430,7 @@ func (r *scxmlRun) fire(t *timer) {
 			r.sys.FireDelayed(f.ref.(*scxml.Delayed))
 		}
 	}
-	r.settled(r.drain())
+	r.settled(r.drain(0))
 	r.schedule()
 }
 

@@ -95,8 +95,9 @@ func (d Diagnostic) Text() string {
 
 // Snippet is the detail that shows a line of code, numbered, with a
 // caret under column col (1-based, counted in characters; 0: no caret).
-// The line's indentation is left out, and a wide character (漢字, かな)
-// takes two columns, as a terminal shows it.
+// The line's indentation is left out. The caret stands where a terminal
+// shows the character: a wide one (漢字, かな, most emoji) takes two
+// columns, and a tab in the line is a tab under it too.
 func Snippet(line int, code string, col int) string {
 	trimmed := strings.TrimLeft(code, " \t")
 	col -= len([]rune(code)) - len([]rune(trimmed))
@@ -105,26 +106,51 @@ func Snippet(line int, code string, col int) string {
 	if col < 1 {
 		return s
 	}
-	width := 0
+	var pad strings.Builder
 	for i, r := range []rune(trimmed) {
-		if i >= col-1 {
-			break
-		}
-		width++
-		if isWide(r) {
-			width++
+		switch {
+		case i >= col-1:
+		case r == '\t':
+			pad.WriteByte('\t')
+		case isWide(r):
+			pad.WriteString("  ")
+		default:
+			pad.WriteByte(' ')
 		}
 	}
-	return s + "\n" + strings.Repeat(" ", len(num)) + " | " + strings.Repeat(" ", width) + "^"
+	return s + "\n" + strings.Repeat(" ", len(num)) + " | " + pad.String() + "^"
 }
 
 // isWide reports whether r takes two columns on a terminal: East Asian
-// wide and full-width characters.
+// wide and full-width characters (Unicode's East_Asian_Width W and F),
+// among them the emoji shown as pictures.
 func isWide(r rune) bool {
-	return r >= 0x1100 && (r <= 0x115f || r == 0x2329 || r == 0x232a ||
-		(r >= 0x2e80 && r <= 0xa4cf && r != 0x303f) || (r >= 0xac00 && r <= 0xd7a3) ||
-		(r >= 0xf900 && r <= 0xfaff) || (r >= 0xfe30 && r <= 0xfe4f) || (r >= 0xff00 && r <= 0xff60) ||
-		(r >= 0xffe0 && r <= 0xffe6) || (r >= 0x1f300 && r <= 0x1f64f) || (r >= 0x20000 && r <= 0x3fffd))
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x115f, r == 0x2329, r == 0x232a,
+		r >= 0x2e80 && r <= 0xa4cf && r != 0x303f, r >= 0xac00 && r <= 0xd7a3,
+		r >= 0xf900 && r <= 0xfaff, r >= 0xfe10 && r <= 0xfe19, r >= 0xfe30 && r <= 0xfe6f,
+		r >= 0xff00 && r <= 0xff60, r >= 0xffe0 && r <= 0xffe6,
+		r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f680 && r <= 0x1f6ff, r >= 0x1f900 && r <= 0x1f9ff,
+		r >= 0x1fa70 && r <= 0x1faff, r >= 0x1f004 && r <= 0x1f251 && r != 0x1f0cf,
+		r >= 0x20000 && r <= 0x3fffd:
+		return true
+	}
+	return wideSymbols[r]
+}
+
+// wideSymbols are the symbols below U+1F000 shown as emoji, two columns
+// wide (East_Asian_Width W): ⌚ ⏰ ☕ ♈ ⚡ ⛔ ✅ ❌ ⭐ and the like.
+var wideSymbols = map[rune]bool{
+	0x231a: true, 0x231b: true, 0x23e9: true, 0x23ea: true, 0x23eb: true, 0x23ec: true, 0x23f0: true, 0x23f3: true,
+	0x25fd: true, 0x25fe: true, 0x2614: true, 0x2615: true, 0x2648: true, 0x2649: true, 0x264a: true, 0x264b: true,
+	0x264c: true, 0x264d: true, 0x264e: true, 0x264f: true, 0x2650: true, 0x2651: true, 0x2652: true, 0x2653: true,
+	0x267f: true, 0x2693: true, 0x26a1: true, 0x26aa: true, 0x26ab: true, 0x26bd: true, 0x26be: true, 0x26c4: true,
+	0x26c5: true, 0x26ce: true, 0x26d4: true, 0x26ea: true, 0x26f2: true, 0x26f3: true, 0x26f5: true, 0x26fa: true,
+	0x26fd: true, 0x2705: true, 0x270a: true, 0x270b: true, 0x2728: true, 0x274c: true, 0x274e: true, 0x2753: true,
+	0x2754: true, 0x2755: true, 0x2757: true, 0x2795: true, 0x2796: true, 0x2797: true, 0x27b0: true, 0x27bf: true,
+	0x2b1b: true, 0x2b1c: true, 0x2b50: true, 0x2b55: true,
 }
 
 // List collects diagnostics.

@@ -32,3 +32,21 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("Text without a detail: %q", d.Text())
 	}
 }
+
+// TestSnippetCaretAfterEmojiAndTab: the caret stands under the
+// column it names as a terminal shows the line: after an emoji outside
+// the ranges isWide knows (🤖 U+1F916, East Asian Width W: two columns),
+// and after a tab inside the line (kept as a tab in the caret line, so
+// that it reaches the same tab stop).
+func TestSnippetCaretAfterEmojiAndTab(t *testing.T) {
+	// `s = "🤖" .. x`: x is the 12th character; before it 11 characters, one of them two columns wide.
+	if got, want := Snippet(3, `s = "🤖" .. x`, 12), "3 | s = \"🤖\" .. x\n  | "+strings.Repeat(" ", 12)+"^"; got != want {
+		t.Errorf("emoji:\n got %q\nwant %q", got, want)
+	}
+	// `a\t= x`: x is the 5th character, after a tab.
+	got := Snippet(3, "a\t= x", 5)
+	caret := got[strings.Index(got, "\n")+1:]
+	if !strings.Contains(caret, "\t") {
+		t.Errorf("tab:\n%s\nthe caret line has no tab: it stands under %q on a terminal (8-column tab stops), not under x", got, "\t")
+	}
+}

@@ -473,3 +473,46 @@ func TestMotionScriptFIFODoesNotBlock(t *testing.T) {
 		t.Errorf("the staff got %q, want the FIFO refused, then 待機中", got)
 	}
 }
+
+// TestSCXMLRunawayCountsTheInputThatStartedIt: a line from an adaptor
+// that starts a <send> loop is one of the 100,000 events a burst may
+// handle, whether or not it waited in the queue: the run stops after the
+// same events as before the queue became the machine's (in state 弐, the
+// summary and the storm text unchanged; real binary, input on standard
+// input). Handled outside the count, it ran one event longer and stopped
+// in 壱. The two <send>s tie; the storm text names them in the order they
+// are written (it followed a map's order, and flipped 2 runs in 30).
+func TestSCXMLRunawayCountsTheInputThatStartedIt(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "嵐.scxml")
+	os.WriteFile(f, []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="嵐" initial="始">
+  <seat:adaptor name="term" type="stdio"/>
+  <state id="始">
+    <transition event="term.line" target="壱"><send event="loop"/></transition>
+  </state>
+  <state id="壱">
+    <transition event="loop" target="弐"><send event="loop"/></transition>
+  </state>
+  <state id="弐">
+    <transition event="loop" target="壱"><send event="loop"/></transition>
+  </state>
+</scxml>
+`), 0o644)
+	out, code := runBinary(t, "go\n", "run", "--log-format", "json", f)
+	for _, want := range []string{
+		`"count":99008,"last":"弐"`,
+		`100000 events handled without the queue ever empty: of the last 9984 events, 4992 were \"loop\" from the document (in state \"弐\") to itself, sent by the <send> at ` + f + `:7:41; 4992 were \"loop\" from the document (in state \"弐\") to itself, sent by the <send> at ` + f + `:10:41`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %s in the output", want)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if t.Failed() {
+		if len(out) > 20000 {
+			out = out[:10000] + "\n…\n" + out[len(out)-10000:]
+		}
+		t.Logf("output:\n%s", out)
+	}
+}

@@ -76,10 +76,15 @@ func (c *Code) fail(err error, stopped StopReason, timeout time.Duration, memory
 			msg = msg[len(m[0]):]
 			if c.what == "cond" && e.Pos.File == c.Pos.File {
 				// Lua may name the line of the wrapper seat puts around
-				// an expression ("return (" above it, ")" below): the
-				// error is the expression's.
-				last := c.Pos.Line + strings.Count(c.Src, "\n")
-				e.Pos.Line = min(max(e.Pos.Line, c.Pos.Line), last)
+				// an expression ("return (" just above it, ")" just
+				// below): the error is the expression's. (A line further
+				// off is a function's the cond called.)
+				switch last := c.Pos.Line + strings.Count(c.Src, "\n"); e.Pos.Line {
+				case c.Pos.Line - 1:
+					e.Pos.Line = c.Pos.Line
+				case last + 1:
+					e.Pos.Line = last
+				}
 			}
 		}
 	} else if rest, ok := strings.CutPrefix(msg, c.Pos.File+":"); ok && stopped == NotStopped {

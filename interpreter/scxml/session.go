@@ -831,7 +831,19 @@ func (sys *System) Storm() string {
 		if a, b := sys.tally[keys[i]], sys.tally[keys[j]]; a != b {
 			return a > b
 		}
-		return keys[i].name < keys[j].name
+		a, b := keys[i], keys[j]
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		// Ties in the order of the <send>s in their files, then the
+		// sessions': the text is the same from run to run.
+		if pa, pb := sendPos(a.send), sendPos(b.send); pa != pb {
+			return pa.File < pb.File || pa.File == pb.File && (pa.Line < pb.Line || pa.Line == pb.Line && pa.Col < pb.Col)
+		}
+		if a.from.ID != b.from.ID {
+			return a.from.ID < b.from.ID
+		}
+		return a.to.ID < b.to.ID
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "of the last %d events,", sys.tallied)
@@ -868,6 +880,14 @@ func (sys *System) Storm() string {
 		b.WriteString(": a <send> with no delay, in a loop?")
 	}
 	return b.String()
+}
+
+// sendPos is where a <send> is; none for an event of the system's own.
+func sendPos(n *schema.Node) schema.Pos {
+	if n == nil {
+		return schema.Pos{}
+	}
+	return n.Pos
 }
 
 // describe names a session for a message: the document seat runs, or the
@@ -919,11 +939,12 @@ func (sys *System) Post(s *Session, ev *statechart.Event) {
 
 // Handle gives s an event from outside the system: at once when nothing
 // is queued before it (the event would be the next one taken), else at
-// the end of the queue (Post), to be handled in turn by Drain.
-func (sys *System) Handle(s *Session, ev *statechart.Event) {
+// the end of the queue (Post), to be handled in turn by Drain. It reports
+// whether it handled the event (as Drain counts the events it handles).
+func (sys *System) Handle(s *Session, ev *statechart.Event) bool {
 	if sys.Queue.Len() > 0 || s.ended {
 		sys.enqueue(s, s, ev, nil)
-		return
+		return false
 	}
 	if sys.tally != nil {
 		sys.tally[stormKey{s, s, ev.Name, nil}]++
@@ -931,6 +952,7 @@ func (sys *System) Handle(s *Session, ev *statechart.Event) {
 	}
 	s.beginMacro()
 	s.in.Handle(ev)
+	return true
 }
 
 // Drain handles up to limit queued events and what they cause, without
