@@ -1,0 +1,470 @@
+package corba
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// ByteOrder is a CDR byte order, with the values of GIOP's flag bit and of
+// an encapsulation's first octet.
+type ByteOrder byte
+
+// The two byte orders.
+const (
+	BigEndian    ByteOrder = 0
+	LittleEndian ByteOrder = 1
+)
+
+func (o ByteOrder) String() string {
+	if o == LittleEndian {
+		return "little endian"
+	}
+	return "big endian"
+}
+
+func (o ByteOrder) binary() binary.ByteOrder {
+	if o == LittleEndian {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
+// maxDepth bounds the nesting of TypeCodes and values (structs in
+// sequences in anys ...) a Decoder follows, so hostile input cannot
+// exhaust the stack.
+const maxDepth = 64
+
+// Decoder reads CDR from a byte slice. Errors are sticky: after the first
+// one every read returns a zero value, Len returns 0, and Err returns that
+// error (an *Error with the part being decoded and the offset).
+type Decoder struct {
+	buf   []byte
+	pos   int // index in buf of the next byte
+	base  int // index in buf that alignment is measured from
+	off   int // offset of buf[0] in the outermost input, for errors and indirections
+	order ByteOrder
+	part  string
+	st    *decState // shared with the decoders of nested encapsulations
+}
+
+type decState struct {
+	err   error
+	depth int
+	tcs   map[int]*TypeCode // complex TypeCodes decoded so far, by offset, for indirections
+}
+
+// NewDecoder returns a Decoder for b in the given byte order, with
+// alignment measured from b[0] (the GIOP header's first byte for a message,
+// byte 0 of an OpenRTM CdrData payload).
+func NewDecoder(b []byte, order ByteOrder) *Decoder {
+	return &Decoder{buf: b, order: order, st: &decState{}}
+}
+
+// Err returns the first error met, or nil.
+func (d *Decoder) Err() error { return d.st.err }
+
+// Offset is the offset of the next byte from the start of the outermost
+// input (the message, not a nested encapsulation).
+func (d *Decoder) Offset() int { return d.off + d.pos }
+
+// Len is the number of bytes left (0 after an error).
+func (d *Decoder) Len() int {
+	if d.st.err != nil {
+		return 0
+	}
+	return len(d.buf) - d.pos
+}
+
+// Order is the byte order being read.
+func (d *Decoder) Order() ByteOrder { return d.order }
+
+// SetPart names the part being decoded in the errors that follow
+// ("request header", "body of notify_connect").
+func (d *Decoder) SetPart(part string) { d.part = part }
+
+// Rest returns the bytes left, unread, and consumes them.
+func (d *Decoder) Rest() []byte {
+	if d.st.err != nil {
+		return nil
+	}
+	b := d.buf[d.pos:]
+	d.pos = len(d.buf)
+	return b
+}
+
+// Failf records an error at the current offset, unless one was recorded
+// before; a caller decoding a type of its own reports its checks with it.
+func (d *Decoder) Failf(format string, args ...any) { d.failAt(d.pos, false, format, args...) }
+
+func (d *Decoder) unsupportedf(format string, args ...any) { d.failAt(d.pos, true, format, args...) }
+
+func (d *Decoder) failAt(pos int, unsupported bool, format string, args ...any) {
+	if d.st.err == nil {
+		d.st.err = &Error{Part: d.part, Offset: d.off + pos, Msg: fmt.Sprintf(format, args...), Unsupported: unsupported}
+	}
+}
+
+// Align skips the padding up to the next multiple of n from the alignment
+// base. Padding bytes are not checked: omniORB leaves garbage in them.
+func (d *Decoder) Align(n int) {
+	if d.st.err != nil {
+		return
+	}
+	pad := (n - (d.pos-d.base)%n) % n
+	if pad > len(d.buf)-d.pos {
+		d.Failf("padding to a %d-byte boundary needs %d bytes, %d left", n, pad, len(d.buf)-d.pos)
+		return
+	}
+	d.pos += pad
+}
+
+// take aligns to n and returns the next n bytes, or nil after an error.
+func (d *Decoder) take(n int, what string) []byte {
+	d.Align(n)
+	if d.st.err != nil {
+		return nil
+	}
+	if n > len(d.buf)-d.pos {
+		d.Failf("%s needs %d bytes, %d left", what, n, len(d.buf)-d.pos)
+		return nil
+	}
+	b := d.buf[d.pos : d.pos+n]
+	d.pos += n
+	return b
+}
+
+// ReadOctet reads an octet.
+func (d *Decoder) ReadOctet() byte {
+	if b := d.take(1, "octet"); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// ReadBoolean reads a boolean: an octet that must be 0 or 1.
+func (d *Decoder) ReadBoolean() bool {
+	b := d.take(1, "boolean")
+	if b == nil {
+		return false
+	}
+	if b[0] > 1 {
+		d.failAt(d.pos-1, false, "boolean %#02x is neither 0 nor 1", b[0])
+		return false
+	}
+	return b[0] == 1
+}
+
+// ReadChar reads a char: one byte of the transmission code set, passed
+// through unchanged.
+func (d *Decoder) ReadChar() byte {
+	if b := d.take(1, "char"); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// ReadUShort reads an unsigned short.
+func (d *Decoder) ReadUShort() uint16 {
+	if b := d.take(2, "unsigned short"); b != nil {
+		return d.order.binary().Uint16(b)
+	}
+	return 0
+}
+
+// ReadShort reads a short.
+func (d *Decoder) ReadShort() int16 { return int16(d.ReadUShort()) }
+
+// ReadULong reads an unsigned long (32 bits).
+func (d *Decoder) ReadULong() uint32 {
+	if b := d.take(4, "unsigned long"); b != nil {
+		return d.order.binary().Uint32(b)
+	}
+	return 0
+}
+
+// ReadLong reads a long (32 bits).
+func (d *Decoder) ReadLong() int32 { return int32(d.ReadULong()) }
+
+// ReadULongLong reads an unsigned long long.
+func (d *Decoder) ReadULongLong() uint64 {
+	if b := d.take(8, "unsigned long long"); b != nil {
+		return d.order.binary().Uint64(b)
+	}
+	return 0
+}
+
+// ReadLongLong reads a long long.
+func (d *Decoder) ReadLongLong() int64 { return int64(d.ReadULongLong()) }
+
+// ReadFloat reads a float.
+func (d *Decoder) ReadFloat() float32 {
+	if b := d.take(4, "float"); b != nil {
+		return math.Float32frombits(d.order.binary().Uint32(b))
+	}
+	return 0
+}
+
+// ReadDouble reads a double.
+func (d *Decoder) ReadDouble() float64 {
+	if b := d.take(8, "double"); b != nil {
+		return math.Float64frombits(d.order.binary().Uint64(b))
+	}
+	return 0
+}
+
+// ReadLength reads the unsigned long length of a sequence of what whose
+// elements take at least elemSize bytes each, and checks it against the
+// bytes left, so that nothing is allocated for a length the input cannot
+// hold.
+func (d *Decoder) ReadLength(what string, elemSize int) int {
+	at := d.pos
+	n := d.ReadULong()
+	if d.st.err != nil {
+		return 0
+	}
+	left := len(d.buf) - d.pos
+	if elemSize < 1 {
+		elemSize = 1
+	}
+	if uint64(n)*uint64(elemSize) > uint64(left) {
+		if elemSize == 1 {
+			d.failAt(at, false, "%s length %d exceeds the %d bytes left", what, n, left)
+		} else {
+			d.failAt(at, false, "%s length %d needs at least %d bytes, %d left", what, n, uint64(n)*uint64(elemSize), left)
+		}
+		return 0
+	}
+	return int(n)
+}
+
+// ReadBytes reads n raw bytes (a copy).
+func (d *Decoder) ReadBytes(n int, what string) []byte {
+	if d.st.err != nil {
+		return nil
+	}
+	if n > len(d.buf)-d.pos {
+		d.Failf("%s needs %d bytes, %d left", what, n, len(d.buf)-d.pos)
+		return nil
+	}
+	b := append([]byte(nil), d.buf[d.pos:d.pos+n]...)
+	d.pos += n
+	return b
+}
+
+// ReadOctetSeq reads a sequence<octet> (a copy), naming it what in errors.
+func (d *Decoder) ReadOctetSeq(what string) []byte {
+	n := d.ReadLength(what, 1)
+	return d.ReadBytes(n, what)
+}
+
+// ReadString reads a string: its length including the terminating NUL,
+// its bytes and the NUL. The bytes are passed through unchanged (UTF-8
+// between omniORB peers with the ISO-8859-1 native code set).
+func (d *Decoder) ReadString(what string) string {
+	at := d.pos
+	n := d.ReadLength(what, 1)
+	if d.st.err != nil {
+		return ""
+	}
+	if n == 0 {
+		d.failAt(at, false, "%s length 0: a CDR string holds at least its terminating NUL", what)
+		return ""
+	}
+	b := d.buf[d.pos : d.pos+n]
+	if b[n-1] != 0 {
+		d.failAt(d.pos+n-1, false, "%s of length %d does not end in NUL (%#02x)", what, n, b[n-1])
+		return ""
+	}
+	d.pos += n
+	return string(b[:n-1])
+}
+
+// ReadEncapsulation reads a sequence<octet> holding an encapsulation and
+// returns a Decoder for its contents, positioned after the byte-order octet
+// that it reads; alignment there is measured from that octet. Errors in
+// the returned Decoder are this Decoder's errors too.
+func (d *Decoder) ReadEncapsulation(what string) *Decoder {
+	n := d.ReadLength(what, 1)
+	e := &Decoder{off: d.off + d.pos, order: d.order, part: d.part, st: d.st}
+	if d.st.err != nil {
+		return e
+	}
+	if n == 0 {
+		d.Failf("%s is an empty encapsulation, without its byte-order octet", what)
+		return e
+	}
+	e.buf = d.buf[d.pos : d.pos+n]
+	d.pos += n
+	switch o := e.buf[0]; o {
+	case 0, 1:
+		e.order = ByteOrder(o)
+		e.pos = 1
+	default:
+		e.Failf("%s: byte-order octet %#02x is neither 0 nor 1", what, o)
+	}
+	return e
+}
+
+// enter counts one more level of nesting; it fails beyond maxDepth.
+func (d *Decoder) enter(what string) bool {
+	if d.st.err != nil {
+		return false
+	}
+	if d.st.depth >= maxDepth {
+		d.Failf("%s nested deeper than %d levels", what, maxDepth)
+		return false
+	}
+	d.st.depth++
+	return true
+}
+
+func (d *Decoder) leave() { d.st.depth-- }
+
+// Encoder writes CDR. The primitive writes cannot fail; the writes driven
+// by a TypeCode return an error when the value does not fit the type.
+type Encoder struct {
+	buf       []byte
+	base      int // index in buf that alignment is measured from
+	order     ByteOrder
+	bodyAlign int               // alignment due before the next write (a GIOP 1.2 body)
+	message   bool              // buf starts with a GIOP header whose size Bytes fills in
+	tcOpen    map[*TypeCode]int // complex TypeCodes being written, by offset, for recursion
+	pads      *[][2]int         // when set (tests), records the [start, end) of each padding
+}
+
+// NewEncoder returns an Encoder in the given byte order, with alignment
+// measured from its first byte.
+func NewEncoder(order ByteOrder) *Encoder {
+	e := &Encoder{order: order}
+	if recordPadding {
+		e.pads = new([][2]int)
+	}
+	return e
+}
+
+// recordPadding makes new Encoders record where they pad; the tests set
+// it to compare encodings with omniORB's, whose padding bytes are garbage.
+var recordPadding bool
+
+// NewEncapsulation returns an Encoder for the contents of an encapsulation
+// (the profile data of an IOR, a service context's data): its first byte is
+// the byte-order octet, already written, and alignment is measured from it.
+func NewEncapsulation(order ByteOrder) *Encoder {
+	e := NewEncoder(order)
+	e.buf = append(e.buf, byte(order))
+	return e
+}
+
+// Bytes returns what was written. For a message (NewMessage) the header's
+// size field is set first.
+func (e *Encoder) Bytes() []byte {
+	if e.message {
+		e.order.binary().PutUint32(e.buf[8:12], uint32(len(e.buf)-HeaderSize))
+	}
+	return e.buf
+}
+
+// Len is the number of bytes written.
+func (e *Encoder) Len() int { return len(e.buf) }
+
+// Order is the byte order being written.
+func (e *Encoder) Order() ByteOrder { return e.order }
+
+// Align writes zero padding up to the next multiple of n from the
+// alignment base.
+func (e *Encoder) Align(n int) {
+	if a := e.bodyAlign; a > 0 {
+		e.bodyAlign = 0
+		e.Align(a)
+	}
+	pad := (n - (len(e.buf)-e.base)%n) % n
+	if pad == 0 {
+		return
+	}
+	if e.pads != nil {
+		*e.pads = append(*e.pads, [2]int{len(e.buf), len(e.buf) + pad})
+	}
+	e.buf = append(e.buf, make([]byte, pad)...)
+}
+
+func (e *Encoder) put(n int) []byte {
+	e.Align(n)
+	e.buf = append(e.buf, make([]byte, n)...)
+	return e.buf[len(e.buf)-n:]
+}
+
+// WriteOctet writes an octet.
+func (e *Encoder) WriteOctet(b byte) { e.put(1)[0] = b }
+
+// WriteBoolean writes a boolean.
+func (e *Encoder) WriteBoolean(b bool) {
+	if b {
+		e.WriteOctet(1)
+	} else {
+		e.WriteOctet(0)
+	}
+}
+
+// WriteChar writes a char.
+func (e *Encoder) WriteChar(c byte) { e.WriteOctet(c) }
+
+// WriteUShort writes an unsigned short.
+func (e *Encoder) WriteUShort(v uint16) { e.order.binary().PutUint16(e.put(2), v) }
+
+// WriteShort writes a short.
+func (e *Encoder) WriteShort(v int16) { e.WriteUShort(uint16(v)) }
+
+// WriteULong writes an unsigned long.
+func (e *Encoder) WriteULong(v uint32) { e.order.binary().PutUint32(e.put(4), v) }
+
+// WriteLong writes a long.
+func (e *Encoder) WriteLong(v int32) { e.WriteULong(uint32(v)) }
+
+// WriteULongLong writes an unsigned long long.
+func (e *Encoder) WriteULongLong(v uint64) { e.order.binary().PutUint64(e.put(8), v) }
+
+// WriteLongLong writes a long long.
+func (e *Encoder) WriteLongLong(v int64) { e.WriteULongLong(uint64(v)) }
+
+// WriteFloat writes a float.
+func (e *Encoder) WriteFloat(v float32) { e.WriteULong(math.Float32bits(v)) }
+
+// WriteDouble writes a double.
+func (e *Encoder) WriteDouble(v float64) { e.WriteULongLong(math.Float64bits(v)) }
+
+// WriteBytes writes raw bytes, without a length or alignment.
+func (e *Encoder) WriteBytes(b []byte) {
+	e.Align(1)
+	e.buf = append(e.buf, b...)
+}
+
+// WriteOctetSeq writes a sequence<octet>.
+func (e *Encoder) WriteOctetSeq(b []byte) {
+	e.WriteULong(uint32(len(b)))
+	e.WriteBytes(b)
+}
+
+// WriteString writes a string: its length including the NUL, its bytes
+// unchanged, and the NUL.
+func (e *Encoder) WriteString(s string) {
+	e.WriteULong(uint32(len(s) + 1))
+	e.Align(1)
+	e.buf = append(append(e.buf, s...), 0)
+}
+
+// WriteEncapsulation writes an encapsulation as a sequence<octet>: its
+// length, the byte-order octet (this Encoder's order) and what fill writes,
+// with alignment measured from the byte-order octet. fill writes into e
+// itself; its error is returned.
+func (e *Encoder) WriteEncapsulation(fill func(*Encoder) error) error {
+	e.WriteULong(0)
+	at := len(e.buf)
+	saved := e.base
+	e.base = at
+	e.WriteOctet(byte(e.order))
+	err := fill(e)
+	e.base = saved
+	e.order.binary().PutUint32(e.buf[at-4:at], uint32(len(e.buf)-at))
+	return err
+}
