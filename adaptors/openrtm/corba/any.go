@@ -99,6 +99,7 @@ func (d *Decoder) ReadValue(tc *TypeCode) any {
 	case TkDouble:
 		return d.ReadDouble()
 	case TkString:
+		d.Align(4)
 		at := d.pos
 		s := d.ReadString("string")
 		if tc.Bound > 0 && uint32(len(s)) > tc.Bound {
@@ -112,6 +113,7 @@ func (d *Decoder) ReadValue(tc *TypeCode) any {
 	case TkObjref:
 		return d.ReadIOR()
 	case TkEnum:
+		d.Align(4)
 		at := d.pos
 		n := d.ReadULong()
 		if d.st.err == nil && n >= uint32(len(tc.Enumerators)) {
@@ -133,6 +135,7 @@ func (d *Decoder) ReadValue(tc *TypeCode) any {
 		}
 		return s
 	case TkSequence:
+		d.Align(4)
 		at := d.pos
 		n := d.ReadLength(tc.String(), int(minSize(tc.Content, nil)))
 		if tc.Bound > 0 && uint32(n) > tc.Bound {

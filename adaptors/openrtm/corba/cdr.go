@@ -83,16 +83,6 @@ func (d *Decoder) Order() ByteOrder { return d.order }
 // ("request header", "body of notify_connect").
 func (d *Decoder) SetPart(part string) { d.part = part }
 
-// Rest returns the bytes left, unread, and consumes them.
-func (d *Decoder) Rest() []byte {
-	if d.st.err != nil {
-		return nil
-	}
-	b := d.buf[d.pos:]
-	d.pos = len(d.buf)
-	return b
-}
-
 // Failf records an error at the current offset, unless one was recorded
 // before; a caller decoding a type of its own reports its checks with it.
 func (d *Decoder) Failf(format string, args ...any) { d.failAt(d.pos, false, format, args...) }
@@ -218,11 +208,11 @@ func (d *Decoder) ReadDouble() float64 {
 // bytes left, so that nothing is allocated for a length the input cannot
 // hold.
 func (d *Decoder) ReadLength(what string, elemSize int) int {
-	at := d.pos
-	n := d.ReadULong()
-	if d.st.err != nil {
+	b := d.take(4, what+" length")
+	if b == nil {
 		return 0
 	}
+	at, n := d.pos-4, d.order.binary().Uint32(b)
 	left := len(d.buf) - d.pos
 	if elemSize < 1 {
 		elemSize = 1
@@ -247,7 +237,8 @@ func (d *Decoder) ReadBytes(n int, what string) []byte {
 		d.Failf("%s needs %d bytes, %d left", what, n, len(d.buf)-d.pos)
 		return nil
 	}
-	b := append([]byte(nil), d.buf[d.pos:d.pos+n]...)
+	b := make([]byte, n)
+	copy(b, d.buf[d.pos:])
 	d.pos += n
 	return b
 }
@@ -262,6 +253,7 @@ func (d *Decoder) ReadOctetSeq(what string) []byte {
 // its bytes and the NUL. The bytes are passed through unchanged (UTF-8
 // between omniORB peers with the ISO-8859-1 native code set).
 func (d *Decoder) ReadString(what string) string {
+	d.Align(4)
 	at := d.pos
 	n := d.ReadLength(what, 1)
 	if d.st.err != nil {
@@ -364,12 +356,6 @@ func (e *Encoder) Bytes() []byte {
 	}
 	return e.buf
 }
-
-// Len is the number of bytes written.
-func (e *Encoder) Len() int { return len(e.buf) }
-
-// Order is the byte order being written.
-func (e *Encoder) Order() ByteOrder { return e.order }
 
 // Align writes zero padding up to the next multiple of n from the
 // alignment base.

@@ -83,6 +83,7 @@ func (r *Reassembler) Add(msg []byte) ([]byte, error) {
 		r.set(id, v12, p)
 		return nil, nil
 	}
+	r.set(id, v12, p)
 	r.drop(id, v12)
 	p[6] &^= flagMoreFragments
 	h.Order.binary().PutUint32(p[8:12], uint32(len(p)-HeaderSize))

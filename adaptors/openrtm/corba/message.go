@@ -145,8 +145,8 @@ func ParseMessage(b []byte) (*Message, error) {
 		r.RequestID = d.ReadULong()
 		at := d.pos
 		r.Status = ReplyStatus(d.ReadULong())
-		if d.Err() == nil && r.Status > ReplyNeedsAddressingMode {
-			d.failAt(at, false, "unknown reply status %d", uint32(r.Status))
+		if d.Err() == nil && (r.Status > ReplyNeedsAddressingMode || !v12 && r.Status > ReplyLocationForward) {
+			d.failAt(at, false, "GIOP %v has no reply status %d", h.Version, uint32(r.Status))
 		}
 		if v12 {
 			r.ServiceContexts = d.readServiceContexts()
@@ -166,8 +166,8 @@ func ParseMessage(b []byte) (*Message, error) {
 		r := &LocateReply{RequestID: d.ReadULong()}
 		at := d.pos
 		r.Status = LocateStatus(d.ReadULong())
-		if d.Err() == nil && r.Status > LocateNeedsAddressingMode {
-			d.failAt(at, false, "unknown locate status %d", uint32(r.Status))
+		if d.Err() == nil && (r.Status > LocateNeedsAddressingMode || !v12 && r.Status > LocateObjectForward) {
+			d.failAt(at, false, "GIOP %v has no locate status %d", h.Version, uint32(r.Status))
 		}
 		m.LocateReply = r
 	case MsgCancelRequest:

@@ -181,9 +181,11 @@ func (d *Decoder) ReadTypeCode() *TypeCode {
 	case TkStruct:
 		tc.ID, tc.Name = p.ReadString("repository id"), p.ReadString("name")
 		// A member takes at least 9 bytes: a name of length 1 and a kind.
+		p.Align(4)
+		at := p.pos
 		n := p.ReadLength("struct "+tc.Name+" member list", 9)
 		if n == 0 {
-			p.Failf("struct %s has no members", tc.Name)
+			p.failAt(at, false, "struct %s has no members", tc.Name)
 		}
 		for i := 0; i < n && p.st.err == nil; i++ {
 			m := Member{Name: p.ReadString("member name")}
@@ -193,9 +195,11 @@ func (d *Decoder) ReadTypeCode() *TypeCode {
 		}
 	case TkEnum:
 		tc.ID, tc.Name = p.ReadString("repository id"), p.ReadString("name")
+		p.Align(4)
+		at := p.pos
 		n := p.ReadLength("enum "+tc.Name+" enumerator list", 5)
 		if n == 0 {
-			p.Failf("enum %s has no enumerators", tc.Name)
+			p.failAt(at, false, "enum %s has no enumerators", tc.Name)
 		}
 		for i := 0; i < n && p.st.err == nil; i++ {
 			tc.Enumerators = append(tc.Enumerators, p.ReadString("enumerator"))

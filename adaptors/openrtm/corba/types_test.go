@@ -47,27 +47,35 @@ func timedType(name string, data *TypeCode) *TypeCode {
 // the operations in the vectors: in and inout parameters, or the result
 // and the inout and out parameters.
 func bodyTypes(op string, reply bool) []*TypeCode {
+	tcs, ok := operationTypes(op, reply)
+	if !ok {
+		panic("no body types for " + op)
+	}
+	return tcs
+}
+
+func operationTypes(op string, reply bool) ([]*TypeCode, bool) {
 	switch {
 	case (op == "connect" || op == "notify_connect") && !reply:
-		return []*TypeCode{tcConnectorProfile}
+		return []*TypeCode{tcConnectorProfile}, true
 	case op == "connect" || op == "notify_connect":
-		return []*TypeCode{tcReturnCode, tcConnectorProfile}
+		return []*TypeCode{tcReturnCode, tcConnectorProfile}, true
 	case op == "put" && !reply:
-		return []*TypeCode{tcCdrData}
+		return []*TypeCode{tcCdrData}, true
 	case op == "put":
-		return []*TypeCode{tcPortStatus}
+		return []*TypeCode{tcPortStatus}, true
 	case op == "push" && !reply:
-		return []*TypeCode{tcRTCSeq}
+		return []*TypeCode{tcRTCSeq}, true
 	case op == "push":
-		return []*TypeCode{tcRTCPortStatus}
+		return []*TypeCode{tcRTCPortStatus}, true
 	case op == "_non_existent" && !reply:
-		return nil
+		return nil, true
 	case op == "_non_existent":
-		return []*TypeCode{tcBoolean}
+		return []*TypeCode{tcBoolean}, true
 	case op == "notify_disconnect" && !reply:
-		return []*TypeCode{tcUniqueID}
+		return []*TypeCode{tcUniqueID}, true
 	case op == "notify_disconnect":
-		return []*TypeCode{tcReturnCode}
+		return []*TypeCode{tcReturnCode}, true
 	}
-	panic("no body types for " + op)
+	return nil, false
 }
