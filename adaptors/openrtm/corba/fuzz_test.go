@@ -27,6 +27,9 @@ func FuzzMessage(f *testing.F) {
 	for _, v := range seedVectors() {
 		f.Add(v.Bytes)
 	}
+	for _, m := range handMadeMessages(f) {
+		f.Add(m)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMessage(data)
 		if err != nil {
@@ -219,6 +222,11 @@ func FuzzReassembler(f *testing.F) {
 			f.Add(bytes.Join(fr, nil))
 		}
 	}
+	for _, m := range handMadeMessages(f) {
+		if fr, err := splitMessage(m, 16); err == nil {
+			f.Add(bytes.Join(fr, nil))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReassembler(1 << 16)
 		for len(data) >= HeaderSize {
@@ -241,4 +249,59 @@ func FuzzReassembler(f *testing.F) {
 			}
 		}
 	})
+}
+
+// handMadeMessages are seeds that do not need the vectors: a message of
+// each kind and version, bodies with exceptions, forwards and anys.
+func handMadeMessages(f *testing.F) [][]byte {
+	var out [][]byte
+	add := func(e *Encoder, err error) {
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, e.Bytes())
+	}
+	ior := sampleAnys()[22].Value.(*IOR)
+	for _, v := range []Version{GIOP10, GIOP11, GIOP12} {
+		order := ByteOrder(v.Minor % 2)
+		e, err := EncodeRequest(v, order, &Request{RequestID: 1, ResponseFlags: 3, ObjectKey: []byte("key"), Operation: "put",
+			ServiceContexts: []ServiceContext{CodeSetContext{CodeSetISO8859_1, CodeSetUTF16}.ServiceContext(order)}})
+		if err == nil {
+			e.WriteOctetSeq([]byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0})
+		}
+		add(e, err)
+		e, err = EncodeRequest(v, order, &Request{RequestID: 2, ResponseFlags: 3, Operation: "notify_disconnect"})
+		if err == nil {
+			e.WriteString("b226567f-e64e-493b-a596-85ffa30db33a")
+		}
+		add(e, err)
+		e, err = EncodeReply(v, order, &Reply{RequestID: 3, Status: ReplySystemException})
+		if err == nil {
+			e.WriteSystemException(&SystemException{"IDL:omg.org/CORBA/OBJECT_NOT_EXIST:1.0", 1, CompletedNo})
+		}
+		add(e, err)
+		e, err = EncodeReply(v, order, &Reply{RequestID: 4, Status: ReplyLocationForward})
+		if err == nil {
+			e.WriteIOR(ior)
+		}
+		add(e, err)
+		e, err = EncodeReply(v, order, &Reply{RequestID: 5})
+		if err == nil {
+			e.WriteULong(0)
+			for _, a := range sampleAnys() {
+				err = e.WriteAny(a)
+			}
+		}
+		add(e, err)
+		e, err = EncodeLocateReply(v, order, &LocateReply{RequestID: 6, Status: LocateObjectForward})
+		if err == nil {
+			e.WriteIOR(ior)
+		}
+		add(e, err)
+		b, err := EncodeLocateRequest(v, order, &LocateRequest{RequestID: 7, ObjectKey: []byte("key")})
+		add(&Encoder{buf: b}, err)
+		b, err = EncodeCancelRequest(v, order, 8)
+		add(&Encoder{buf: b}, err)
+	}
+	return out
 }
