@@ -1,0 +1,321 @@
+// Package omnitest runs Debian's omniORB for tests: a real omniNames on a
+// free loopback port with its own data directory, omniORB's tools
+// (nameclt, catior) pointed at it, and C++ programs built with omniidl and
+// g++ against libomniorb4-dev. It is used by tests only.
+//
+// Without the tools, tests skip with a note saying what to install;
+// with CI=true or SEAT_REQUIRE_TOOLS=1 they fail instead (.ci/run
+// installs them).
+package omnitest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Packages are Debian's packages the tests need.
+const Packages = "omniorb omniorb-nameserver omniidl libomniorb4-dev g++"
+
+// RequireTools skips a test that needs what this machine lacks (why),
+// or fails it when CI=true or SEAT_REQUIRE_TOOLS=1.
+func RequireTools(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" || os.Getenv("SEAT_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s, and CI or SEAT_REQUIRE_TOOLS requires it (apt-get install %s)", why, Packages)
+	}
+	t.Skipf("%s; install Debian's %s", why, Packages)
+}
+
+// Tool returns the path of one of omniORB's programs (omniNames,
+// nameclt, catior, omniidl), or skips or fails the test (RequireTools).
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		RequireTools(t, name+" is not installed")
+	}
+	return p
+}
+
+// NameServer is a running omniNames.
+type NameServer struct {
+	Port int
+	Addr string // 127.0.0.1:PORT
+	// Corbaloc is its root context's address,
+	// corbaloc::127.0.0.1:PORT/NameService.
+	Corbaloc string
+	dir      string
+	t        testing.TB
+	cmd      *exec.Cmd
+	out      *syncBuffer
+	exited   chan struct{}
+}
+
+// StartNameServer starts omniNames on a free loopback port, with its
+// data in a directory of the test's; it is killed when the test ends.
+func StartNameServer(t testing.TB) *NameServer {
+	t.Helper()
+	Tool(t, "omniNames")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ns := &NameServer{Port: port, Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: t.TempDir(), t: t}
+	ns.Corbaloc = "corbaloc::" + ns.Addr + "/NameService"
+	ns.start(true)
+	t.Cleanup(ns.Stop)
+	return ns
+}
+
+// start runs omniNames; fresh starts it with empty data (-start -always),
+// otherwise it reads the data it wrote before.
+func (ns *NameServer) start(fresh bool) {
+	ns.t.Helper()
+	args := []string{"-datadir", ns.dir, "-ORBendPoint", fmt.Sprintf("giop:tcp:127.0.0.1:%d", ns.Port)}
+	if fresh {
+		args = append([]string{"-start", fmt.Sprint(ns.Port), "-always"}, args...)
+	}
+	ns.cmd = exec.Command("omniNames", args...)
+	ns.cmd.Env = Env()
+	ns.out = &syncBuffer{}
+	ns.cmd.Stdout, ns.cmd.Stderr = ns.out, ns.out
+	if err := ns.cmd.Start(); err != nil {
+		ns.t.Fatal(err)
+	}
+	ns.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) { _ = cmd.Wait(); close(exited) }(ns.cmd, ns.exited)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", ns.Addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-ns.exited:
+			ns.t.Fatalf("omniNames exited: %s", ns.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			ns.t.Fatalf("omniNames did not listen on %s within 20 s: %s", ns.Addr, ns.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills omniNames (a test may start it again with Restart).
+func (ns *NameServer) Stop() {
+	if ns.cmd == nil {
+		return
+	}
+	_ = ns.cmd.Process.Kill()
+	<-ns.exited
+	ns.cmd = nil
+}
+
+// Restart kills omniNames if it runs and starts it again on the same port
+// with the same data, as after a crash.
+func (ns *NameServer) Restart() {
+	ns.t.Helper()
+	ns.Stop()
+	ns.start(false)
+}
+
+// Log returns what omniNames printed.
+func (ns *NameServer) Log() string { return ns.out.String() }
+
+// Env is the environment for omniORB programs: the system's, with an
+// empty configuration file so that /etc/omniORB.cfg's InitRef does not
+// count.
+func Env() []string {
+	return append(os.Environ(), "OMNIORB_CONFIG=/dev/null")
+}
+
+// Nameclt runs Debian's nameclt against ns with args ("list",
+// "resolve", "host.host_cxt/Foo0.rtc") and returns its output; it fails
+// the test when nameclt fails.
+func (ns *NameServer) Nameclt(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := ns.Run(t, Tool(t, "nameclt"), args...)
+	if err != nil {
+		t.Fatalf("nameclt %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Run runs an omniORB program with -ORBInitRef NameService=ns's
+// corbaloc (after args) within 30 s, and returns its output.
+func (ns *NameServer) Run(t testing.TB, prog string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args = append(args, "-ORBInitRef", "NameService="+ns.Corbaloc)
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Env = Env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// Catior runs Debian's catior on a stringified IOR and returns what it
+// prints; it fails the test when catior fails.
+func Catior(t testing.TB, ior string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, Tool(t, "catior"), ior)
+	cmd.Env = Env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("catior: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// RequireBuildTools skips or fails (RequireTools) a test that builds C++
+// programs against omniORB when omniidl, g++ or omniORB's headers are
+// missing.
+func RequireBuildTools(t testing.TB) {
+	t.Helper()
+	Tool(t, "omniidl")
+	Tool(t, "g++")
+	if _, err := os.Stat("/usr/include/omniORB4/CORBA.h"); err != nil {
+		RequireTools(t, "omniORB's headers (/usr/include/omniORB4/CORBA.h) are not installed")
+	}
+}
+
+// Build compiles a C++ program against omniORB into dir: omniidl -bcxx
+// on each IDL file, then g++ on the sources and the stubs. It returns
+// the program's path. Call RequireBuildTools first.
+func Build(dir, name string, idls, sources []string) (string, error) {
+	var srcs []string
+	for _, idl := range idls {
+		abs, err := filepath.Abs(idl)
+		if err != nil {
+			return "", err
+		}
+		if out, err := runIn(dir, "omniidl", "-bcxx", "-Wbh=.hh", "-Wbs=SK.cc", abs); err != nil {
+			return "", fmt.Errorf("omniidl %s: %v\n%s", idl, err, out)
+		}
+		srcs = append(srcs, filepath.Join(dir, strings.TrimSuffix(filepath.Base(idl), ".idl")+"SK.cc"))
+	}
+	for _, s := range sources {
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return "", err
+		}
+		srcs = append(srcs, abs)
+	}
+	bin := filepath.Join(dir, name)
+	args := append([]string{"-O1", "-o", bin, "-I", dir}, srcs...)
+	args = append(args, "-lomniORB4", "-lomnithread", "-lpthread")
+	if out, err := runIn(dir, "g++", args...); err != nil {
+		return "", fmt.Errorf("g++ %s: %v\n%s", name, err, out)
+	}
+	return bin, nil
+}
+
+func runIn(dir, prog string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Process is a program started with Start.
+type Process struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan struct{}
+	err    error
+}
+
+// Start runs a program (with Env) until the test ends, and waits until
+// it prints a line starting with ready (when ready is not empty); it
+// fails the test after 30 s.
+func Start(t testing.TB, ready, prog string, args ...string) *Process {
+	t.Helper()
+	p := &Process{cmd: exec.Command(prog, args...), out: &syncBuffer{}, exited: make(chan struct{})}
+	p.cmd.Env = Env()
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })
+	if ready == "" {
+		return p
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, ok := p.Line(ready); ok {
+			return p
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited before it was ready: %v\n%s", prog, p.err, p.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready within 30 s:\n%s", prog, p.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Line returns the first line of the output that starts with prefix,
+// without the prefix.
+func (p *Process) Line(prefix string) (string, bool) {
+	for _, l := range strings.Split(p.out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	return "", false
+}
+
+// Wait waits up to d for the program to end, and returns its error and
+// output.
+func (p *Process) Wait(d time.Duration) (string, error) {
+	select {
+	case <-p.exited:
+		return p.out.String(), p.err
+	case <-time.After(d):
+		return p.out.String(), fmt.Errorf("still running after %v", d)
+	}
+}
+
+// Output returns what the program printed so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// syncBuffer is a bytes.Buffer a process writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
