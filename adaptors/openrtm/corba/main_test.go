@@ -17,7 +17,9 @@ func TestMain(m *testing.M) {
 	if dir, _ := openrtmDir(); missing(dir) != nil && required() == "" {
 		fmt.Fprintf(os.Stderr, "NOTE: the tests against the captured GIOP vectors are skipped: %v; set %s to the directory of the OpenRTM material\n", missing(dir), openrtmEnv)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeCxx() // the C++ programs built for the tests against omniORB
+	os.Exit(code)
 }
 
 // openrtmEnv names the directory of the shared OpenRTM material (idl/,

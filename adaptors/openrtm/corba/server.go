@@ -26,8 +26,10 @@ type Servant interface {
 	// reply (what it wrote is dropped); a *ForwardError sends the client
 	// elsewhere; any other error is answered with the system exception
 	// UNKNOWN and logged. An unknown operation is answered with
-	// BadOperation(). ctx ends when the client cancels the request or
-	// the server is closed.
+	// BadOperation(). ctx ends when the client cancels the request, its
+	// connection ends or the server is closed. The two-way requests of
+	// one connection may run concurrently; a oneway runs before the
+	// connection's next message is read.
 	Invoke(ctx context.Context, op string, args *Decoder, results *Encoder) error
 }
 
@@ -455,8 +457,8 @@ func (c *serverConn) locate(m *Message) {
 	}
 }
 
-// start serves a request in a goroutine of its own; not once the
-// connection is closing.
+// start serves a request, a two-way one in a goroutine of its own; not
+// once the connection is closing.
 func (c *serverConn) start(m *Message) bool {
 	r := m.Request
 	ctx, cancel := context.WithCancel(c.ctx)
@@ -470,7 +472,7 @@ func (c *serverConn) start(m *Message) bool {
 	c.cancels[r.RequestID] = cancel
 	c.mu.Unlock()
 	c.handlers.Add(1)
-	go func() {
+	run := func() {
 		defer c.handlers.Done()
 		defer func() { <-c.sem }()
 		msg := c.dispatch(ctx, m)
@@ -486,7 +488,16 @@ func (c *serverConn) start(m *Message) bool {
 		if last {
 			c.sendClose()
 		}
-	}()
+	}
+	// A oneway is carried out before the next message is read, so that
+	// it takes effect before the calls its client makes after it, as
+	// with omniORB's thread per connection. Two-way requests run side by
+	// side (up to MaxConcurrent).
+	if r.ResponseExpected() {
+		go run()
+	} else {
+		run()
+	}
 	return true
 }
 

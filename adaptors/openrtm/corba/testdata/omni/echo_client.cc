@@ -36,11 +36,11 @@ int main(int argc, char **argv) {
       std::cout << "error: not an Echo" << std::endl;
       return 1;
     }
+    CORBA::String_var r = echo->say(argv[2]);
+    std::cout << "say: " << r.in() << std::endl;
     std::cout << "non_existent: " << (echo->_non_existent() ? "true" : "false") << std::endl;
     std::cout << "is_a Echo: " << (echo->_is_a("IDL:SeatTest/Echo:1.0") ? "true" : "false") << std::endl;
     std::cout << "is_a other: " << (echo->_is_a("IDL:SeatTest/Other:1.0") ? "true" : "false") << std::endl;
-    CORBA::String_var r = echo->say(argv[2]);
-    std::cout << "say: " << r.in() << std::endl;
     SeatTest::DoubleSeq v;
     v.length(3);
     v[0] = 1.5; v[1] = -2; v[2] = 1e300;
