@@ -745,3 +745,53 @@ func FuzzServer(f *testing.F) {
 		}
 	})
 }
+
+// TestFragmentedReply: the client reassembles a GIOP 1.2 reply that
+// comes in fragments, and refuses one over its message size.
+func TestFragmentedReply(t *testing.T) {
+	text := strings.Repeat("返事", 500)
+	addr := rawServer(t, func(_ int, nc net.Conn) {
+		for {
+			b, err := ReadMessage(nc, 1<<20)
+			if err != nil {
+				return
+			}
+			m, err := ParseMessage(b)
+			if err != nil || m.Request == nil {
+				return
+			}
+			e, _ := EncodeReply(GIOP12, LittleEndian, &Reply{RequestID: m.Request.RequestID})
+			e.WriteString(text)
+			whole := e.Bytes()
+			first := append([]byte(nil), whole[:32]...)
+			first[6] |= flagMoreFragments
+			binaryLE(first[8:12], uint32(len(first)-HeaderSize))
+			_, _ = nc.Write(first)
+			for rest := whole[32:]; len(rest) > 0; {
+				n := min(len(rest), 256)
+				f := NewMessage(GIOP12, LittleEndian, MsgFragment)
+				f.WriteULong(m.Request.RequestID)
+				f.WriteBytes(rest[:n])
+				fb := f.Bytes()
+				if n < len(rest) {
+					fb[6] |= flagMoreFragments
+				}
+				_, _ = nc.Write(fb)
+				rest = rest[n:]
+			}
+		}
+	})
+	ctx := ctxFor(t, 10*time.Second)
+	c := testClient(t, ClientOptions{})
+	o, _ := c.StringToObject("corbaloc:iiop:1.2@" + addr + "/echo")
+	for range 3 {
+		if got, err := say(ctx, o, "x"); got != text || err != nil {
+			t.Fatalf("say = %.20q…, %v", got, err)
+		}
+	}
+	small := testClient(t, ClientOptions{MaxMessageSize: 1024})
+	o, _ = small.StringToObject("corbaloc:iiop:1.2@" + addr + "/echo")
+	if _, err := say(ctx, o, "x"); err == nil || !strings.Contains(err.Error(), "exceed the limit of 1024") {
+		t.Errorf("a reply over the limit: %v", err)
+	}
+}
