@@ -61,26 +61,41 @@ type NameServer struct {
 }
 
 // StartNameServer starts omniNames on a free loopback port, with its
-// data in a directory of the test's; it is killed when the test ends.
+// data in a directory of the test's; it is killed when the test ends. A
+// port taken by another process between choosing it and omniNames binding
+// it (tests run side by side) makes omniNames exit: another port is
+// tried, three in all.
 func StartNameServer(t testing.TB) *NameServer {
 	t.Helper()
 	Tool(t, "omniNames")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ns := &NameServer{Port: port, Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: t.TempDir(), t: t}
-	ns.Corbaloc = "corbaloc::" + ns.Addr + "/NameService"
-	ns.start(true)
+	Tool(t, "nameclt")
+	ns := &NameServer{dir: t.TempDir(), t: t}
 	t.Cleanup(ns.Stop)
-	return ns
+	for try := 1; ; try++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns.Port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		ns.Addr = fmt.Sprintf("127.0.0.1:%d", ns.Port)
+		ns.Corbaloc = "corbaloc::" + ns.Addr + "/NameService"
+		err = ns.start(true)
+		if err == nil {
+			return ns
+		}
+		if try == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("omniNames on %s: %v; another port", ns.Addr, err)
+	}
 }
 
 // start runs omniNames; fresh starts it with empty data (-start -always),
-// otherwise it reads the data it wrote before.
-func (ns *NameServer) start(fresh bool) {
+// otherwise it reads the data it wrote before. It returns once omniNames
+// answers as the naming service (nameclt lists its root: listening is not
+// enough, the root context comes after), or why it did not.
+func (ns *NameServer) start(fresh bool) error {
 	ns.t.Helper()
 	args := []string{"-datadir", ns.dir, "-ORBendPoint", fmt.Sprintf("giop:tcp:127.0.0.1:%d", ns.Port)}
 	if fresh {
@@ -97,18 +112,16 @@ func (ns *NameServer) start(fresh bool) {
 	go func(cmd *exec.Cmd, exited chan struct{}) { _ = cmd.Wait(); close(exited) }(ns.cmd, ns.exited)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", ns.Addr, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
 		select {
 		case <-ns.exited:
-			ns.t.Fatalf("omniNames exited: %s", ns.out.String())
+			ns.cmd = nil
+			return fmt.Errorf("omniNames exited: %s", ns.out.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			ns.t.Fatalf("omniNames did not listen on %s within 20 s: %s", ns.Addr, ns.out.String())
+		if out, err := ns.Run(ns.t, "nameclt", "list"); err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return fmt.Errorf("omniNames did not answer on %s within 20 s: nameclt list: %v: %s\nomniNames: %s", ns.Addr, err, out, ns.out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -129,7 +142,9 @@ func (ns *NameServer) Stop() {
 func (ns *NameServer) Restart() {
 	ns.t.Helper()
 	ns.Stop()
-	ns.start(false)
+	if err := ns.start(false); err != nil {
+		ns.t.Fatal(err)
+	}
 }
 
 // Log returns what omniNames printed.
