@@ -429,6 +429,12 @@ func TestErrors(t *testing.T) {
 			want:  `unknown IDL type "RTC.TimeString"; did you mean RTC::TimedString? (searched $DIR/path1, $DIR/path2, $DIR)`,
 		},
 		{
+			name:  "ambiguous",
+			files: map[string]string{"x.idl": "module A { struct P { long x; }; };\nmodule B { struct P { long y; }; };\n"},
+			look:  "P",
+			want:  `IDL type name P is ambiguous: write one of A::P, B::P`,
+		},
+		{
 			name:  "not a data type",
 			files: map[string]string{"x.idl": "module M { interface I { void f(); }; };\n"},
 			look:  "M::I",

@@ -281,7 +281,9 @@ var ErrNotFound = errors.New("unknown IDL type")
 // "::RTC::TimedString", "MyModule::MyType". A name without a module is
 // looked for in module RTC first, then anywhere if only one module
 // declares it. Names not yet known load StandardFiles from the search
-// path, then every *.idl file in its directories.
+// path, then every *.idl file in its directories; an unknown name is an
+// error that wraps ErrNotFound, with a suggestion and the directories
+// searched. The TypeCode is shared by every caller: do not modify it.
 func (l *Loader) Lookup(name string) (*corba.TypeCode, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
