@@ -131,9 +131,6 @@ type Object struct {
 // IOR returns the reference the Object was made from.
 func (o *Object) IOR() *IOR { return o.ior }
 
-// Client returns the Client the Object is bound to.
-func (o *Object) Client() *Client { return o.c }
-
 func (o *Object) target() *IOR {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -240,9 +240,6 @@ func (c *Client) NameService(addr string) (*NamingContext, error) {
 	return NewNamingContext(o), nil
 }
 
-// Object returns the object reference the client calls.
-func (nc *NamingContext) Object() *Object { return nc.obj }
-
 // IOR returns the context's object reference.
 func (nc *NamingContext) IOR() *IOR { return nc.obj.IOR() }
 
@@ -302,11 +299,6 @@ func (nc *NamingContext) Rebind(ctx context.Context, n Name, ior *IOR) error {
 	return nc.invoke(ctx, "rebind", n, nameArg(n, nonNil(ior)), nil)
 }
 
-// BindContext binds n to the context ior.
-func (nc *NamingContext) BindContext(ctx context.Context, n Name, ior *IOR) error {
-	return nc.invoke(ctx, "bind_context", n, nameArg(n, nonNil(ior)), nil)
-}
-
 // RebindContext binds n to the context ior, replacing a binding there.
 func (nc *NamingContext) RebindContext(ctx context.Context, n Name, ior *IOR) error {
 	return nc.invoke(ctx, "rebind_context", n, nameArg(n, nonNil(ior)), nil)
@@ -349,11 +341,6 @@ func (nc *NamingContext) BindNewContext(ctx context.Context, n Name) (*NamingCon
 		return nil, err
 	}
 	return NewNamingContext(nc.obj.c.Object(ior)), nil
-}
-
-// Destroy destroys the context, which must be empty (and unbound first).
-func (nc *NamingContext) Destroy(ctx context.Context) error {
-	return nc.invoke(ctx, "destroy", nil, nil, nil)
 }
 
 // RebindPath binds n to ior as OpenRTM registers a component: the

@@ -275,6 +275,26 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 }
 
+// TestUnregister: an object unregistered is gone: a call gets
+// OBJECT_NOT_EXIST and a LocateRequest UNKNOWN_OBJECT, while the server
+// serves on.
+func TestUnregister(t *testing.T) {
+	s, ior, _, _ := testServer(t, ServerOptions{})
+	o := testClient(t, ClientOptions{}).Object(ior)
+	ctx := ctxFor(t, 10*time.Second)
+	if got, err := say(ctx, o, "まだいる"); err != nil || got != "まだいる" {
+		t.Fatalf("before: %q, %v", got, err)
+	}
+	s.Unregister([]byte("echo"))
+	var se *SystemException
+	if _, err := say(ctx, o, "もういない"); !errors.As(err, &se) || se.Name() != "OBJECT_NOT_EXIST" {
+		t.Errorf("after: %v, want OBJECT_NOT_EXIST", err)
+	}
+	if st, err := o.Locate(ctx); err != nil || st != LocateUnknownObject {
+		t.Errorf("located after: %v, %v; want UNKNOWN_OBJECT", st, err)
+	}
+}
+
 // TestForward: a LOCATION_FORWARD reply is followed, and a loop of
 // forwards ends with an error.
 func TestForward(t *testing.T) {

@@ -82,9 +82,6 @@ func NewLoader(path []string) *Loader {
 	return &Loader{path: append([]string(nil), path...), decls: map[string]*decl{}, done: map[string]bool{}, macros: map[string][]token{}}
 }
 
-// Path returns the Loader's search path.
-func (l *Loader) Path() []string { return append([]string(nil), l.path...) }
-
 // Load parses an IDL file and what it includes: name is a path (absolute,
 // or relative to the working directory, if it exists) or a file name on
 // the search path. A file already loaded is not read again.

@@ -147,9 +147,6 @@ func (ns *NameServer) Restart() {
 	}
 }
 
-// Log returns what omniNames printed.
-func (ns *NameServer) Log() string { return ns.out.String() }
-
 // Env is the environment for omniORB programs: the system's, with an
 // empty configuration file so that /etc/omniORB.cfg's InitRef does not
 // count.
@@ -302,20 +299,6 @@ func (p *Process) Line(prefix string) (string, bool) {
 	}
 	return "", false
 }
-
-// Wait waits up to d for the program to end, and returns its error and
-// output.
-func (p *Process) Wait(d time.Duration) (string, error) {
-	select {
-	case <-p.exited:
-		return p.out.String(), p.err
-	case <-time.After(d):
-		return p.out.String(), fmt.Errorf("still running after %v", d)
-	}
-}
-
-// Output returns what the program printed so far.
-func (p *Process) Output() string { return p.out.String() }
 
 // syncBuffer is a bytes.Buffer a process writes while a test reads.
 type syncBuffer struct {
