@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
 )
 
 func TestMain(m *testing.M) {
@@ -24,26 +26,12 @@ func TestMain(m *testing.M) {
 
 // openrtmEnv names the directory of the shared OpenRTM material (idl/,
 // wire/vectors/).
-const openrtmEnv = "SEAT_OPENRTM"
+const openrtmEnv = omnitest.SharedEnv
 
-// openrtmDir is $SEAT_OPENRTM when set (explicit), else ../shared/openrtm
-// beside the repository holding the working directory (the directory of
-// its go.mod).
+// openrtmDir is the shared OpenRTM material's directory; explicit when
+// $SEAT_OPENRTM names it.
 func openrtmDir() (dir string, explicit bool) {
-	if d := os.Getenv(openrtmEnv); d != "" {
-		return d, true
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return filepath.Join(filepath.Dir(d), "shared", "openrtm"), false
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return filepath.Join("..", "..", "..", "..", "shared", "openrtm"), false
+	return omnitest.SharedDir(), os.Getenv(openrtmEnv) != ""
 }
 
 func missing(dir string) error {
@@ -52,17 +40,7 @@ func missing(dir string) error {
 }
 
 // required says why missing vectors fail the tests ("" when they skip).
-func required() string {
-	switch {
-	case os.Getenv(openrtmEnv) != "":
-		return openrtmEnv + " names it"
-	case os.Getenv("CI") == "true":
-		return "CI=true"
-	case os.Getenv("SEAT_REQUIRE_TOOLS") == "1":
-		return "SEAT_REQUIRE_TOOLS=1"
-	}
-	return ""
-}
+func required() string { return omnitest.SharedRequired() }
 
 // vector is one captured GIOP message with what vectors.json says of it.
 type vector struct {

@@ -5,11 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
 )
 
-// openrtmEnv names the directory of the shared OpenRTM material (idl/,
-// wire/vectors/), as in ../corba's tests.
-const openrtmEnv = "SEAT_OPENRTM"
+// openrtmEnv names the directory of the shared OpenRTM material.
+const openrtmEnv = omnitest.SharedEnv
 
 func TestMain(m *testing.M) {
 	if _, err := os.Stat(rtmDir()); err != nil && required() == "" {
@@ -18,40 +19,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// openrtmDir is $SEAT_OPENRTM when set, else ../shared/openrtm beside the
-// repository holding the working directory (the directory of its go.mod).
-func openrtmDir() string {
-	if d := os.Getenv(openrtmEnv); d != "" {
-		return d
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return filepath.Join(filepath.Dir(d), "shared", "openrtm")
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return filepath.Join("..", "..", "..", "..", "shared", "openrtm")
-}
+// openrtmDir is the shared OpenRTM material's directory.
+func openrtmDir() string { return omnitest.SharedDir() }
 
 // rtmDir is the directory of OpenRTM's IDL files.
 func rtmDir() string { return filepath.Join(openrtmDir(), "idl", "rtm") }
 
 // required says why missing material fails the tests ("" when they skip).
-func required() string {
-	switch {
-	case os.Getenv(openrtmEnv) != "":
-		return openrtmEnv + " names it"
-	case os.Getenv("CI") == "true":
-		return "CI=true"
-	case os.Getenv("SEAT_REQUIRE_TOOLS") == "1":
-		return "SEAT_REQUIRE_TOOLS=1"
-	}
-	return ""
-}
+func required() string { return omnitest.SharedRequired() }
 
 // needRTM returns the IDL directory, or skips (fails when required).
 func needRTM(t testing.TB) string {
