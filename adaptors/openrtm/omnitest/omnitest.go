@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -209,7 +210,8 @@ func RequireBuildTools(t testing.TB) {
 }
 
 // Build compiles a C++ program against omniORB into dir: omniidl -bcxx
-// on each IDL file, then g++ on the sources and the stubs. It returns
+// on each IDL file, then g++ on the sources and the stubs, linked with
+// omniORB and its Dynamic library (for Any). It returns
 // the program's path. Call RequireBuildTools first.
 func Build(dir, name string, idls, sources []string) (string, error) {
 	var srcs []string
@@ -232,7 +234,7 @@ func Build(dir, name string, idls, sources []string) (string, error) {
 	}
 	bin := filepath.Join(dir, name)
 	args := append([]string{"-O1", "-o", bin, "-I", dir}, srcs...)
-	args = append(args, "-lomniORB4", "-lomnithread", "-lpthread")
+	args = append(args, "-lomniDynamic4", "-lomniORB4", "-lomnithread", "-lpthread")
 	if out, err := runIn(dir, "g++", args...); err != nil {
 		return "", fmt.Errorf("g++ %s: %v\n%s", name, err, out)
 	}
@@ -252,6 +254,7 @@ func runIn(dir, prog string, args ...string) (string, error) {
 type Process struct {
 	cmd    *exec.Cmd
 	out    *syncBuffer
+	stdin  io.WriteCloser
 	exited chan struct{}
 	err    error
 }
@@ -264,6 +267,10 @@ func Start(t testing.TB, ready, prog string, args ...string) *Process {
 	p := &Process{cmd: exec.Command(prog, args...), out: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = Env()
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +295,45 @@ func Start(t testing.TB, ready, prog string, args ...string) *Process {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Send writes a line to the program's standard input.
+func (p *Process) Send(t testing.TB, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		t.Fatalf("writing to %s: %v", p.cmd.Path, err)
+	}
+}
+
+// Kill kills the program and waits for it to exit.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// WaitLines returns the program's output lines that start with prefix
+// (without it) once there are n of them, or fails the test after 10 s.
+func (p *Process) WaitLines(t testing.TB, prefix string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var got []string
+		for _, l := range strings.Split(p.out.String(), "\n") {
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				got = append(got, rest)
+			}
+		}
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d lines starting %q within 10 s, want %d; output:\n%s", len(got), prefix, n, p.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Output is everything the program printed so far.
+func (p *Process) Output() string { return p.out.String() }
 
 // Line returns the first line of the output that starts with prefix,
 // without the prefix.

@@ -1,0 +1,565 @@
+// rtcpeer is a small OpenRTM-style program on Debian's omniORB, built
+// by the tests from OpenRTM-aist's IDL: the other side of seat's
+// RT-Component. Its data is marshalled by omniORB's own CDR streams, as
+// OpenRTM-aist C++ does (cdrMemoryStream, little endian, aligned from
+// the payload's first byte).
+//
+//   rtcpeer [ORB options] cat NAME            what rtcat shows
+//   rtcpeer [ORB options] act|deact|exit NAME what rtact, rtdeact, rtexit do
+//   rtcpeer [ORB options] con NAME:PORT NAME:PORT [KEY=VALUE...]
+//                                             what rtcon does
+//   rtcpeer [ORB options] dis NAME:PORT       what rtdis does (disconnect_all)
+//   rtcpeer [ORB options] serve NAME [TYPE]   a component NAME (bound as
+//       NAME, a CosNaming path) with an InPort "in" and an OutPort "out"
+//       of TYPE (TimedString by default; TimedLong, TimedDouble,
+//       TimedFloatSeq, TimedDoubleSeq, TimedShortSeq): it prints
+//       "got: VALUE" for each value that arrives, and writes each line of
+//       its standard input on "out", printing "put: STATUS" per peer.
+//
+// NAME is a CosNaming name in the NameService given by -ORBInitRef.
+// Each command prints "rc: CODE" where the operation returns one.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <omniORB4/CORBA.h>
+
+#include "BasicDataType.hh"
+#include "DataPort.hh"
+#include "DataPort_OpenRTM.hh"
+#include "RTC.hh"
+
+static CORBA::ORB_var orb;
+static PortableServer::POA_var poa;
+static omni_mutex outMu;  // one line of output at a time
+
+static void say(const std::string &s) {
+  omni_mutex_lock l(outMu);
+  std::cout << s << std::endl;
+}
+
+static const char *rcName(RTC::ReturnCode_t rc) {
+  static const char *names[] = {"RTC_OK", "RTC_ERROR", "BAD_PARAMETER", "UNSUPPORTED", "OUT_OF_RESOURCES", "PRECONDITION_NOT_MET"};
+  return rc <= RTC::PRECONDITION_NOT_MET ? names[rc] : "?";
+}
+
+static const char *stateName(RTC::LifeCycleState s) {
+  static const char *names[] = {"CREATED", "INACTIVE", "ACTIVE", "ERROR"};
+  return s <= RTC::ERROR_STATE ? names[s] : "?";
+}
+
+static CORBA::Object_ptr resolve(const char *name) {
+  CORBA::Object_var ns = orb->resolve_initial_references("NameService");
+  CosNaming::NamingContextExt_var root = CosNaming::NamingContextExt::_narrow(ns);
+  return root->resolve_str(name);
+}
+
+static RTC::RTObject_ptr component(const std::string &name) {
+  CORBA::Object_var obj = resolve(name.c_str());
+  RTC::RTObject_var rtc = RTC::RTObject::_narrow(obj);
+  if (CORBA::is_nil(rtc)) throw std::string("not an RTObject: ") + name;
+  return rtc._retn();
+}
+
+static std::string nvString(const SDOPackage::NVList &nv, const char *key) {
+  for (CORBA::ULong i = 0; i < nv.length(); i++) {
+    const char *s;
+    if (strcmp(nv[i].name, key) == 0 && (nv[i].value >>= s)) return s;
+  }
+  return "";
+}
+
+static void setNV(SDOPackage::NVList &nv, const char *key, const char *value) {
+  CORBA::ULong n = nv.length();
+  nv.length(n + 1);
+  nv[n].name = CORBA::string_dup(key);
+  nv[n].value <<= value;
+}
+
+// port finds NAME:PORT, the port whose profile name is INSTANCE.PORT.
+static RTC::PortService_ptr port(const std::string &spec) {
+  size_t colon = spec.rfind(':');
+  if (colon == std::string::npos) throw std::string("want NAME:PORT, not ") + spec;
+  RTC::RTObject_var rtc = component(spec.substr(0, colon));
+  std::string suffix = "." + spec.substr(colon + 1);
+  RTC::PortServiceList_var ports = rtc->get_ports();
+  for (CORBA::ULong i = 0; i < ports->length(); i++) {
+    RTC::PortProfile_var pp = ports[i]->get_port_profile();
+    std::string n(pp->name);
+    if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return RTC::PortService::_duplicate(ports[i]);
+  }
+  throw std::string("no port ") + spec;
+}
+
+static int cat(const std::string &name) {
+  RTC::RTObject_var rtc = component(name);
+  RTC::ComponentProfile_var cp = rtc->get_component_profile();
+  say(std::string("instance: ") + cp->instance_name.in());
+  say(std::string("type: ") + cp->type_name.in());
+  RTC::ExecutionContextList_var ecs = rtc->get_owned_contexts();
+  for (CORBA::ULong i = 0; i < ecs->length(); i++) {
+    std::ostringstream o;
+    o << "ec" << i << ": " << stateName(ecs[i]->get_component_state(rtc)) << " rate " << ecs[i]->get_rate()
+      << " alive " << (rtc->is_alive(ecs[i]) ? "yes" : "no");
+    say(o.str());
+  }
+  RTC::PortServiceList_var ports = rtc->get_ports();
+  for (CORBA::ULong i = 0; i < ports->length(); i++) {
+    RTC::PortProfile_var pp = ports[i]->get_port_profile();
+    std::ostringstream o;
+    o << "port: " << pp->name.in() << " " << nvString(pp->properties, "port.port_type") << " "
+      << nvString(pp->properties, "dataport.data_type") << " connectors " << pp->connector_profiles.length();
+    for (CORBA::ULong j = 0; j < pp->connector_profiles.length(); j++)
+      o << " [" << pp->connector_profiles[j].name.in() << " " << nvString(pp->connector_profiles[j].properties, "dataport.interface_type") << "]";
+    say(o.str());
+  }
+  SDOPackage::Configuration_var cfg = rtc->get_configuration();
+  if (!CORBA::is_nil(cfg)) {
+    SDOPackage::ConfigurationSetList_var sets = cfg->get_configuration_sets();
+    SDOPackage::ConfigurationSet_var active = cfg->get_active_configuration_set();
+    say(std::string("config: ") + (sets->length() > 0 ? sets[0].id.in() : "") + " active " + active->id.in());
+  }
+  SDOPackage::OrganizationList_var orgs = rtc->get_organizations();
+  CORBA::String_var id = rtc->get_sdo_id();
+  say(std::string("sdo: ") + id.in());
+  return 0;
+}
+
+// --- data -----------------------------------------------------------------
+
+// codec marshals one data type with omniORB's CDR, as OpenRTM's
+// CORBA_CdrMemoryStream does.
+struct Codec {
+  virtual ~Codec() {}
+  virtual const char *id() = 0;
+  virtual bool encode(const std::string &line, cdrMemoryStream &cdr) = 0;
+  virtual std::string decode(cdrMemoryStream &cdr) = 0;
+};
+
+static std::vector<std::string> split(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+template <class T>
+static void stamp(T &v) {
+  v.tm.sec = 1700000000;
+  v.tm.nsec = 5;
+}
+
+struct StringCodec : Codec {
+  const char *id() { return "IDL:RTC/TimedString:1.0"; }
+  bool encode(const std::string &line, cdrMemoryStream &cdr) {
+    RTC::TimedString v;
+    stamp(v);
+    v.data = CORBA::string_dup(line.c_str());
+    v >>= cdr;
+    return true;
+  }
+  std::string decode(cdrMemoryStream &cdr) {
+    RTC::TimedString v;
+    v <<= cdr;
+    return std::string(v.data.in());
+  }
+};
+
+struct LongCodec : Codec {
+  const char *id() { return "IDL:RTC/TimedLong:1.0"; }
+  bool encode(const std::string &line, cdrMemoryStream &cdr) {
+    RTC::TimedLong v;
+    stamp(v);
+    v.data = atol(line.c_str());
+    v >>= cdr;
+    return true;
+  }
+  std::string decode(cdrMemoryStream &cdr) {
+    RTC::TimedLong v;
+    v <<= cdr;
+    std::ostringstream o;
+    o << v.data;
+    return o.str();
+  }
+};
+
+struct DoubleCodec : Codec {
+  const char *id() { return "IDL:RTC/TimedDouble:1.0"; }
+  bool encode(const std::string &line, cdrMemoryStream &cdr) {
+    RTC::TimedDouble v;
+    stamp(v);
+    v.data = atof(line.c_str());
+    v >>= cdr;
+    return true;
+  }
+  std::string decode(cdrMemoryStream &cdr) {
+    RTC::TimedDouble v;
+    v <<= cdr;
+    std::ostringstream o;
+    o << v.data;
+    return o.str();
+  }
+};
+
+template <class T, class E>
+struct SeqCodec : Codec {
+  const char *id_;
+  SeqCodec(const char *id) : id_(id) {}
+  const char *id() { return id_; }
+  bool encode(const std::string &line, cdrMemoryStream &cdr) {
+    T v;
+    stamp(v);
+    std::vector<std::string> items = split(line);
+    v.data.length(items.size());
+    for (size_t i = 0; i < items.size(); i++) v.data[i] = (E)atof(items[i].c_str());
+    v >>= cdr;
+    return true;
+  }
+  std::string decode(cdrMemoryStream &cdr) {
+    T v;
+    v <<= cdr;
+    std::ostringstream o;
+    for (CORBA::ULong i = 0; i < v.data.length(); i++) o << (i ? "," : "") << v.data[i];
+    return o.str();
+  }
+};
+
+static Codec *codecFor(const std::string &t) {
+  if (t == "TimedString") return new StringCodec();
+  if (t == "TimedLong") return new LongCodec();
+  if (t == "TimedDouble") return new DoubleCodec();
+  if (t == "TimedFloatSeq") return new SeqCodec<RTC::TimedFloatSeq, CORBA::Float>("IDL:RTC/TimedFloatSeq:1.0");
+  if (t == "TimedDoubleSeq") return new SeqCodec<RTC::TimedDoubleSeq, CORBA::Double>("IDL:RTC/TimedDoubleSeq:1.0");
+  if (t == "TimedShortSeq") return new SeqCodec<RTC::TimedShortSeq, CORBA::Short>("IDL:RTC/TimedShortSeq:1.0");
+  throw std::string("unknown type ") + t;
+}
+
+// --- a component ----------------------------------------------------------
+
+class InPortCdrImpl : public POA_OpenRTM::InPortCdr {
+ public:
+  InPortCdrImpl(Codec *c) : codec_(c) {}
+  OpenRTM::PortStatus put(const OpenRTM::CdrData &data) {
+    // As OpenRTM's CORBA_CdrMemoryStream reads: the payload copied into
+    // a stream, little endian (setByteSwapFlag's argument is "little
+    // endian"), aligned from byte 0.
+    cdrMemoryStream cdr;
+    cdr.setByteSwapFlag(true);
+    cdr.put_octet_array(data.get_buffer(), data.length());
+    try {
+      say("got: " + codec_->decode(cdr));
+    } catch (CORBA::MARSHAL &) {
+      std::ostringstream o;
+      o << "undecodable: " << data.length() << " bytes";
+      say(o.str());
+      return OpenRTM::PORT_ERROR;
+    }
+    return OpenRTM::PORT_OK;
+  }
+
+ private:
+  Codec *codec_;
+};
+
+class PortImpl : public POA_RTC::PortService {
+ public:
+  PortImpl(const std::string &name, bool in, Codec *c) : name_(name), in_(in), codec_(c) {}
+  RTC::RTObject_var owner;
+
+  RTC::PortProfile *get_port_profile() {
+    RTC::PortProfile *pp = new RTC::PortProfile();
+    pp->name = CORBA::string_dup(name_.c_str());
+    pp->port_ref = _this();
+    pp->owner = RTC::RTObject::_duplicate(owner);
+    omni_mutex_lock l(mu_);
+    pp->connector_profiles = conns_;
+    setNV(pp->properties, "port.port_type", in_ ? "DataInPort" : "DataOutPort");
+    setNV(pp->properties, "dataport.data_type", codec_->id());
+    setNV(pp->properties, "dataport.dataflow_type", "push");
+    setNV(pp->properties, "dataport.interface_type", "corba_cdr");
+    return pp;
+  }
+  RTC::ConnectorProfileList *get_connector_profiles() {
+    omni_mutex_lock l(mu_);
+    return new RTC::ConnectorProfileList(conns_);
+  }
+  RTC::ConnectorProfile *get_connector_profile(const char *id) {
+    omni_mutex_lock l(mu_);
+    for (CORBA::ULong i = 0; i < conns_.length(); i++)
+      if (strcmp(conns_[i].connector_id, id) == 0) return new RTC::ConnectorProfile(conns_[i]);
+    return new RTC::ConnectorProfile();
+  }
+  RTC::ReturnCode_t connect(RTC::ConnectorProfile &cp) {
+    if (strlen(cp.connector_id) == 0) cp.connector_id = CORBA::string_dup("rtcpeer-connector");
+    return cp.ports[0]->notify_connect(cp);
+  }
+  RTC::ReturnCode_t notify_connect(RTC::ConnectorProfile &cp) {
+    CORBA::ULong self = 0;
+    for (; self < cp.ports.length(); self++)
+      if (cp.ports[self]->_is_equivalent(_this())) break;
+    if (in_) {  // publish an InPortCdr
+      InPortCdrImpl *sink = new InPortCdrImpl(codec_);
+      PortableServer::ObjectId_var oid = poa->activate_object(sink);
+      CORBA::Object_var ref = sink->_this();
+      CORBA::String_var ior = orb->object_to_string(ref);
+      setNV(cp.properties, "dataport.corba_cdr.inport_ior", ior.in());
+      CORBA::ULong n = cp.properties.length();
+      cp.properties.length(n + 1);
+      cp.properties[n].name = CORBA::string_dup("dataport.corba_cdr.inport_ref");
+      cp.properties[n].value <<= OpenRTM::InPortCdr::_narrow(ref);
+    }
+    if (self + 1 < cp.ports.length()) {
+      RTC::ReturnCode_t rc = cp.ports[self + 1]->notify_connect(cp);
+      if (rc != RTC::RTC_OK) return rc;
+    }
+    if (!in_) {  // subscribe to the InPortCdr the other side published
+      std::string ior = nvString(cp.properties, "dataport.corba_cdr.inport_ior");
+      if (ior.empty()) return RTC::BAD_PARAMETER;
+      CORBA::Object_var obj = orb->string_to_object(ior.c_str());
+      omni_mutex_lock l(mu_);
+      sinks_.push_back(OpenRTM::InPortCdr::_narrow(obj));
+    }
+    omni_mutex_lock l(mu_);
+    CORBA::ULong n = conns_.length();
+    conns_.length(n + 1);
+    conns_[n] = cp;
+    say(std::string("connected: ") + cp.connector_id.in());
+    return RTC::RTC_OK;
+  }
+  RTC::ReturnCode_t disconnect(const char *id) {
+    RTC::ConnectorProfile_var cp = get_connector_profile(id);
+    if (cp->ports.length() == 0) return RTC::BAD_PARAMETER;
+    return cp->ports[0]->notify_disconnect(id);
+  }
+  RTC::ReturnCode_t disconnect_all() {
+    RTC::ConnectorProfileList_var all = get_connector_profiles();
+    for (CORBA::ULong i = 0; i < all->length(); i++) disconnect(all[i].connector_id);
+    return RTC::RTC_OK;
+  }
+  RTC::ReturnCode_t notify_disconnect(const char *id) {
+    RTC::ConnectorProfile_var cp;
+    {
+      omni_mutex_lock l(mu_);
+      CORBA::ULong i = 0;
+      for (; i < conns_.length(); i++)
+        if (strcmp(conns_[i].connector_id, id) == 0) break;
+      if (i == conns_.length()) return RTC::BAD_PARAMETER;
+      cp = new RTC::ConnectorProfile(conns_[i]);
+      for (CORBA::ULong j = i; j + 1 < conns_.length(); j++) conns_[j] = conns_[j + 1];
+      conns_.length(conns_.length() - 1);
+      if (!in_ && i < sinks_.size()) sinks_.erase(sinks_.begin() + i);
+    }
+    say(std::string("disconnected: ") + id);
+    for (CORBA::ULong self = 0; self + 1 < cp->ports.length(); self++)
+      if (cp->ports[self]->_is_equivalent(_this())) {
+        try {
+          cp->ports[self + 1]->notify_disconnect(id);
+        } catch (CORBA::Exception &) {
+        }
+        break;
+      }
+    return RTC::RTC_OK;
+  }
+  SDOPackage::OrganizationList *get_owned_organizations() { return new SDOPackage::OrganizationList(); }
+
+  // write sends one line to every connection.
+  void write(const std::string &line) {
+    cdrMemoryStream cdr;
+    cdr.setByteSwapFlag(true);  // little endian, as OpenRTM's OutPort writes
+    codec_->encode(line, cdr);
+    OpenRTM::CdrData data;
+    data.length(cdr.bufSize());
+    memcpy(data.get_buffer(), cdr.bufPtr(), cdr.bufSize());
+    std::vector<OpenRTM::InPortCdr_var> sinks;
+    {
+      omni_mutex_lock l(mu_);
+      sinks = sinks_;
+    }
+    for (size_t i = 0; i < sinks.size(); i++) {
+      try {
+        OpenRTM::PortStatus st = sinks[i]->put(data);
+        say(std::string("put: ") + (st == OpenRTM::PORT_OK ? "PORT_OK" : "not ok"));
+      } catch (CORBA::Exception &e) {
+        say(std::string("put: ") + e._name());
+      }
+    }
+  }
+
+ private:
+  std::string name_;
+  bool in_;
+  Codec *codec_;
+  omni_mutex mu_;
+  RTC::ConnectorProfileList conns_;
+  std::vector<OpenRTM::InPortCdr_var> sinks_;
+};
+
+#define RC_OK \
+  { return RTC::RTC_OK; }
+class ComponentImpl : public POA_RTC::RTObject {
+ public:
+  ComponentImpl(const std::string &name) : name_(name) {}
+  std::vector<PortImpl *> ports;
+
+  RTC::ReturnCode_t on_initialize() RC_OK RTC::ReturnCode_t on_finalize() RC_OK
+  RTC::ReturnCode_t on_startup(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_shutdown(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_activated(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_deactivated(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_aborting(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_error(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t on_reset(RTC::ExecutionContextHandle_t) RC_OK
+  RTC::ReturnCode_t initialize() RC_OK RTC::ReturnCode_t finalize() RC_OK
+  CORBA::Boolean is_alive(RTC::ExecutionContext_ptr) { return true; }
+  RTC::ReturnCode_t exit() RC_OK
+  RTC::ExecutionContextHandle_t attach_context(RTC::ExecutionContext_ptr) { return -1; }
+  RTC::ReturnCode_t detach_context(RTC::ExecutionContextHandle_t) { return RTC::BAD_PARAMETER; }
+  RTC::ExecutionContext_ptr get_context(RTC::ExecutionContextHandle_t) { return RTC::ExecutionContext::_nil(); }
+  RTC::ExecutionContextList *get_owned_contexts() { return new RTC::ExecutionContextList(); }
+  RTC::ExecutionContextList *get_participating_contexts() { return new RTC::ExecutionContextList(); }
+  RTC::ExecutionContextHandle_t get_context_handle(RTC::ExecutionContext_ptr) { return -1; }
+  char *get_sdo_id() { return CORBA::string_dup(name_.c_str()); }
+  char *get_sdo_type() { return CORBA::string_dup("rtcpeer"); }
+  SDOPackage::DeviceProfile *get_device_profile() { return new SDOPackage::DeviceProfile(); }
+  SDOPackage::ServiceProfileList *get_service_profiles() { return new SDOPackage::ServiceProfileList(); }
+  SDOPackage::ServiceProfile *get_service_profile(const char *) { throw SDOPackage::InvalidParameter("none"); }
+  SDOPackage::SDOService_ptr get_sdo_service(const char *) { throw SDOPackage::InvalidParameter("none"); }
+  SDOPackage::Configuration_ptr get_configuration() { return SDOPackage::Configuration::_nil(); }
+  SDOPackage::Monitoring_ptr get_monitoring() { throw SDOPackage::InterfaceNotImplemented("none"); }
+  SDOPackage::OrganizationList *get_organizations() { return new SDOPackage::OrganizationList(); }
+  SDOPackage::NVList *get_status_list() { return new SDOPackage::NVList(); }
+  CORBA::Any *get_status(const char *) { throw SDOPackage::InvalidParameter("none"); }
+  SDOPackage::OrganizationList *get_owned_organizations() { return new SDOPackage::OrganizationList(); }
+  RTC::ComponentProfile *get_component_profile() {
+    RTC::ComponentProfile *cp = new RTC::ComponentProfile();
+    cp->instance_name = CORBA::string_dup(name_.c_str());
+    cp->type_name = CORBA::string_dup("rtcpeer");
+    return cp;
+  }
+  RTC::PortServiceList *get_ports() {
+    RTC::PortServiceList *l = new RTC::PortServiceList();
+    l->length(ports.size());
+    for (size_t i = 0; i < ports.size(); i++) (*l)[i] = ports[i]->_this();
+    return l;
+  }
+
+ private:
+  std::string name_;
+};
+
+static void bindPath(const std::string &path, CORBA::Object_ptr ref) {
+  CORBA::Object_var ns = orb->resolve_initial_references("NameService");
+  CosNaming::NamingContextExt_var root = CosNaming::NamingContextExt::_narrow(ns);
+  CosNaming::Name_var name = root->to_name(path.c_str());
+  CosNaming::NamingContext_var ctx = CosNaming::NamingContext::_duplicate(root);
+  for (CORBA::ULong i = 0; i + 1 < name->length(); i++) {
+    CosNaming::Name one;
+    one.length(1);
+    one[0] = name[i];
+    try {
+      ctx = ctx->bind_new_context(one);
+    } catch (CosNaming::NamingContext::AlreadyBound &) {
+      CORBA::Object_var o = ctx->resolve(one);
+      ctx = CosNaming::NamingContext::_narrow(o);
+    }
+  }
+  CosNaming::Name last;
+  last.length(1);
+  last[0] = name[name->length() - 1];
+  ctx->rebind(last, ref);
+}
+
+static int serve(const std::string &name, const std::string &type) {
+  Codec *codec = codecFor(type);
+  std::string instance = name.substr(name.rfind('/') + 1);
+  instance = instance.substr(0, instance.find('.'));
+  ComponentImpl *comp = new ComponentImpl(instance);
+  PortableServer::ObjectId_var cid = poa->activate_object(comp);
+  PortImpl *in = new PortImpl(instance + ".in", true, codec);
+  PortImpl *out = new PortImpl(instance + ".out", false, codec);
+  PortableServer::ObjectId_var iid = poa->activate_object(in);
+  PortableServer::ObjectId_var oid = poa->activate_object(out);
+  RTC::RTObject_var ref = comp->_this();
+  in->owner = RTC::RTObject::_duplicate(ref);
+  out->owner = RTC::RTObject::_duplicate(ref);
+  comp->ports.push_back(in);
+  comp->ports.push_back(out);
+  poa->the_POAManager()->activate();
+  bindPath(name, ref);
+  say("ready");
+  std::string line;
+  while (std::getline(std::cin, line)) out->write(line);
+  // Standard input ended: serve until killed.
+  orb->run();
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  try {
+    orb = CORBA::ORB_init(argc, argv);
+    CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
+    poa = PortableServer::POA::_narrow(obj);
+    if (argc < 3) {
+      std::cerr << "usage: rtcpeer cat|act|deact|exit|con|dis|serve NAME..." << std::endl;
+      return 2;
+    }
+    std::string cmd(argv[1]);
+    if (cmd == "cat") return cat(argv[2]);
+    if (cmd == "act" || cmd == "deact") {
+      RTC::RTObject_var rtc = component(argv[2]);
+      RTC::ExecutionContextList_var ecs = rtc->get_owned_contexts();
+      RTC::ReturnCode_t rc = cmd == "act" ? ecs[0]->activate_component(rtc) : ecs[0]->deactivate_component(rtc);
+      say(std::string("rc: ") + rcName(rc));
+      return 0;
+    }
+    if (cmd == "exit") {
+      RTC::RTObject_var rtc = component(argv[2]);
+      say(std::string("rc: ") + rcName(rtc->exit()));
+      return 0;
+    }
+    if (cmd == "con" && argc >= 4) {
+      RTC::ConnectorProfile cp;
+      cp.name = CORBA::string_dup("rtcpeer_con");
+      cp.connector_id = CORBA::string_dup("");
+      cp.ports.length(2);
+      cp.ports[0] = port(argv[2]);
+      cp.ports[1] = port(argv[3]);
+      setNV(cp.properties, "dataport.interface_type", "corba_cdr");
+      setNV(cp.properties, "dataport.dataflow_type", "push");
+      setNV(cp.properties, "dataport.subscription_type", "flush");
+      for (int i = 4; i < argc; i++) {
+        std::string kv(argv[i]);
+        size_t eq = kv.find('=');
+        std::string k = kv.substr(0, eq);
+        for (CORBA::ULong j = 0; j < cp.properties.length(); j++)
+          if (k == cp.properties[j].name.in()) cp.properties[j].value <<= kv.substr(eq + 1).c_str();
+        if (nvString(cp.properties, k.c_str()) != kv.substr(eq + 1)) setNV(cp.properties, k.c_str(), kv.substr(eq + 1).c_str());
+      }
+      RTC::ReturnCode_t rc = cp.ports[0]->connect(cp);
+      say(std::string("rc: ") + rcName(rc));
+      say(std::string("id: ") + cp.connector_id.in());
+      for (CORBA::ULong j = 0; j < cp.properties.length(); j++) say(std::string("property: ") + cp.properties[j].name.in());
+      return 0;
+    }
+    if (cmd == "dis") {
+      RTC::PortService_var p = port(argv[2]);
+      say(std::string("rc: ") + rcName(p->disconnect_all()));
+      return 0;
+    }
+    if (cmd == "serve") return serve(argv[2], argc > 3 ? argv[3] : "TimedString");
+    std::cerr << "unknown command " << cmd << std::endl;
+    return 2;
+  } catch (std::string &s) {
+    say("error: " + s);
+    return 1;
+  } catch (CORBA::Exception &e) {
+    say(std::string("error: ") + e._name());
+    return 1;
+  }
+}
