@@ -117,7 +117,7 @@ func (a *action) deliver(key string, data map[string]any, from adaptors.Conn, do
 // deliverUnless is deliver, for an event dropped when skip reports true
 // as its turn comes (skip may be nil).
 func (a *action) deliverUnless(skip func() bool, key string, data map[string]any, from adaptors.Conn, done func(bool)) {
-	ev := adaptors.Event{Source: a.name, Key: key, Data: data, Text: rosmsg.JSON(data), From: from, Time: time.Now(), Done: done}
+	ev := adaptors.Event{Source: a.name, Key: key, Data: data, Text: adaptors.JSON(data), From: from, Time: time.Now(), Done: done}
 	a.qmu.Lock()
 	a.queue = append(a.queue, queued{ev, skip})
 	a.qmu.Unlock()
@@ -334,7 +334,7 @@ func (a *actionServer) Feedback(id string, v any) error {
 
 // Send publishes feedback written as rostopic pub takes it.
 func (a *actionServer) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return err
 	}
@@ -416,7 +416,7 @@ func (g *goal) SendMessage(v any) error { return g.end(v, Succeeded) }
 // Send ends the goal with success and a result written as rostopic pub
 // takes it.
 func (g *goal) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return &adaptors.InvalidMessageError{Err: err}
 	}
@@ -486,7 +486,7 @@ func (n *notice) Answered() bool          { return n.g.ended() }
 func (n *notice) SendMessage(v any) error { return n.g.end(v, Canceled) }
 
 func (n *notice) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return &adaptors.InvalidMessageError{Err: err}
 	}
@@ -681,7 +681,7 @@ func (a *actionClient) CancelGoal() (bool, error) {
 
 // Send sends a goal written as rostopic pub takes it.
 func (a *actionClient) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return err
 	}

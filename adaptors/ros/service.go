@@ -268,7 +268,7 @@ func (a *server) handle(req reflect.Value) (any, bool) {
 	r := &request{a: a, answer: make(chan any, 1)}
 	handled := make(chan bool, 1)
 	data := rosmsg.Value(req.Interface())
-	ev := adaptors.Event{Source: a.name, Key: ServiceKey, Data: data, Text: rosmsg.JSON(data), From: r, Time: time.Now(),
+	ev := adaptors.Event{Source: a.name, Key: ServiceKey, Data: data, Text: adaptors.JSON(data), From: r, Time: time.Now(),
 		Done: func(ok bool) { handled <- ok }}
 	fail := reflect.New(a.typ.Response.Go).Interface()
 	if err := a.sink.Deliver(a.ctx, ev); err != nil {
@@ -342,7 +342,7 @@ func (r *request) close() {
 // Send answers with a response written as rostopic pub takes it (YAML or
 // JSON), or with a single field's value.
 func (r *request) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return &adaptors.InvalidMessageError{Err: err}
 	}
@@ -463,7 +463,7 @@ func (a *client) Call(ctx context.Context, v any) (any, error) {
 // and a failed call is logged. A text that does not fit is an error at
 // once.
 func (a *client) Send(text string) error {
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return err
 	}

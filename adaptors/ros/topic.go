@@ -148,7 +148,7 @@ func checkMessage(attrs map[string]string, text string) error {
 	if err != nil || typ.Spec.FullName() == "std_msgs/String" {
 		return nil // reported with the declaration; any text is a String
 	}
-	data, err := rosmsg.ParseText(text)
+	data, err := adaptors.ParseText(text)
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (a *topic) event(m reflect.Value) adaptors.Event {
 		return ev
 	}
 	ev.Data = rosmsg.Value(m.Interface())
-	ev.Text = rosmsg.JSON(ev.Data)
+	ev.Text = adaptors.JSON(ev.Data)
 	return ev
 }
 
@@ -335,7 +335,7 @@ func (a *topic) Send(text string) error {
 	if a.data != nil {
 		reflect.ValueOf(m).Elem().FieldByIndex(a.data).SetString(text)
 	} else {
-		data, err := rosmsg.ParseText(text)
+		data, err := adaptors.ParseText(text)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/adaptors"
 )
 
 func demoType(t *testing.T, name string) *Type {
@@ -24,7 +26,7 @@ func demoType(t *testing.T, name string) *Type {
 func TestFillAndValue(t *testing.T) {
 	move := demoType(t, "demo/Move")
 	for _, text := range []string{"[[2.0, 0, 0], [0, 0, 1.8]]", "{linear: {x: 2}, angular: {z: 1.8}}", `{"linear": [2, 0, 0], "angular": {"z": 1.8}}`} {
-		data, err := ParseText(text)
+		data, err := adaptors.ParseText(text)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -38,7 +40,7 @@ func TestFillAndValue(t *testing.T) {
 		}
 	}
 	sample := demoType(t, "demo/Sample")
-	data, err := ParseText(`{ok: true, small: -5, level: 255, count: 7, big: 9007199254740992, ratio: 0.5, text: こんにちは,
+	data, err := adaptors.ParseText(`{ok: true, small: -5, level: 255, count: 7, big: 9007199254740992, ratio: 0.5, text: こんにちは,
   stamp: {secs: 1700000000, nsecs: 500000000}, wait: 1.25, points: [[1, 2, 3], {z: 4}], pair: [0.5, 1.5], data: [1, 2, 3]}`)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestFillErrors(t *testing.T) {
 		{"{stamp: {sec: 1}}", `demo/Sample stamp: a time is seconds or {secs, nsecs}, not "sec"`},
 		{"hello", `demo/Sample: "hello" is not a message: give a list of its fields' values, or a mapping by name`},
 	} {
-		data, err := ParseText(c.text)
+		data, err := adaptors.ParseText(c.text)
 		if err != nil {
 			t.Fatalf("%s: %v", c.text, err)
 		}
@@ -91,7 +93,7 @@ func TestFillErrors(t *testing.T) {
 			t.Errorf("%s: the message was changed (-before +after):\n%s", c.text, diff)
 		}
 	}
-	if _, err := ParseText("[1, 2"); err == nil {
+	if _, err := adaptors.ParseText("[1, 2"); err == nil {
 		t.Error("a broken list parsed")
 	}
 }
@@ -110,7 +112,7 @@ func TestValueAndJSON(t *testing.T) {
 	if v["big"] != math.Ldexp(1, 63) { // a uint64 beyond int64 is not read as negative
 		t.Errorf("big %v (%T), want 2^63", v["big"], v["big"])
 	}
-	got := JSON(v)
+	got := adaptors.JSON(v)
 	for _, want := range []string{`"ratio":0.1,`, `"pair":[null,null]`, `"text":"はい"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("JSON %s: no %s", got, want)

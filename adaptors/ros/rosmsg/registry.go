@@ -13,6 +13,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msg"
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
+
 	"github.com/seatml/seat/schema"
 )
 

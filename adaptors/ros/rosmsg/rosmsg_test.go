@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
+
 	"github.com/seatml/seat/adaptors/ros/rostest"
 )
 

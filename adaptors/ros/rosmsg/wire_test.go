@@ -10,6 +10,7 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/adaptors/ros/rostest"
 )
 
@@ -120,7 +121,7 @@ func TestReadAndFillOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := ParseText("[[2.0,0,0],[0,0,1.8]]")
+	data, err := adaptors.ParseText("[[2.0,0,0],[0,0,1.8]]")
 	if err != nil {
 		t.Fatal(err)
 	}
