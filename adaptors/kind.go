@@ -134,7 +134,7 @@ func (kindTable) Names() []string { return KindsWith(0) }
 // load with a warning, so that eSEAT's files still check and run without
 // them.
 func init() {
-	for _, name := range []string{"rtcin", "rtcout", "provider", "consumer", "ros_*"} {
+	for _, name := range []string{"provider", "consumer", "ros_*"} {
 		RegisterKind(Kind{Name: name, Ignored: true})
 	}
 }

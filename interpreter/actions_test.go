@@ -159,7 +159,7 @@ func TestIncludedRulesRun(t *testing.T) {
 }
 
 func TestEncodeAndIgnoredAdaptors(t *testing.T) {
-	h := start(t, doc(`<adaptor name="rtc" type="rtcout"/>`, `<state name="s">`+
+	h := start(t, doc(`<adaptor name="rtc" type="provider"/>`, `<state name="s">`+
 		rule("", `<key>sjis</key><message sendto="chat" encode="Shift_JIS">こんにちは</message>`)+
 		rule("", `<key>euc</key><message sendto="chat" encode="euc-jp">はい</message>`)+
 		rule("", `<key>rtc</key><message sendto="rtc">dropped</message>`+msg("after"))+
@@ -221,7 +221,7 @@ func TestMessagesWithNowhereToGo(t *testing.T) {
 	ln.Close() // nothing listens: the client adaptor stays disconnected
 	h := start(t, doc(`<adaptor name="up" type="socket" role="client" port="`+port+`"/>
 <adaptor name="page" type="web" port="0"/>
-<adaptor name="rtc" type="rtcout"/>`, `<state name="s">`+
+<adaptor name="rtc" type="provider"/>`, `<state name="s">`+
 		rule("", `<key>server</key><message sendto="chat">x</message>`)+
 		rule("", `<key>web</key><message sendto="page">x</message>`)+
 		rule("", `<key>client</key><message sendto="up">x</message>`)+

@@ -7,6 +7,7 @@ package all
 
 import (
 	_ "github.com/seatml/seat/adaptors/mqtt"
+	_ "github.com/seatml/seat/adaptors/openrtm"
 	_ "github.com/seatml/seat/adaptors/ros"
 	_ "github.com/seatml/seat/adaptors/socket"
 	_ "github.com/seatml/seat/adaptors/stdio"

@@ -17,7 +17,7 @@ import (
 // comparisons.
 func TestNoTypeNameComparedOutsideAdaptors(t *testing.T) {
 	var names []string
-	for _, n := range append(adaptors.KindsWith(0), "rtcin", "rtcout", "provider", "consumer") {
+	for _, n := range append(adaptors.KindsWith(0), "provider", "consumer") {
 		names = append(names, regexp.QuoteMeta(n))
 	}
 	if len(names) < 5 {

@@ -210,7 +210,7 @@ func TestMarkBroken(t *testing.T) {
 	src := `<?xml version="1.0" encoding="UTF-8"?>
 <seatml>
   <general name="受付">
-    <adaptor name="in" type="rtcin" datatype="TimedString"/>
+    <adaptor name="in" type="provider"/>
     <adaptor name="chat" type="socket" role="server" port="0"/>
     <adaptor name="chat" type="socket" role="server" port="0"/>
   </general>

@@ -148,6 +148,21 @@ func (ns *NameServer) Restart() {
 	}
 }
 
+// RestartEmpty kills omniNames and starts it again on the same port
+// with no data: every binding is gone, as for a naming service started
+// afresh.
+func (ns *NameServer) RestartEmpty() {
+	ns.t.Helper()
+	ns.Stop()
+	files, _ := filepath.Glob(filepath.Join(ns.dir, "*"))
+	for _, f := range files {
+		os.Remove(f)
+	}
+	if err := ns.start(true); err != nil {
+		ns.t.Fatal(err)
+	}
+}
+
 // Env is the environment for omniORB programs: the system's, with an
 // empty configuration file so that /etc/omniORB.cfg's InitRef does not
 // count.

@@ -291,7 +291,7 @@ func (s *sender) push(ctx context.Context, target *corba.Object, op string, payl
 		cn.stats.dropped.Add(1)
 	case ctx.Err() != nil:
 		return false
-	case peerGone(err):
+	case PeerGone(err):
 		cn.stats.failed.Add(1)
 		go cn.port.remove(cn.prof.ID, err.Error())
 		return false
@@ -302,10 +302,10 @@ func (s *sender) push(ctx context.Context, target *corba.Object, op string, payl
 	return true
 }
 
-// peerGone reports whether an error means the peer's object is gone,
+// PeerGone reports whether an error means the peer's object is gone,
 // as OpenRTM's CONNECTION_LOST: its process does not answer on its
 // address, or no longer has the object.
-func peerGone(err error) bool {
+func PeerGone(err error) bool {
 	var ce *corba.ConnError
 	if errors.As(err, &ce) {
 		return true
@@ -347,7 +347,7 @@ func (cn *Conn) poll(ctx context.Context, target *corba.Object, op string) {
 		case err == nil:
 		case ctx.Err() != nil:
 			return
-		case peerGone(err):
+		case PeerGone(err):
 			cn.stats.failed.Add(1)
 			go cn.port.remove(cn.prof.ID, err.Error())
 			return

@@ -3,57 +3,23 @@ package rtc
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"go.uber.org/zap/zaptest"
 	"time"
+
+	"go.uber.org/zap/zaptest"
 
 	"github.com/seatml/seat/adaptors/openrtm/corba"
 	"github.com/seatml/seat/adaptors/openrtm/omnitest"
 )
 
-// The C++ peer, built once for the package's tests from OpenRTM's IDL.
-var peer struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-}
-
-func rtcpeer(t *testing.T) string {
-	t.Helper()
-	omnitest.RequireBuildTools(t)
-	idl := filepath.Join(omnitest.SharedDir(), "idl", "rtm")
-	if _, err := os.Stat(filepath.Join(idl, "RTC.idl")); err != nil {
-		if why := omnitest.SharedRequired(); why != "" {
-			t.Fatalf("OpenRTM's IDL is not at %s, and %s", idl, why)
-		}
-		t.Skipf("OpenRTM's IDL is not at %s (set %s)", idl, omnitest.SharedEnv)
-	}
-	peer.once.Do(func() {
-		if peer.dir, peer.err = os.MkdirTemp("", "rtcpeer"); peer.err != nil {
-			return
-		}
-		var idls []string
-		for _, f := range []string{"SDOPackage", "RTC", "DataPort_OpenRTM", "DataPort", "BasicDataType"} {
-			idls = append(idls, filepath.Join(idl, f+".idl"))
-		}
-		peer.bin, peer.err = omnitest.Build(peer.dir, "rtcpeer", idls, []string{filepath.Join("testdata", "rtcpeer.cc")})
-	})
-	if peer.err != nil {
-		t.Fatal(peer.err)
-	}
-	return peer.bin
-}
+func rtcpeer(t *testing.T) string { return omnitest.RTCPeer(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if peer.dir != "" {
-		os.RemoveAll(peer.dir)
-	}
+	omnitest.Cleanup()
 	os.Exit(code)
 }
 

@@ -78,6 +78,17 @@ type Conn struct {
 	stats                         connStats
 }
 
+// PeerRefs are the references of the connection's other ports.
+func (cn *Conn) PeerRefs() []*corba.IOR {
+	var refs []*corba.IOR
+	for _, ref := range cn.prof.Ports {
+		if !sameObject(ref, cn.port.ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs
+}
+
 // ID is the connector id.
 func (cn *Conn) ID() string { return cn.prof.ID }
 
@@ -247,20 +258,26 @@ func (p *Port) peerProfile(ctx context.Context, ref *corba.IOR) (*PortProfile, e
 	return pp, nil
 }
 
+// IncompatibleError is a connection refused because the ports cannot
+// work together: another data type, the same direction, not a data port.
+type IncompatibleError struct{ Msg string }
+
+func (e *IncompatibleError) Error() string { return e.Msg }
+
 // compatible says why a data port cannot be connected to this one:
 // another data type, or the same direction. OpenRTM itself connects
 // them and delivers what the reader cannot make sense of.
 func (p *Port) compatible(pp *PortProfile) error {
 	pt, _ := pp.Properties.String("port.port_type")
 	if pt != "DataInPort" && pt != "DataOutPort" {
-		return fmt.Errorf("%s is not a data port (port.port_type %q)", pp.Name, pt)
+		return &IncompatibleError{fmt.Sprintf("%s is not a data port (port.port_type %q)", pp.Name, pt)}
 	}
 	if pt == p.portType() {
-		return fmt.Errorf("%s and %s are both %ss: connect an OutPort to an InPort", p.name, pp.Name, pt)
+		return &IncompatibleError{fmt.Sprintf("%s and %s are both %ss: connect an OutPort to an InPort", p.name, pp.Name, pt)}
 	}
 	dt, _ := pp.Properties.String("dataport.data_type")
 	if dt != "" && !SameDataType(dt, p.spec.DataType) {
-		return fmt.Errorf("%s carries %s and %s carries %s: a connection would deliver what neither side can read", p.name, shortType(p.spec.DataType), pp.Name, shortType(dt))
+		return &IncompatibleError{fmt.Sprintf("%s carries %s and %s carries %s: a connection would deliver what neither side can read", p.name, shortType(p.spec.DataType), pp.Name, shortType(dt))}
 	}
 	return nil
 }
@@ -440,6 +457,10 @@ func (p *Port) notifyDisconnect(ctx context.Context, id string) ReturnCode {
 	return OK
 }
 
+// Drop ends a connection on this side only, without telling its peers:
+// a peer found gone. reason says why, in the log and the ConnEvent.
+func (p *Port) Drop(cn *Conn, reason string) { p.remove(cn.ID(), reason) }
+
 // remove ends a connection on this side: its servants stop, its
 // goroutines end. reason is "" for a disconnection.
 func (p *Port) remove(id, reason string) *Conn {
@@ -528,4 +549,19 @@ func (ps *portService) Invoke(ctx context.Context, op string, args *corba.Decode
 		return corba.BadOperation()
 	}
 	return args.Err()
+}
+
+// RemovePort ends a port: its connections end (the peers are told,
+// within ctx) and it is no longer served or listed.
+func (c *Component) RemovePort(ctx context.Context, p *Port) {
+	c.mu.Lock()
+	for i, q := range c.ports {
+		if q == p {
+			c.ports = append(c.ports[:i:i], c.ports[i+1:]...)
+			break
+		}
+	}
+	c.mu.Unlock()
+	p.DisconnectAll(ctx)
+	c.server.Unregister(p.key)
 }

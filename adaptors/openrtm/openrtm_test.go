@@ -1,0 +1,221 @@
+package openrtm
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
+)
+
+func TestMain(m *testing.M) {
+	watchEvery = 100 * time.Millisecond
+	code := m.Run()
+	omnitest.Cleanup()
+	os.Exit(code)
+}
+
+// sink collects the events an adaptor delivers.
+type sink chan adaptors.Event
+
+func (s sink) Deliver(ctx context.Context, ev adaptors.Event) error {
+	select {
+	case s <- ev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+func (s sink) EndOfInput(string) {}
+
+func (s sink) next(t *testing.T) adaptors.Event {
+	t.Helper()
+	select {
+	case ev := <-s:
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+	}
+	return adaptors.Event{}
+}
+
+// open opens an rtcin (in) or rtcout of behavior on ns, logging to logs.
+func open(t *testing.T, ns *omnitest.NameServer, behavior, name string, in bool, attrs map[string]string, log *zap.Logger) (adaptors.Adaptor, sink) {
+	t.Helper()
+	a := map[string]string{attrNameservers: ns.Addr}
+	for k, v := range attrs {
+		a[k] = v
+	}
+	ad, err := newPort(adaptors.Config{Behavior: behavior, Name: name, Attrs: a, Log: log}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := make(sink, 100)
+	if err := ad.Open(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ad.Close() })
+	return ad, s
+}
+
+func observed() (*zap.Logger, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	return zap.New(core), logs
+}
+
+// waitLog waits for a log line with the message.
+func waitLog(t *testing.T, logs *observer.ObservedLogs, msg string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for logs.FilterMessage(msg).Len() < n {
+		if time.Now().After(deadline) {
+			var all []string
+			for _, e := range logs.All() {
+				all = append(all, e.Message)
+			}
+			t.Fatalf("no %d× %q within 15 s; logged: %q", n, msg, all)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTimedStringBothWays: eSEAT's SimpleIO pair, str_out and str_in,
+// connected by connect= to an omniORB C++ component's ports: Japanese
+// lines cross both ways unchanged, one port each way, and the component
+// is registered as OpenRTM names it.
+func TestTimedStringBothWays(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	cpp := omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	log, logs := observed()
+	out, _ := open(t, ns, "SimpleIO", "str_out", false, map[string]string{"connect": "Peer.rtc:in"}, log)
+	_, in := open(t, ns, "SimpleIO", "str_in", true, map[string]string{"connect": "Peer.rtc:out", "datatype": "RTC::TimedString"}, log)
+	waitLog(t, logs, "OpenRTM connected", 2)
+	host, _ := os.Hostname()
+	if got := ns.Nameclt(t, "list", host+".host_cxt"); !strings.Contains(got, "SimpleIO.rtc") {
+		t.Errorf("nameclt list %s.host_cxt: %q", host, got)
+	}
+	if err := out.Send("こんにちは、ロボットです"); err != nil {
+		t.Fatal(err)
+	}
+	if got := cpp.WaitLines(t, "got: ", 1); got[0] != "こんにちは、ロボットです" {
+		t.Errorf("the peer got %q", got)
+	}
+	cpp.Send(t, "はい、どうぞ")
+	if ev := in.next(t); ev.Source != "str_in" || ev.Text != "はい、どうぞ" || ev.Data != nil {
+		t.Errorf("event %+v", ev)
+	}
+	if st := out.(adaptors.StatsReporter).Stats(); st.Open != 1 || st.Accepted != 1 {
+		t.Errorf("str_out stats %+v", st)
+	}
+	cat, err := ns.Run(t, bin, "cat", host+".host_cxt/SimpleIO.rtc")
+	if err != nil || !strings.Contains(cat, "port: SimpleIO.str_out DataOutPort IDL:RTC/TimedString:1.0 connectors 1") ||
+		!strings.Contains(cat, "port: SimpleIO.str_in DataInPort IDL:RTC/TimedString:1.0 connectors 1") || !strings.Contains(cat, "ec0: ACTIVE") {
+		t.Errorf("rtcpeer cat: %v\n%s", err, cat)
+	}
+}
+
+// TestSequenceAndNumbers: a TimedFloatSeq port takes eSEAT's
+// comma-separated text and a Lua table's list, and what arrives is data
+// (rtc_in_data) with its JSON as the text.
+func TestSequenceAndNumbers(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	cpp := omnitest.Start(t, "ready", bin, "serve", "Seq.rtc", "TimedFloatSeq", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	log, logs := observed()
+	attrs := map[string]string{"datatype": "TimedFloatSeq"}
+	attrs["connect"] = "Seq.rtc:in"
+	out, _ := open(t, ns, "Ctl", "cmd", false, attrs, log)
+	attrs = map[string]string{"datatype": "RTC.TimedFloatSeq", "connect": "Seq.rtc:out"}
+	_, in := open(t, ns, "Ctl", "sensor", true, attrs, log)
+	waitLog(t, logs, "OpenRTM connected", 2)
+	if err := out.Send("1.0, 2.5,3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.(adaptors.MessageSender).SendMessage(map[string]any{"data": []any{int64(4), 0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cpp.WaitLines(t, "got: ", 2); got[0] != "1,2.5,3" || got[1] != "4,0.25" {
+		t.Errorf("the peer got %q", got)
+	}
+	cpp.Send(t, "0.5,1.5")
+	ev := in.next(t)
+	want := `{"data":[0.5,1.5],"tm":{"nsec":5,"sec":1700000000}}`
+	if ev.Text != want {
+		t.Errorf("text %s, want %s", ev.Text, want)
+	}
+	if m, ok := ev.Data.(map[string]any); !ok || len(m["data"].([]any)) != 2 {
+		t.Errorf("data %#v", ev.Data)
+	}
+	if err := out.Send("1.0,x"); err == nil || !strings.Contains(err.Error(), "data[2]: a float cannot hold \"x\"") {
+		t.Errorf("a bad element: %v", err)
+	}
+}
+
+// TestPeerAndNamingServiceRestart: when the peer's process is killed and
+// started again, and when the naming service restarts empty, the port
+// connects again and the component registers again, each said once in
+// the log; data flows after.
+func TestPeerAndNamingServiceRestart(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	cpp := omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	log, logs := observed()
+	out, _ := open(t, ns, "Robot", "say", false, map[string]string{"connect": "Peer.rtc:in"}, log)
+	waitLog(t, logs, "OpenRTM connected", 1)
+	cpp.Kill()
+	waitLog(t, logs, "OpenRTM connection lost; reconnecting", 1)
+	cpp = omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	waitLog(t, logs, "OpenRTM connected again", 1)
+	if err := out.Send("また会いましたね"); err != nil {
+		t.Fatal(err)
+	}
+	if got := cpp.WaitLines(t, "got: ", 1); got[0] != "また会いましたね" {
+		t.Errorf("the restarted peer got %q", got)
+	}
+	if n := logs.FilterMessage("OpenRTM peer not reachable; retrying").Len(); n > 1 {
+		t.Errorf("the outage was logged %d times", n)
+	}
+
+	host, _ := os.Hostname()
+	ns.RestartEmpty()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(ns.Nameclt(t, "list"), host+".host_cxt") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not registered again within 15 s: %s", ns.Nameclt(t, "list"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := ns.Nameclt(t, "list", host+".host_cxt"); !strings.Contains(got, "Robot.rtc") {
+		t.Errorf("after the restart: %q", got)
+	}
+}
+
+// TestAnotherTypeRefused: connect= to a port of another data type is
+// refused, logged as an error once and counted, and nothing connects.
+func TestAnotherTypeRefused(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	omnitest.Start(t, "ready", bin, "serve", "Long.rtc", "TimedLong", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	log, logs := observed()
+	out, _ := open(t, ns, "Robot", "say", false, map[string]string{"connect": "Long.rtc:in"}, log)
+	waitLog(t, logs, "OpenRTM connection refused", 1)
+	entry := logs.FilterMessage("OpenRTM connection refused").All()[0]
+	if err := entry.ContextMap()["error"]; err != "Robot.say carries RTC::TimedString and Long.in carries RTC::TimedLong: a connection would deliver what neither side can read" {
+		t.Errorf("error %v", err)
+	}
+	waitLog(t, logs, "OpenRTM connection attempt failed", 3) // retries are not logged again
+	if n := logs.FilterMessage("OpenRTM connection refused").Len(); n != 1 {
+		t.Errorf("logged %d times", n)
+	}
+	if st := out.(adaptors.StatsReporter).Stats(); st.WrongType != 1 || st.Open != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
