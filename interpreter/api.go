@@ -98,7 +98,12 @@ func (m *seatmlBehavior) installAPI() {
 	}
 }
 
+// luaSend is seat.send(adaptor, text): a table is sent as
+// seat.publish sends it (an OpenRTM port's data, a ROS message, JSON).
 func (m *env) luaSend(L *lua.LState) int {
+	if _, ok := L.Get(2).(*lua.LTable); ok {
+		return m.publish(L, "seat.send")
+	}
 	name := m.luaAdaptor(L, "seat.send")
 	text := luaText(L, 2)
 	m.send(name, text, luaWhere{m, L})
@@ -125,8 +130,11 @@ func (m *env) luaAdaptor(L *lua.LState, fn string) string {
 // as JSON text; a string is sent as seat.send sends it. A value that does
 // not fit the message is a Lua error naming the field, and nothing is
 // sent. goal names the goal an action server's feedback is for.
-func (m *env) luaPublish(L *lua.LState) int {
-	name := m.luaAdaptor(L, "seat.publish")
+func (m *env) luaPublish(L *lua.LState) int { return m.publish(L, "seat.publish") }
+
+// publish is seat.publish, and seat.send given a table, as fn.
+func (m *env) publish(L *lua.LState, fn string) int {
+	name := m.luaAdaptor(L, fn)
 	t, ok := L.Get(2).(*lua.LTable)
 	if !ok {
 		m.send(name, luaText(L, 2), luaWhere{m, L})
@@ -136,7 +144,7 @@ func (m *env) luaPublish(L *lua.LState) int {
 	goal := L.OptString(3, "")
 	if a := m.adaptor(name); goal != "" && a != nil {
 		if _, ok := a.(adaptors.Finisher); !ok {
-			L.RaiseError("seat.publish: %q is not an adaptor that works on goals (a ros_action_server): its messages name no goal", name)
+			L.RaiseError("%s: %q is not an adaptor that works on goals (a ros_action_server): its messages name no goal", fn, name)
 		}
 	}
 	var bad error
@@ -154,7 +162,7 @@ func (m *env) luaPublish(L *lua.LState) int {
 		return err
 	})
 	if bad != nil {
-		L.RaiseError("seat.publish(%q): %v", name, bad)
+		L.RaiseError("%s(%q): %v", fn, name, bad)
 	}
 	return 0
 }

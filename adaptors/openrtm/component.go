@@ -18,12 +18,15 @@ import (
 // data ports. The component is made with its first port and ends with
 // its last, and is kept registered in its naming services meanwhile.
 
-// compSettings are the component-wide attributes, which every rtcin and
-// rtcout of a behavior must agree on (or leave out).
+// compSettings are the component-wide attributes. The first rtcin or
+// rtcout of a behavior to open makes the component with its own; the
+// others may leave them out, or give the same.
 type compSettings struct {
 	nameservers []string // corba.nameservers
 	formats     []string // naming.formats
 	endpoint    string   // corba.endpoints
+	// given lists the attributes the declaration gave.
+	given []string
 }
 
 // The attributes that configure the component rather than a port.
@@ -43,6 +46,11 @@ const DefaultNameserver = "127.0.0.1:2809"
 // settings reads the component-wide attributes of one declaration.
 func settings(attrs map[string]string) (compSettings, error) {
 	s := compSettings{endpoint: strings.TrimSpace(attrs[attrEndpoint])}
+	for _, a := range []string{attrNameservers, attrFormats, attrEndpoint} {
+		if strings.TrimSpace(attrs[a]) != "" {
+			s.given = append(s.given, a)
+		}
+	}
 	ns := attrs[attrNameservers]
 	if ns == "" {
 		ns = os.Getenv(NameserversEnv)
@@ -90,8 +98,15 @@ func splitList(s string) []string {
 	return out
 }
 
-func (s compSettings) key() string {
-	return strings.Join(s.nameservers, ",") + "|" + strings.Join(s.formats, ",") + "|" + s.endpoint
+// value is an attribute's value as the settings have it.
+func (s compSettings) value(attr string) string {
+	switch attr {
+	case attrNameservers:
+		return strings.Join(s.nameservers, ",")
+	case attrFormats:
+		return strings.Join(s.formats, ",")
+	}
+	return s.endpoint
 }
 
 // component is a behavior's RT-Component and its registrations.
@@ -119,8 +134,10 @@ func joinComponent(behavior string, set compSettings, log *zap.Logger) (*compone
 	compsMu.Lock()
 	defer compsMu.Unlock()
 	if cp := comps[behavior]; cp != nil {
-		if cp.set.key() != set.key() {
-			return nil, fmt.Errorf("the behavior's rtcin and rtcout adaptors are one RT-Component: give %s, %s and %s once, or the same on each", attrNameservers, attrFormats, attrEndpoint)
+		for _, a := range set.given {
+			if set.value(a) != cp.set.value(a) {
+				return nil, fmt.Errorf("%s %q: the behavior's rtcin and rtcout adaptors are one RT-Component, made by its first port with %s %q; give %s on the first rtcin or rtcout (the others may leave it out)", a, set.value(a), a, cp.set.value(a), a)
+			}
 		}
 		cp.refs++
 		return cp, nil

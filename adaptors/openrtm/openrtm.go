@@ -74,6 +74,10 @@ func portType(attrs map[string]string, dir string) (*dataType, error) {
 	if !ok {
 		var err error
 		if tc, err = Types.Lookup(name); err != nil {
+			base := name[strings.LastIndexAny(name, ":.")+1:]
+			if s := schema.Suggest(base, idl.BuiltinNames); s != "" && errors.Is(err, idl.ErrNotFound) {
+				return nil, fmt.Errorf("unknown data type %q; did you mean %s?", name, s)
+			}
 			return nil, err
 		}
 	}
@@ -93,15 +97,20 @@ type peerPort struct{ name, port string }
 
 func (pp peerPort) String() string { return pp.name + ":" + pp.port }
 
+// attrError is a problem with one attribute.
+type attrError struct{ attr, msg string }
+
+func (e *attrError) Error() string { return e.msg }
+
 func parseConnector(attrs map[string]string) (connector, error) {
 	var c connector
 	for _, f := range strings.Fields(attrs["connect"]) {
 		i := strings.LastIndexByte(f, ':')
 		if i <= 0 || i == len(f)-1 {
-			return c, fmt.Errorf("connect %q: give the peer port as NAME:PORT (host.host_cxt/ConsoleOut0.rtc:in)", f)
+			return c, &attrError{"connect", fmt.Sprintf("connect %q: give the peer port as NAME:PORT (host.host_cxt/ConsoleOut0.rtc:in)", f)}
 		}
 		if _, err := corba.ParseName(f[:i]); err != nil {
-			return c, fmt.Errorf("connect %q: %v", f, err)
+			return c, &attrError{"connect", fmt.Sprintf("connect %q: %v", f, err)}
 		}
 		c.peers = append(c.peers, peerPort{name: f[:i], port: f[i+1:]})
 	}
@@ -119,7 +128,7 @@ func parseConnector(attrs map[string]string) (connector, error) {
 			continue
 		}
 		if p.allowed != nil && !contains(p.allowed, v) {
-			return c, fmt.Errorf("%s %q: give one of %s%s", p.attr, v, strings.Join(p.allowed, ", "), schema.DidYouMean(v, p.allowed, "%q"))
+			return c, &attrError{p.attr, fmt.Sprintf("%s %q: give one of %s%s", p.attr, v, strings.Join(p.allowed, ", "), schema.DidYouMean(v, p.allowed, "%q"))}
 		}
 		c.props.Set(p.prop, v)
 	}
@@ -143,7 +152,8 @@ func checkDecl(d adaptors.Decl) []adaptors.Problem {
 	if _, err := portType(d.Attrs, d.Dir); err != nil {
 		attr := "datatype"
 		if errors.Is(err, idl.ErrNotFound) && len(idl.DefaultPath()) == 0 && d.Attrs["idl"] == "" {
-			ps = append(ps, adaptors.Problem{Attr: attr, Warning: true, Msg: err.Error() + " (seat run needs OpenRTM's IDL: install OpenRTM-aist, or set " + idl.PathEnv + ")"})
+			// The file may be right: this machine has no IDL to look in.
+			ps = append(ps, adaptors.Problem{Attr: attr, Warning: true, Msg: fmt.Sprintf("data type %q is not one of OpenRTM's basic types, and this machine has no OpenRTM IDL to look in; seat run needs it: install OpenRTM-aist, or set %s", d.Attrs["datatype"], idl.PathEnv)})
 		} else {
 			if d.Attrs["datatype"] == "" {
 				attr = ""
@@ -152,7 +162,9 @@ func checkDecl(d adaptors.Decl) []adaptors.Problem {
 		}
 	}
 	if _, err := parseConnector(d.Attrs); err != nil {
-		ps = append(ps, adaptors.Problem{Attr: "connect", Msg: err.Error()})
+		var ae *attrError
+		errors.As(err, &ae)
+		ps = append(ps, adaptors.Problem{Attr: ae.attr, Msg: ae.msg})
 	}
 	if _, err := settings(d.Attrs); err != nil {
 		ps = append(ps, adaptors.Problem{Attr: attrEndpoint, Msg: err.Error()})

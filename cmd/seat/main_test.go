@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
 	"github.com/seatml/seat/adaptors/ros"
 	"github.com/seatml/seat/adaptors/ros/rosmsg"
 	"github.com/seatml/seat/interpreter/scxml/irptest"
@@ -33,5 +34,5 @@ func TestMain(m *testing.M) {
 	// levels down as well).
 	ros.Types = rosmsg.NewRegistry(append([]string{"../../testdata/ros"}, rosmsg.DefaultRoots()[1:]...))
 	irptest.Note(os.Stderr, "cmd/seat TestRunIRPOnTheRealClock") // a skip is silent without -v
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("io.(*pipe).read"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("io.(*pipe).read"), goleak.Cleanup(func(int) { omnitest.Cleanup() }))
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
+)
+
+// TestOpenRTMOnTheRealBinary: the SimpleIO example on the real binary,
+// an RT-Component in omniNames whose ports seat connects (connect= by
+// --set) to an omniORB C++ component's: a Japanese conversation both
+// ways, the component as OpenRTM's tools see it, its connections in
+// seat ctl status, and a clean exit that leaves the naming service and
+// tells the peer.
+func TestOpenRTMOnTheRealBinary(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	t.Setenv("RTCTREE_NAMESERVERS", ns.Addr)
+	peer := omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	control := freePort(t)
+	cmd, log := startSeat(t, "run", "--control", control, "--set", "str_out.connect=Peer.rtc:in", "--set", "str_in.connect=Peer.rtc:out",
+		"../../examples/openrtm/simpleio.seatml")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s\nthe peer printed:\n%s", log.String(), peer.Output())
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Count(log.String(), "OpenRTM connected") == 2 })
+
+	peer.Send(t, "こんにちは")
+	peer.Send(t, "天気は?")
+	if got := peer.WaitLines(t, "got: ", 2); got[0] != "こんにちは。受付ロボットです。" || got[1] != "聞こえました: 天気は?" {
+		t.Errorf("the peer got %q", got)
+	}
+
+	host, _ := os.Hostname()
+	name := host + ".host_cxt/SimpleIO.rtc"
+	cat, err := ns.Run(t, bin, "cat", name)
+	for _, want := range []string{"instance: SimpleIO\n", "ec0: ACTIVE",
+		"port: SimpleIO.str_out DataOutPort IDL:RTC/TimedString:1.0 connectors 1",
+		"port: SimpleIO.str_in DataInPort IDL:RTC/TimedString:1.0 connectors 1"} {
+		if err != nil || !strings.Contains(cat, want) {
+			t.Errorf("rtcpeer cat %s (%v): no %q in\n%s", name, err, want, cat)
+		}
+	}
+	out, _, _ := ctlAt(control, "status", "SimpleIO")
+	for _, port := range []string{"str_out", "str_in"} {
+		// ADAPTOR TYPE ADDRESS OPEN ACCEPTED ...: one connection each
+		if !regexp.MustCompile(`(?m)^` + port + ` +rtc(in|out) +- +1 +1 `).MatchString(out) {
+			t.Errorf("seat ctl status: %s has not one connection:\n%s", port, out)
+		}
+	}
+
+	// Deactivated by a tool, the component drops what arrives, as eSEAT
+	// does; activated again, it answers.
+	if out, err := ns.Run(t, bin, "deact", name); err != nil || out != "rc: RTC_OK\n" {
+		t.Fatalf("deact: %v %q", err, out)
+	}
+	peer.Send(t, "こんにちは")
+	waitFor(t, func() bool {
+		out, _, _ := ctlAt(control, "status", "SimpleIO")
+		return strings.Contains(out, "dropped=1")
+	})
+	if out, err := ns.Run(t, bin, "act", name); err != nil || out != "rc: RTC_OK\n" {
+		t.Fatalf("act: %v %q", err, out)
+	}
+	peer.Send(t, "さようなら")
+	if got := peer.WaitLines(t, "got: ", 3); got[2] != "お気をつけて。" {
+		t.Errorf("the peer got %q", got)
+	}
+
+	// Stopped, seat leaves the naming service and tells the peer its
+	// connections are gone.
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("seat exited with %v", err)
+	}
+	if got := ns.Nameclt(t, "list", host+".host_cxt"); strings.Contains(got, "SimpleIO") {
+		t.Errorf("still registered after the stop: %q", got)
+	}
+	peer.WaitLines(t, "disconnected: ", 2)
+}
+
+// TestOpenRTMControllerLoopOnTheRealBinary: a TimedFloatSeq controller on
+// the real binary: each sensor value from the C++ component reaches a
+// data rule as rtc_in_data, whose script writes a command with
+// seat.send and a table, and a <message> writes eSEAT's comma-separated
+// text; a value that does not fit is a logged error naming the element,
+// and the loop goes on.
+func TestOpenRTMControllerLoopOnTheRealBinary(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	t.Setenv("RTCTREE_NAMESERVERS", ns.Addr)
+	peer := omnitest.Start(t, "ready", bin, "serve", "Arm.rtc", "TimedFloatSeq", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	_, log := runROS(t, `<seatml><general name="制御">
+  <adaptor name="sensor" type="rtcin" datatype="TimedFloatSeq" connect="Arm.rtc:out"/>
+  <adaptor name="cmd" type="rtcout" datatype="RTC::TimedFloatSeq" connect="Arm.rtc:in"/>
+</general>
+<state name="loop">
+  <rule source="sensor"><script>
+    local d = rtc_in_data.data
+    if d[1] &lt; 0 then seat.send("cmd", {data = {"broken"}}) return end
+    seat.send("cmd", {data = {d[1] * 2, d[2] + 1}})
+  </script></rule>
+  <rule source="sensor"><cond>rtc_in_data.data[1] == 0</cond><message sendto="cmd">0.5, 0.25</message></rule>
+</state></seatml>`, "loop")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the peer printed:\n%s", peer.Output())
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Count(log.String(), "OpenRTM connected") == 2 })
+	peer.Send(t, "1.5,2")
+	peer.Send(t, "-1,0")
+	peer.Send(t, "0,0")
+	got := peer.WaitLines(t, "got: ", 3)
+	if got[0] != "3,3" || got[1] != "0,1" || got[2] != "0.5,0.25" {
+		t.Errorf("the peer got %q", got)
+	}
+	if want := `seat.send(\"cmd\"): RTC::TimedFloatSeq: data[1]: a float cannot hold \"broken\"`; !strings.Contains(log.String(), want) {
+		t.Errorf("no %s in the log:\n%s", want, log.String())
+	}
+}
