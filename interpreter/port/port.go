@@ -40,6 +40,10 @@ type Result struct {
 	Lua, Translated, Partial int
 
 	lines map[*etree.Element]int // input lines of the elements read
+	// structured names the rtcin adaptors whose data reaches rules as a
+	// table (any type but a TimedString): their rules' rtc_in_data.data
+	// is a member, not the event text.
+	structured map[string]bool
 }
 
 // File ports one behavior file. An error means the file could not be read
@@ -68,6 +72,7 @@ func File(name string, data []byte) (*Result, error) {
 		return nil, fmt.Errorf("%s: the file reads differently as a tree (%d elements, %d positioned); not ported", name, len(elems), len(nodes))
 	}
 	res.lines = map[*etree.Element]int{}
+	res.structured = structuredInputs(elems)
 	for i, e := range elems {
 		res.lines[e] = nodes[i].Pos.Line
 		res.element(e, nodes[i])
@@ -390,6 +395,52 @@ func (r *Result) commentBefore(e *etree.Element, text string) {
 	p.InsertChildAt(e.Index(), etree.NewComment(text))
 }
 
+// structuredInputs finds the rtcin adaptors whose type is not a
+// TimedString: what they receive is a table in rtc_in_data, as in eSEAT,
+// where rtc_in_data.data is its data member. A TimedString is the event
+// text, which rtc_in_data is in seat.
+func structuredInputs(elems []*etree.Element) map[string]bool {
+	m := map[string]bool{}
+	for _, e := range elems {
+		if e.Tag != "adaptor" && e.Tag != "agent" || e.SelectAttrValue("type", "") != "rtcin" {
+			continue
+		}
+		dt := strings.TrimSpace(e.SelectAttrValue("datatype", ""))
+		if base := dt[strings.LastIndexAny(dt, ":.")+1:]; base != "" && base != "TimedString" && base != "TimedWString" {
+			m[e.SelectAttrValue("name", "")] = true
+		}
+	}
+	return m
+}
+
+// structuredPlaceholder stands for rtc_in_data while a body of a rule
+// on a structured rtcin is translated, so that rtc_in_data.data stays a
+// member (and rtc_in_data.data[0] becomes rtc_in_data.data[1]).
+const structuredPlaceholder = "seat_port_rtc_in_value"
+
+var rtcInDataRE = regexp.MustCompile(`\brtc_in_data\b`)
+
+// onStructured reports whether e is in a rule whose source is a
+// structured rtcin.
+func (r *Result) onStructured(e *etree.Element) bool {
+	for p := e.Parent(); p != nil; p = p.Parent() {
+		if p.Tag == "rule" {
+			return r.structured[p.SelectAttrValue("source", "")]
+		}
+	}
+	return false
+}
+
+// translateWith runs port on body, with rtc_in_data a table when
+// structured; the problems' reasons name rtc_in_data as written.
+func translateWith[T any](structured bool, body string, port func(string) (string, T)) (string, T) {
+	if !structured {
+		return port(body)
+	}
+	out, extra := port(rtcInDataRE.ReplaceAllString(body, structuredPlaceholder))
+	return strings.ReplaceAll(out, structuredPlaceholder, "rtc_in_data"), extra
+}
+
 func (r *Result) script(e *etree.Element, n *schema.Node) {
 	body := n.Text
 	if strings.TrimSpace(body) == "" {
@@ -400,7 +451,18 @@ func (r *Result) script(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	out, problems, how := portScript(body)
+	type result struct {
+		problems []Problem
+		how      bodyKind
+	}
+	out, res := translateWith(r.onStructured(e), body, func(b string) (string, result) {
+		out, problems, how := portScript(b)
+		return out, result{problems, how}
+	})
+	problems, how := res.problems, res.how
+	for i := range problems {
+		problems[i].Reason = strings.ReplaceAll(problems[i].Reason, structuredPlaceholder, "rtc_in_data")
+	}
 	for _, p := range problems {
 		r.Notes = append(r.Notes, Note{n.ContentPos.Line + p.Line - 1, p.Reason})
 	}
@@ -463,7 +525,15 @@ func (r *Result) cond(e *etree.Element, n *schema.Node) {
 	if strings.TrimSpace(body) == "" {
 		return
 	}
-	out, reason, how := portCond(body)
+	type result struct {
+		reason string
+		how    bodyKind
+	}
+	out, res := translateWith(r.onStructured(e), body, func(b string) (string, result) {
+		out, reason, how := portCond(b)
+		return out, result{strings.ReplaceAll(reason, structuredPlaceholder, "rtc_in_data"), how}
+	})
+	reason, how := res.reason, res.how
 	r.count(how)
 	if reason != "" {
 		r.Notes = append(r.Notes, Note{n.ContentPos.Line, reason + ": the cond is false until ported by hand"})

@@ -251,3 +251,48 @@ func TestMarkBroken(t *testing.T) {
 		t.Errorf("mended (%v, %v):\n%s", err, fixed.Notes, fixed.Output)
 	}
 }
+
+// TestStructuredRtcin: in a rule on an rtcin of a type other than
+// TimedString, eSEAT's rtc_in_data.data is the value's data member (seat
+// gives such a value as a table), so it stays, and its Python indexes
+// count from 0 as before; on a TimedString rtcin it is the event text,
+// rtc_in_data.
+func TestStructuredRtcin(t *testing.T) {
+	src := `<?xml version="1.0" encoding="UTF-8"?>
+<seatml>
+  <general name="Ctl">
+    <adaptor name="pos" type="rtcin" datatype="RTC::TimedDoubleSeq"/>
+    <adaptor name="txt" type="rtcin" datatype="TimedString"/>
+    <adaptor name="n" type="rtcin" datatype="TimedLong"/>
+  </general>
+  <state name="main_mode">
+    <rule source="pos">
+      <cond>rtc_in_data.data[0] > 1.0</cond>
+      <script>x = rtc_in_data.data[1] + 2</script>
+    </rule>
+    <rule source="txt"><script>y = rtc_in_data.data + "!"</script></rule>
+    <rule source="n"><script>z = rtc_in_data.data + 1</script></rule>
+    <rule><script>w = rtc_in_data.data + "?"</script></rule>
+  </state>
+</seatml>
+`
+	r, err := File("t.seatml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.Output)
+	for _, want := range []string{
+		`<cond><![CDATA[py.index(rtc_in_data.data, 0) > 1.0]]></cond>`,
+		`<script>x = py.index(rtc_in_data.data, 1) + 2</script>`,
+		`<script>y = rtc_in_data .. "!"</script>`,
+		`<script>z = rtc_in_data.data + 1</script>`,
+		`<script>w = rtc_in_data .. "?"</script>`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, structuredPlaceholder) || len(r.Notes) != 0 {
+		t.Errorf("notes %v, output:\n%s", r.Notes, out)
+	}
+}
