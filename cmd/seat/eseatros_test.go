@@ -15,7 +15,7 @@ import (
 // binary against Debian's master and checked by a peer. It needs a
 // checkout of haraisao/eSEAT (MIT), named by SEAT_ESEAT_DIR; without one it
 // skips. Samples that need hand work after seat port (Python loops, GUI
-// buttons with no web adaptor, OpenRTM ports) are listed with why, and
+// buttons with no web adaptor) are listed with why, and
 // checked to be reported as such.
 func TestESEATROSSamples(t *testing.T) {
 	repo := os.Getenv("SEAT_ESEAT_DIR")
@@ -82,8 +82,8 @@ func TestESEATROSSamples(t *testing.T) {
 		"Fibonacci_client1.seatml":        "it waits for the result inside onentry",
 		"joint_publisher1.seatml":         "a GUI button builds a rospy message in Python, and the file has no web adaptor",
 		"basic_shapes.seatml":             "a Tk combobox drives it, which seat does not show",
-		"JoystickWeb.seatml":              "it drives OpenRTM ports (rtcout) and splits text with Python",
-		"SimpleIO_ros.seatml":             "it drives OpenRTM ports (rtcin, rtcout) and has a rule for an undeclared adaptor",
+		"JoystickWeb.seatml":              "it splits text with Python",
+		"SimpleIO_ros.seatml":             "it has a rule for an undeclared adaptor",
 	}
 	ran := 0
 	for _, name := range names {
