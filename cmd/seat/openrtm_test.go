@@ -126,3 +126,36 @@ func TestOpenRTMControllerLoopOnTheRealBinary(t *testing.T) {
 		t.Errorf("no %s in the log:\n%s", want, log.String())
 	}
 }
+
+// TestOpenRTMHungPeerOnTheRealBinary: one of two peers of an rtcout stops
+// answering (SIGSTOP: it keeps its connections and never replies). The
+// other peer keeps getting every line, the behavior keeps answering, and
+// when the stopped peer resumes it gets what was queued for it.
+func TestOpenRTMHungPeerOnTheRealBinary(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	t.Setenv("RTCTREE_NAMESERVERS", ns.Addr)
+	a := omnitest.Start(t, "ready", bin, "serve", "A.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	b := omnitest.Start(t, "ready", bin, "serve", "B.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	_, log := runROS(t, `<seatml><general name="Echo">
+  <adaptor name="in" type="rtcin" connect="B.rtc:out"/>
+  <adaptor name="out" type="rtcout" connect="A.rtc:in B.rtc:in"/>
+</general>
+<state name="s"><rule source="in"><key>.+</key><script sendto="out">return "echo " .. rtc_in_data</script></rule></state></seatml>`, "s")
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Count(log.String(), "OpenRTM connected") == 3 })
+	if err := a.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"一", "二", "三"} {
+		b.Send(t, s)
+	}
+	if got := b.WaitLines(t, "got: ", 3); got[0] != "echo 一" || got[2] != "echo 三" {
+		t.Errorf("the running peer got %q", got)
+	}
+	if err := a.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.WaitLines(t, "got: ", 1); got[0] != "echo 一" {
+		t.Errorf("the resumed peer got %q", got)
+	}
+}

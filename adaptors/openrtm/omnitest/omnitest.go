@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -319,8 +320,13 @@ func (p *Process) Send(t testing.TB, line string) {
 	}
 }
 
+// Signal sends the program a signal (SIGSTOP makes a peer that takes
+// connections and never answers).
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
 // Kill kills the program and waits for it to exit.
 func (p *Process) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a stopped program dies at once
 	_ = p.cmd.Process.Kill()
 	<-p.exited
 }
