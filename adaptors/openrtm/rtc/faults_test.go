@@ -93,7 +93,6 @@ func mustString(t *testing.T, l NVList, name string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // TestBigPayloadAndFlood: a 10 MB value crosses; a flood of writes to a
 // peer that takes its time is bounded by the connection's queue (4 MiB
 // here): what does not fit is dropped and counted, and every write is
@@ -197,7 +196,7 @@ func TestMalformedGIOP(t *testing.T) {
 	for _, junk := range [][]byte{
 		[]byte("GET / HTTP/1.0\r\n\r\n"),
 		append([]byte("GIOP\x01\x02\x01\x00\xff\xff\xff\x7f"), make([]byte, 64)...), // absurd size
-		append([]byte("GIOP\x01\x02\x01\x00\x10\x00\x00\x00"), make([]byte, 16)...),  // a request that is not one
+		append([]byte("GIOP\x01\x02\x01\x00\x10\x00\x00\x00"), make([]byte, 16)...), // a request that is not one
 	} {
 		conn, err := net.Dial("tcp", c.Addr())
 		if err != nil {
