@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -284,23 +285,7 @@ func (o *Object) call(ctx context.Context, op string, args Args, twoWay bool) (*
 		if !twoWay {
 			flags = 0
 		}
-		v := giopVersion(p.Version)
-		build := func(id uint32) ([]byte, error) {
-			r := &Request{RequestID: id, ResponseFlags: flags, ObjectKey: p.ObjectKey, Operation: op}
-			if v.Minor >= 1 && cc.firstRequest() {
-				r.ServiceContexts = []ServiceContext{omniCodeSets.ServiceContext(o.c.opts.Order)}
-			}
-			e, err := EncodeRequest(v, o.c.opts.Order, r)
-			if err != nil {
-				return nil, err
-			}
-			if args != nil {
-				if err := args(e); err != nil {
-					return nil, fmt.Errorf("corba: arguments of %s: %w", op, err)
-				}
-			}
-			return e.Bytes(), nil
-		}
+		build := o.request(cc, p, op, args, flags)
 		if !twoWay {
 			return nil, cc.send(ctx, op, build)
 		}
@@ -329,6 +314,93 @@ func (o *Object) call(ctx context.Context, op string, args Args, twoWay bool) (*
 			x = fmt.Errorf("corba: %s: reply status %v", op, m.Reply.Status)
 		}
 		return nil, x
+	}
+}
+
+// StartCall sends a two-way request for op and returns once it is
+// written, without waiting for the reply: done is called once, with the
+// reply's results to read (as Invoke's results function reads them) or
+// the call's error, on the goroutine that reads the connection (it must
+// not block), or when timeout passes without a reply. A location forward
+// is an error here, not followed. With try, StartCall writes only what
+// it can write at once: on a connection already made, with no other
+// request being written on it; otherwise it returns ErrWouldBlock. When
+// StartCall returns an error, done is not called.
+func (o *Object) StartCall(op string, args Args, timeout time.Duration, try bool, done func(d *Decoder, err error)) error {
+	p, err := o.target().IIOP()
+	if err != nil {
+		return fmt.Errorf("corba: %s: %w", op, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var cc *clientConn
+	if try {
+		if cc = o.c.existing(p); cc == nil {
+			return ErrWouldBlock
+		}
+	} else if cc, err = o.c.conn(ctx, p); err != nil {
+		return err
+	}
+	var timer atomic.Pointer[time.Timer]
+	w := &waiter{fn: func(r reply) {
+		if t := timer.Load(); t != nil {
+			t.Stop()
+		}
+		if r.err != nil {
+			done(nil, cc.wrap(op, r.err))
+			return
+		}
+		m := r.m
+		switch {
+		case m.Reply == nil:
+			done(nil, fmt.Errorf("corba: %s answered request %s with a %v", cc.addr, op, m.Type))
+		case m.Reply.Status == ReplyNoException:
+			d := m.Body()
+			d.SetPart("results of " + op)
+			done(d, nil)
+		default:
+			x := m.Exception()
+			if x == nil {
+				x = fmt.Errorf("corba: %s: reply status %v", op, m.Reply.Status)
+			}
+			done(nil, x)
+		}
+	}}
+	id, err := cc.write(ctx, op, o.request(cc, p, op, args, 3), w, try)
+	if err != nil {
+		return err
+	}
+	timer.Store(time.AfterFunc(timeout, func() {
+		cc.mu.Lock()
+		w, ok := cc.pending[id]
+		delete(cc.pending, id)
+		cc.mu.Unlock()
+		if ok {
+			w.give(reply{err: fmt.Errorf("no reply within %v: %w", timeout, context.DeadlineExceeded)})
+		}
+	}))
+	return nil
+}
+
+// request returns what builds a request for op, with flags, to p's
+// object on cc.
+func (o *Object) request(cc *clientConn, p *IIOPProfile, op string, args Args, flags byte) func(id uint32) ([]byte, error) {
+	v := giopVersion(p.Version)
+	return func(id uint32) ([]byte, error) {
+		r := &Request{RequestID: id, ResponseFlags: flags, ObjectKey: p.ObjectKey, Operation: op}
+		if v.Minor >= 1 && cc.firstRequest() {
+			r.ServiceContexts = []ServiceContext{omniCodeSets.ServiceContext(o.c.opts.Order)}
+		}
+		e, err := EncodeRequest(v, o.c.opts.Order, r)
+		if err != nil {
+			return nil, err
+		}
+		if args != nil {
+			if err := args(e); err != nil {
+				return nil, fmt.Errorf("corba: arguments of %s: %w", op, err)
+			}
+		}
+		return e.Bytes(), nil
 	}
 }
 
@@ -374,6 +446,17 @@ func IsRetryable(err error) bool {
 // the server sent CloseConnection.
 var ErrCloseConnection = errors.New("the server closed the connection (GIOP CloseConnection)")
 
+// existing returns the connection to p's endpoint if there is one.
+func (c *Client) existing(p *IIOPProfile) *clientConn {
+	addr := net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port)))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	return c.conns[addr]
+}
+
 // conn returns the connection to p's endpoint, dialing it if needed.
 func (c *Client) conn(ctx context.Context, p *IIOPProfile) (*clientConn, error) {
 	addr := net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port)))
@@ -401,7 +484,7 @@ func (c *Client) conn(ctx context.Context, p *IIOPProfile) (*clientConn, error) 
 		nc.Close()
 		return cc, nil
 	}
-	cc := &clientConn{c: c, addr: addr, nc: nc, pending: map[uint32]chan reply{}, done: make(chan struct{})}
+	cc := &clientConn{c: c, addr: addr, nc: nc, pending: map[uint32]waiter{}, done: make(chan struct{})}
 	c.conns[addr] = cc
 	go cc.readLoop()
 	return cc, nil
@@ -426,7 +509,7 @@ type clientConn struct {
 
 	mu        sync.Mutex
 	nextID    uint32
-	pending   map[uint32]chan reply
+	pending   map[uint32]waiter
 	sentFirst bool
 	err       error // set when the connection failed
 	done      chan struct{}
@@ -435,6 +518,22 @@ type clientConn struct {
 type reply struct {
 	m   *Message
 	err error
+}
+
+// waiter is who waits for a reply: a call on its channel, or a started
+// call's function (called once, on the goroutine that took the reply or
+// the failure from the pending calls).
+type waiter struct {
+	ch chan reply
+	fn func(reply)
+}
+
+func (w waiter) give(r reply) {
+	if w.fn != nil {
+		w.fn(r)
+		return
+	}
+	w.ch <- r
 }
 
 // firstRequest says whether the request being built is the connection's
@@ -450,27 +549,34 @@ func (cc *clientConn) firstRequest() bool {
 
 // send builds a message with a new request id and writes it.
 func (cc *clientConn) send(ctx context.Context, op string, build func(id uint32) ([]byte, error)) error {
-	_, _, err := cc.write(ctx, op, build, false)
+	_, err := cc.write(ctx, op, build, nil, false)
 	return err
 }
 
-// write builds and writes a message; for a two-way one it registers the
-// channel its reply will come on first.
-func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32) ([]byte, error), twoWay bool) (uint32, chan reply, error) {
-	cc.wmu.Lock()
+// ErrWouldBlock is what StartCall with try returns instead of waiting: the
+// connection is not made yet, or another request is being written on it.
+var ErrWouldBlock = errors.New("corba: the call would have to wait")
+
+// write builds and writes a message; for a two-way one (w not nil) it
+// registers who waits for its reply first. With try, it returns
+// ErrWouldBlock instead of waiting for another request's writing.
+func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32) ([]byte, error), w *waiter, try bool) (uint32, error) {
+	if !try {
+		cc.wmu.Lock()
+	} else if !cc.wmu.TryLock() {
+		return 0, ErrWouldBlock
+	}
 	defer cc.wmu.Unlock()
 	cc.mu.Lock()
 	if cc.err != nil {
 		err := cc.err
 		cc.mu.Unlock()
-		return 0, nil, cc.wrap(op, err)
+		return 0, cc.wrap(op, err)
 	}
 	cc.nextID++
 	id := cc.nextID
-	var ch chan reply
-	if twoWay {
-		ch = make(chan reply, 1)
-		cc.pending[id] = ch
+	if w != nil {
+		cc.pending[id] = *w
 	}
 	cc.mu.Unlock()
 	unregister := func() {
@@ -484,11 +590,11 @@ func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32
 	}
 	if err != nil {
 		unregister()
-		return 0, nil, err
+		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
 		unregister()
-		return 0, nil, fmt.Errorf("corba: %s to %s: %w", op, cc.addr, err)
+		return 0, fmt.Errorf("corba: %s to %s: %w", op, cc.addr, err)
 	}
 	dl, ok := ctx.Deadline()
 	if !ok {
@@ -507,15 +613,16 @@ func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32
 			werr = fmt.Errorf("writing: %w (%w)", ctx.Err(), err)
 		}
 		cc.fail(werr, false)
-		return 0, nil, cc.wrap(op, werr)
+		return 0, cc.wrap(op, werr)
 	}
-	return id, ch, nil
+	return id, nil
 }
 
 // roundTrip writes a message built with a new request id and waits for
 // the reply with that id, or ctx's end, or the connection's failure.
 func (cc *clientConn) roundTrip(ctx context.Context, op string, build func(id uint32) ([]byte, error)) (*Message, error) {
-	id, ch, err := cc.write(ctx, op, build, true)
+	ch := make(chan reply, 1)
+	id, err := cc.write(ctx, op, build, &waiter{ch: ch}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -566,8 +673,8 @@ func (cc *clientConn) fail(err error, retryable bool) {
 	cc.pending = nil
 	cc.mu.Unlock()
 	_ = cc.nc.Close()
-	for _, ch := range pending {
-		ch <- reply{err: err}
+	for _, w := range pending {
+		w.give(reply{err: err})
 	}
 }
 
@@ -616,11 +723,11 @@ func (cc *clientConn) readLoop() {
 			return
 		}
 		cc.mu.Lock()
-		ch := cc.pending[id]
+		w, ok := cc.pending[id]
 		delete(cc.pending, id)
 		cc.mu.Unlock()
-		if ch != nil {
-			ch <- reply{m: m}
+		if ok {
+			w.give(reply{m: m})
 		}
 		// A reply nobody waits for (its call timed out) is dropped.
 	}

@@ -815,3 +815,70 @@ func TestFragmentedReply(t *testing.T) {
 		t.Errorf("a reply over the limit: %v", err)
 	}
 }
+
+// TestStartCall: a started call's reply comes to its function once, with
+// the results or the exception; with try it does not dial nor wait for
+// another writer; a call that gets no reply ends at its timeout, and a
+// connection lost ends the calls waiting on it.
+func TestStartCall(t *testing.T) {
+	_, ior, sv, _ := testServer(t, ServerOptions{})
+	c := NewClient(ClientOptions{})
+	t.Cleanup(func() { c.Close() })
+	o := c.Object(ior)
+	type outcome struct {
+		s   string
+		err error
+	}
+	got := make(chan outcome, 4)
+	sayArgs := func(s string) Args { return func(e *Encoder) error { e.WriteString(s); return nil } }
+	onReply := func(d *Decoder, err error) {
+		if err != nil {
+			got <- outcome{err: err}
+			return
+		}
+		got <- outcome{s: d.ReadString("result")}
+	}
+	if err := o.StartCall("say", sayArgs("x"), time.Second, true, onReply); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("try before any connection: %v", err)
+	}
+	if err := o.StartCall("say", sayArgs("こんにちは"), 5*time.Second, false, onReply); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r.err != nil || r.s != "こんにちは" {
+		t.Fatalf("say: %+v", r)
+	}
+	if err := o.StartCall("say", sayArgs("again"), 5*time.Second, true, onReply); err != nil {
+		t.Fatalf("try on the connection made: %v", err)
+	}
+	if r := <-got; r.s != "again" {
+		t.Fatalf("say: %+v", r)
+	}
+	if err := o.StartCall("fail", sayArgs("why"), 5*time.Second, true, onReply); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r.err == nil || oops(t, r.err) != "why 42" {
+		t.Fatalf("fail: %+v", r)
+	}
+	sv.blocked = make(chan struct{}, 1)
+	start := time.Now()
+	if err := o.StartCall("block", nil, 200*time.Millisecond, true, onReply); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; !errors.Is(r.err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("block: %+v after %v", r, time.Since(start))
+	}
+	if err := o.StartCall("block", nil, time.Minute, true, onReply); err != nil {
+		t.Fatal(err)
+	}
+	<-sv.blocked
+	<-sv.blocked
+	c.Close()
+	if r := <-got; r.err == nil {
+		t.Fatalf("a call on a closed client: %+v", r)
+	}
+	select {
+	case r := <-got:
+		t.Fatalf("a second outcome: %+v", r)
+	case <-time.After(100 * time.Millisecond):
+	}
+}

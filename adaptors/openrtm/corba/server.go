@@ -491,14 +491,29 @@ func (c *serverConn) start(m *Message) bool {
 	}
 	// A oneway is carried out before the next message is read, so that
 	// it takes effect before the calls its client makes after it, as
-	// with omniORB's thread per connection. Two-way requests run side by
-	// side (up to MaxConcurrent).
-	if r.ResponseExpected() {
+	// with omniORB's thread per connection; so is a quick operation, to
+	// spare a hand-over. Other two-way requests run side by side (up to
+	// MaxConcurrent).
+	if r.ResponseExpected() && !c.quick(r) {
 		go run()
 	} else {
 		run()
 	}
 	return true
+}
+
+// QuickServant is a Servant with operations that are quick: they return
+// without waiting on anything slow (a data port's put, which hands its
+// value over and answers), so they run on the goroutine that read the
+// request, before the connection's next message is read.
+type QuickServant interface {
+	Servant
+	Quick(op string) bool
+}
+
+func (c *serverConn) quick(r *Request) bool {
+	q, ok := c.s.servant(r.ObjectKey).(QuickServant)
+	return ok && q.Quick(r.Operation)
 }
 
 // dispatch carries out a request and returns its reply (nil for a

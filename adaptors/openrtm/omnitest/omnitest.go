@@ -337,12 +337,7 @@ func (p *Process) WaitLines(t testing.TB, prefix string, n int) []string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var got []string
-		for _, l := range strings.Split(p.out.String(), "\n") {
-			if rest, ok := strings.CutPrefix(l, prefix); ok {
-				got = append(got, rest)
-			}
-		}
+		got := p.Lines(prefix)
 		if len(got) >= n {
 			return got
 		}
@@ -351,6 +346,18 @@ func (p *Process) WaitLines(t testing.TB, prefix string, n int) []string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Lines returns the output lines so far that start with prefix,
+// without it.
+func (p *Process) Lines(prefix string) []string {
+	var got []string
+	for _, l := range strings.Split(p.out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			got = append(got, rest)
+		}
+	}
+	return got
 }
 
 // Output is everything the program printed so far.

@@ -141,11 +141,11 @@ func (cn *Conn) subscribe() error {
 		go cn.poll(ctx, target, id)
 		return nil
 	}
-	id = "put"
+	cn.out.target, cn.out.op = target, "put"
 	if cn.Interface == DataService {
-		id = "push"
+		cn.out.op = "push"
 	}
-	go cn.out.run(ctx, target, id)
+	go cn.out.run(ctx)
 	return nil
 }
 
@@ -178,15 +178,28 @@ func (p *Port) Write(payload []byte) int {
 	return n
 }
 
-// sender holds what an OutPort's connection has not sent yet.
+// sender holds what an OutPort's connection has not sent yet, and sends
+// it: one value at a time, in order. A value written while nothing is on
+// its way goes out at once, from the writer's goroutine, when that
+// cannot wait (a small value on a connection already made and free);
+// the rest is left to the connection's goroutine.
 type sender struct {
 	cn     *Conn
 	mu     sync.Mutex
 	queue  [][]byte // flush: in order; new, periodic, pull: the newest
 	bytes  int
+	busy   bool // a value is on its way
 	wake   chan struct{}
 	closed bool
+	// target and op are what push calls (set before the connection is
+	// listed, so before any write).
+	target *corba.Object
+	op     string
 }
+
+// inlineMax is the largest value written from the writer's goroutine: a
+// larger one could fill the socket's buffer and wait.
+const inlineMax = 64 << 10
 
 func newSender(cn *Conn) *sender { return &sender{cn: cn, wake: make(chan struct{}, 1)} }
 
@@ -212,12 +225,76 @@ func (s *sender) offer(payload []byte) bool {
 		s.queue = append(s.queue[:0], payload)
 		s.bytes = len(payload)
 	}
+	if s.busy {
+		// What is on its way takes this when it is answered.
+		s.mu.Unlock()
+		return true
+	}
+	if s.target != nil && s.cn.Subscription != "periodic" && len(s.queue) == 1 && len(payload) <= inlineMax {
+		s.busy = true
+		s.queue, s.bytes = s.queue[:0], 0
+		s.mu.Unlock()
+		if s.start(payload) {
+			return true
+		}
+		s.mu.Lock() // it could not go at once: back to the head, for the goroutine
+		s.queue = append([][]byte{payload}, s.queue...)
+		s.bytes += len(payload)
+		s.busy = false
+	}
 	s.mu.Unlock()
+	s.signal()
+	return true
+}
+
+func (s *sender) signal() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return true
+}
+
+// start sends a payload without waiting for the answer, if it can at
+// once; the answer is counted when it comes.
+func (s *sender) start(payload []byte) bool {
+	err := s.target.StartCall(s.op, func(e *corba.Encoder) error { e.WriteOctetSeq(payload); return nil },
+		s.cn.port.c.opts.CallTimeout, true, func(d *corba.Decoder, err error) {
+			var st PortStatus
+			if err == nil {
+				st = PortStatus(d.ReadULong())
+				err = d.Err()
+			}
+			if s.account(st, err) {
+				return
+			}
+			// The peer has answered, so it reads: the next value goes
+			// from here at once, when it can.
+			s.mu.Lock()
+			s.busy = false
+			if len(s.queue) == 0 || s.closed {
+				s.mu.Unlock()
+				return
+			}
+			next := s.queue[0]
+			if len(next) > inlineMax {
+				s.mu.Unlock()
+				s.signal()
+				return
+			}
+			s.queue = s.queue[1:]
+			s.bytes -= len(next)
+			s.busy = true
+			s.mu.Unlock()
+			if !s.start(next) {
+				s.mu.Lock()
+				s.queue = append([][]byte{next}, s.queue...)
+				s.bytes += len(next)
+				s.busy = false
+				s.mu.Unlock()
+				s.signal()
+			}
+		})
+	return err == nil
 }
 
 // take returns what is queued, emptying the queue.
@@ -227,6 +304,21 @@ func (s *sender) take() [][]byte {
 	q := s.queue
 	s.queue, s.bytes = nil, 0
 	return q
+}
+
+// next takes the first payload for the goroutine to send, unless one is
+// on its way already.
+func (s *sender) next() ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy || len(s.queue) == 0 {
+		return nil, false
+	}
+	p := s.queue[0]
+	s.queue = s.queue[1:]
+	s.bytes -= len(p)
+	s.busy = true
+	return p, true
 }
 
 func (s *sender) close() {
@@ -239,7 +331,7 @@ func (s *sender) close() {
 // run pushes what is offered to the peer until ctx ends: flush and new
 // as soon as it is there, periodic at the connector's
 // dataport.push_rate (Hz, 1000 by default as OpenRTM's).
-func (s *sender) run(ctx context.Context, target *corba.Object, op string) {
+func (s *sender) run(ctx context.Context) {
 	defer close(s.cn.done)
 	var tick <-chan time.Time
 	if s.cn.Subscription == "periodic" {
@@ -265,23 +357,40 @@ func (s *sender) run(ctx context.Context, target *corba.Object, op string) {
 			case <-s.wake:
 			}
 		}
-		for _, payload := range s.take() {
-			if !s.push(ctx, target, op, payload) {
+		for {
+			payload, ok := s.next()
+			if !ok {
+				break
+			}
+			gone := s.push(ctx, payload)
+			s.mu.Lock()
+			s.busy = false
+			s.mu.Unlock()
+			if gone {
 				return
 			}
 		}
 	}
 }
 
-// push sends one payload; false when the peer is gone and the
-// connection has ended.
-func (s *sender) push(ctx context.Context, target *corba.Object, op string, payload []byte) bool {
-	cn := s.cn
-	cctx, cancel := cn.port.callCtx(ctx)
+// push sends one payload and waits for the answer; true when the peer is
+// gone (or the port closing) and the connection has ended.
+func (s *sender) push(ctx context.Context, payload []byte) bool {
+	cctx, cancel := s.cn.port.callCtx(ctx)
 	var st PortStatus
-	err := target.Invoke(cctx, op, func(e *corba.Encoder) error { e.WriteOctetSeq(payload); return nil },
+	err := s.target.Invoke(cctx, s.op, func(e *corba.Encoder) error { e.WriteOctetSeq(payload); return nil },
 		func(d *corba.Decoder) error { st = PortStatus(d.ReadULong()); return d.Err() })
 	cancel()
+	if ctx.Err() != nil {
+		return true
+	}
+	return s.account(st, err)
+}
+
+// account counts one push's outcome; true when it found the peer gone,
+// and ended the connection.
+func (s *sender) account(st PortStatus, err error) bool {
+	cn := s.cn
 	switch {
 	case err == nil && st == PortOK:
 		cn.stats.sent.Add(1)
@@ -289,17 +398,15 @@ func (s *sender) push(ctx context.Context, target *corba.Object, op string, payl
 		// BUFFER_FULL and the like: the peer took the call, not the
 		// value.
 		cn.stats.dropped.Add(1)
-	case ctx.Err() != nil:
-		return false
 	case PeerGone(err):
 		cn.stats.failed.Add(1)
 		go cn.port.remove(cn.prof.ID, err.Error())
-		return false
+		return true
 	default:
 		cn.stats.failed.Add(1)
 		cn.port.c.log.Debug("OpenRTM write failed", zap.Stringer("connection", cn), zap.Error(err))
 	}
-	return true
+	return false
 }
 
 // PeerGone reports whether an error means the peer's object is gone,
@@ -367,6 +474,10 @@ func (s *inPortServant) RepositoryIDs() []string {
 	}
 	return []string{IDInPortCdr}
 }
+
+// Quick: a put hands its value over and answers, so it runs on the
+// goroutine that read it (corba.QuickServant).
+func (s *inPortServant) Quick(op string) bool { return op == "put" || op == "push" }
 
 func (s *inPortServant) Invoke(_ context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
 	if (op != "put" || s.cn.Interface != CorbaCDR) && (op != "push" || s.cn.Interface != DataService) {

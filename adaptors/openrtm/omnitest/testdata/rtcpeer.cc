@@ -15,6 +15,14 @@
 //       TimedFloatSeq, TimedDoubleSeq, TimedShortSeq): it prints
 //       "got: VALUE" for each value that arrives, and writes each line of
 //       its standard input on "out", printing "put: STATUS" per peer.
+//   rtcpeer [ORB options] serve NAME TYPE echo
+//       the same, but each value that arrives on "in" is written back on
+//       "out" at once, as a C++ echo component does.
+//
+// A line "!bench N W" on a serving peer's standard input measures round
+// trips: it writes N TimedStrings on "out", keeping W of them waiting
+// for their echo on "in", and prints "rate: R" (round trips per second),
+// printing nothing per value meanwhile.
 //
 // NAME is a CosNaming name in the NameService given by -ORBInitRef.
 // Each command prints "rc: CODE" where the operation returns one.
@@ -242,10 +250,27 @@ static Codec *codecFor(const std::string &t) {
 
 // --- a component ----------------------------------------------------------
 
+class PortImpl;
+static PortImpl *echoTo;  // the OutPort an echo component writes back on
+
+// The round trips of a "!bench" run: what has come back so far.
+static omni_mutex benchMu;
+static omni_condition benchCond(&benchMu);
+static long benchGot;
+static bool quiet;
+
+static void echo(const std::string &text);
+
 class InPortCdrImpl : public POA_OpenRTM::InPortCdr {
  public:
   InPortCdrImpl(Codec *c) : codec_(c) {}
   OpenRTM::PortStatus put(const OpenRTM::CdrData &data) {
+    if (quiet) {  // a bench run: count, nothing else
+      omni_mutex_lock l(benchMu);
+      benchGot++;
+      benchCond.signal();
+      return OpenRTM::PORT_OK;
+    }
     // As OpenRTM's CORBA_CdrMemoryStream reads: the payload copied into
     // a stream, little endian (setByteSwapFlag's argument is "little
     // endian"), aligned from byte 0.
@@ -253,7 +278,12 @@ class InPortCdrImpl : public POA_OpenRTM::InPortCdr {
     cdr.setByteSwapFlag(true);
     cdr.put_octet_array(data.get_buffer(), data.length());
     try {
-      say("got: " + codec_->decode(cdr));
+      std::string text = codec_->decode(cdr);
+      if (echoTo) {
+        echo(text);
+        return OpenRTM::PORT_OK;
+      }
+      say("got: " + text);
     } catch (CORBA::MARSHAL &) {
       std::ostringstream o;
       o << "undecodable: " << data.length() << " bytes";
@@ -384,7 +414,7 @@ class PortImpl : public POA_RTC::PortService {
     for (size_t i = 0; i < sinks.size(); i++) {
       try {
         OpenRTM::PortStatus st = sinks[i]->put(data);
-        say(std::string("put: ") + (st == OpenRTM::PORT_OK ? "PORT_OK" : "not ok"));
+        if (!quiet && !echoTo) say(std::string("put: ") + (st == OpenRTM::PORT_OK ? "PORT_OK" : "not ok"));
       } catch (CORBA::Exception &e) {
         say(std::string("put: ") + e._name());
       }
@@ -399,6 +429,42 @@ class PortImpl : public POA_RTC::PortService {
   RTC::ConnectorProfileList conns_;
   std::vector<OpenRTM::InPortCdr_var> sinks_;
 };
+
+static void echo(const std::string &text) { echoTo->write(text); }
+
+// bench writes n values on out, w at most waiting for their echo, and
+// prints the round trips per second.
+static void bench(PortImpl *out, long n, long w) {
+  {
+    omni_mutex_lock l(benchMu);
+    benchGot = 0;
+    quiet = true;
+  }
+  omni_time_t start;
+  omni_thread::get_time(start);
+  long sent = 0;
+  for (;;) {
+    long got;
+    {
+      omni_mutex_lock l(benchMu);
+      while (benchGot < n && sent - benchGot >= w) benchCond.wait();
+      got = benchGot;
+    }
+    if (got >= n) break;
+    out->write("ping");
+    sent++;
+  }
+  omni_time_t end;
+  omni_thread::get_time(end);
+  double secs = ((double)end.s - (double)start.s) + ((double)end.ns - (double)start.ns) / 1e9;
+  {
+    omni_mutex_lock l(benchMu);
+    quiet = false;
+  }
+  std::ostringstream o;
+  o << "rate: " << n / secs;
+  say(o.str());
+}
 
 #define RC_OK \
   { return RTC::RTC_OK; }
@@ -475,7 +541,7 @@ static void bindPath(const std::string &path, CORBA::Object_ptr ref) {
   ctx->rebind(last, ref);
 }
 
-static int serve(const std::string &name, const std::string &type) {
+static int serve(const std::string &name, const std::string &type, bool echoing) {
   Codec *codec = codecFor(type);
   std::string instance = name.substr(name.rfind('/') + 1);
   instance = instance.substr(0, instance.find('.'));
@@ -490,11 +556,19 @@ static int serve(const std::string &name, const std::string &type) {
   out->owner = RTC::RTObject::_duplicate(ref);
   comp->ports.push_back(in);
   comp->ports.push_back(out);
+  if (echoing) echoTo = out;
   poa->the_POAManager()->activate();
   bindPath(name, ref);
   say("ready");
   std::string line;
-  while (std::getline(std::cin, line)) out->write(line);
+  while (std::getline(std::cin, line)) {
+    long n, w;
+    if (sscanf(line.c_str(), "!bench %ld %ld", &n, &w) == 2 && n > 0 && w > 0) {
+      bench(out, n, w);
+      continue;
+    }
+    out->write(line);
+  }
   // Standard input ended: serve until killed.
   orb->run();
   return 0;
@@ -552,7 +626,7 @@ int main(int argc, char **argv) {
       say(std::string("rc: ") + rcName(p->disconnect_all()));
       return 0;
     }
-    if (cmd == "serve") return serve(argv[2], argc > 3 ? argv[3] : "TimedString");
+    if (cmd == "serve") return serve(argv[2], argc > 3 ? argv[3] : "TimedString", argc > 4 && std::string(argv[4]) == "echo");
     std::cerr << "unknown command " << cmd << std::endl;
     return 2;
   } catch (std::string &s) {
