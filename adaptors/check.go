@@ -11,7 +11,7 @@ type Check struct {
 	// Message reports why the text of a <message> to the adaptor would
 	// not be sent (a value that does not fit its message type); nil when
 	// it would.
-	Message func(attrs map[string]string, text string) error
+	Message func(d Decl, text string) error
 }
 
 // Decl is an adaptor's declaration, as a kind's check sees it.

@@ -35,11 +35,18 @@ func (a *port) keepConnected(peer peerPort) {
 	for a.ctx.Err() == nil {
 		cn, err := a.connectTo(peer)
 		if err != nil {
+			if errors.Is(err, corba.ErrClientClosed) {
+				return // the component has exited (a tool's exit)
+			}
 			var inc *rtc.IncompatibleError
-			if errors.As(err, &inc) && failing != err.Error() {
+			var np *noPortError
+			switch {
+			case errors.As(err, &inc) && failing != err.Error():
 				a.refused.Add(1)
 				a.log.Error("OpenRTM connection refused", zap.String("peer", peer.String()), zap.Error(err))
-			} else if failing == "" {
+			case errors.As(err, &np) && failing != err.Error():
+				a.log.Error("OpenRTM peer port not found; retrying", zap.String("peer", peer.String()), zap.Error(err))
+			case failing == "":
 				a.log.Warn("OpenRTM peer not reachable; retrying", zap.String("peer", peer.String()), zap.Error(err))
 			}
 			a.log.Debug("OpenRTM connection attempt failed", zap.String("peer", peer.String()), zap.Error(err))
@@ -121,7 +128,7 @@ func (a *port) connectTo(peer peerPort) (*rtc.Conn, error) {
 	}
 	client := a.comp.c.Client()
 	var ref *corba.IOR
-	var errs []string
+	var errs []error
 	for _, ns := range a.set.nameservers {
 		nc, err := client.NameService(ns)
 		if err == nil {
@@ -129,10 +136,10 @@ func (a *port) connectTo(peer peerPort) (*rtc.Conn, error) {
 				break
 			}
 		}
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
 	if ref == nil {
-		return nil, fmt.Errorf("%s: %s", peer.name, strings.Join(errs, "; "))
+		return nil, fmt.Errorf("%s: %w", peer.name, errors.Join(errs...))
 	}
 	var ports []*corba.IOR
 	err = client.Object(ref).Invoke(ctx, "get_ports", nil, func(d *corba.Decoder) error {
@@ -160,5 +167,11 @@ func (a *port) connectTo(peer peerPort) (*rtc.Conn, error) {
 			return a.p.Connect(ctx, pref, "", a.conn.props)
 		}
 	}
-	return nil, &rtc.IncompatibleError{Msg: fmt.Sprintf("%s has no port %q (its ports: %s)", peer.name, peer.port, strings.Join(names, ", "))}
+	return nil, &noPortError{fmt.Sprintf("%s has no port %q (its ports: %s)", peer.name, peer.port, strings.Join(names, ", "))}
 }
+
+// noPortError is a peer component found without the port connect=
+// names.
+type noPortError struct{ msg string }
+
+func (e *noPortError) Error() string { return e.msg }

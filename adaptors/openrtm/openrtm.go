@@ -173,8 +173,8 @@ func checkDecl(d adaptors.Decl) []adaptors.Problem {
 }
 
 // checkMessage makes the value a <message> to an rtcout would write.
-func checkMessage(attrs map[string]string, text string) error {
-	dt, err := portType(attrs, "")
+func checkMessage(d adaptors.Decl, text string) error {
+	dt, err := portType(d.Attrs, d.Dir)
 	if err != nil {
 		return nil // reported with the declaration
 	}
@@ -223,6 +223,7 @@ type port struct {
 	made, refused, dropped atomic.Int64
 	// undecodable is set once a payload that does not decode is logged.
 	undecodable atomic.Bool
+	closed      atomic.Bool
 }
 
 func newPort(cfg adaptors.Config, in bool) (adaptors.Adaptor, error) {
@@ -265,6 +266,7 @@ func (a *port) Open(ctx context.Context, sink adaptors.Sink) error {
 	if err != nil {
 		return err
 	}
+	a.comp = comp // before the port is served: receive reads it
 	spec := rtc.PortSpec{Name: a.name, DataType: a.dt.id, In: a.in, OnConnection: a.connection}
 	if a.in {
 		spec.Receive = a.receive
@@ -274,7 +276,7 @@ func (a *port) Open(ctx context.Context, sink adaptors.Sink) error {
 		comp.leave()
 		return err
 	}
-	a.comp, a.p = comp, p
+	a.p = p
 	a.log.Info("OpenRTM port", zap.String("port", p.Name()), zap.String("datatype", a.dt.name))
 	for _, peer := range a.conn.peers {
 		a.wg.Add(1)
@@ -311,12 +313,12 @@ func (a *port) receive(payload []byte, cn *rtc.Conn) rtc.PortStatus {
 	if s, ok := a.dt.text(v); ok {
 		ev.Text = s
 	} else {
-		ev.Data = toPlain(v)
+		ev.Data = toPlainTC(a.dt.tc, v)
 		ev.Text = adaptors.JSON(ev.Data)
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, 2*time.Second)
 	defer cancel()
-	if err := a.sink.Deliver(ctx, ev); err != nil {
+	if err := a.sink.Deliver(ctx, ev); err != nil { // the behavior too far behind, or the port closing
 		a.dropped.Add(1)
 		return rtc.BufferFull
 	}
@@ -334,6 +336,9 @@ func (a *port) SendMessage(v any) error { return a.write(v) }
 func (a *port) write(v any) error {
 	if a.in {
 		return fmt.Errorf("%s is an rtcin: it does not write", a.name)
+	}
+	if a.closed.Load() {
+		return errors.New("the port is closed")
 	}
 	payload, err := a.dt.encode(v, time.Now())
 	if err != nil {
@@ -354,11 +359,11 @@ func (a *port) write(v any) error {
 func (a *port) Stats() adaptors.Stats {
 	st := adaptors.Stats{Accepted: a.made.Load(), WrongType: a.refused.Load(), Dropped: a.dropped.Load()}
 	if a.p != nil {
-		for _, cn := range a.p.Conns() {
-			st.Open++
-			s := cn.Stats()
-			st.Dropped += int64(s.Dropped)
-		}
+		st.Open = int64(len(a.p.Conns()))
+		ps := a.p.Stats()
+		// A write that failed (the peer did not answer in time) did not
+		// go either.
+		st.Dropped += int64(ps.Dropped + ps.Failed)
 	}
 	return st
 }
@@ -366,7 +371,7 @@ func (a *port) Stats() adaptors.Stats {
 // Close ends the port's connections (telling the peers) and leaves the
 // component, which ends with its last port.
 func (a *port) Close() error {
-	if a.comp == nil {
+	if a.p == nil || a.closed.Swap(true) {
 		return nil
 	}
 	a.cancel()
@@ -375,6 +380,5 @@ func (a *port) Close() error {
 	a.comp.c.RemovePort(ctx, a.p)
 	cancel()
 	a.comp.leave()
-	a.comp = nil
 	return nil
 }

@@ -189,6 +189,8 @@ func copyMap(m map[string]any) map[string]any {
 
 func describe(v any) string {
 	switch x := v.(type) {
+	case badNumber:
+		return describe(x.v)
 	case nil:
 		return "nil"
 	case string:
@@ -311,6 +313,9 @@ func convert(tc *corba.TypeCode, v any, path string) (any, error) {
 		if !ok {
 			return nil, fail("a %s cannot hold %s", tc.Kind, describe(v))
 		}
+		if tc.Kind == corba.TkFloat && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
+			return nil, fail("%s is out of the range of a float", describe(v))
+		}
 		return f, nil
 	case corba.TkEnum:
 		switch x := v.(type) {
@@ -338,23 +343,88 @@ func convert(tc *corba.TypeCode, v any, path string) (any, error) {
 		if !basic(tc.Kind) {
 			return nil, fail("a %s cannot be written", tc.Kind)
 		}
-		f, ok := number(v)
-		if !ok || f != math.Trunc(f) {
-			return nil, fail("a %s cannot hold %s", tc.Kind, describe(v))
+		n, err := integer(tc.Kind, v)
+		if err != nil {
+			return nil, fail("%s", err)
 		}
-		lo, hi := intRange(tc.Kind)
-		if f < lo || f > hi {
-			return nil, fail("%s is out of the range of a %s", describe(v), tc.Kind)
-		}
-		if tc.Kind == corba.TkULongLong {
-			return uint64(f), nil
-		}
-		if i, ok := v.(int64); ok {
-			return i, nil
-		}
-		return int64(f), nil
+		return n, nil
 	}
 }
+
+// integer reads a whole number for an integer kind exactly: an int64 or
+// uint64 as it is, a text by strconv (not through a float), a float
+// only when it is whole and exact (at most 2^53). Out of the kind's range
+// is an error.
+func integer(k corba.Kind, v any) (any, error) {
+	unsigned := k == corba.TkOctet || k == corba.TkChar || k == corba.TkUShort || k == corba.TkULong || k == corba.TkULongLong
+	var i int64
+	var u uint64
+	neg := false
+	switch x := v.(type) {
+	case nil:
+	case bool:
+		if x {
+			i, u = 1, 1
+		}
+	case int64:
+		i, u, neg = x, uint64(x), x < 0
+	case uint64:
+		if x > math.MaxInt64 && !unsigned {
+			return nil, fmt.Errorf("%d is out of the range of a %s", x, k)
+		}
+		i, u = int64(x), x
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return nil, fmt.Errorf("a %s cannot hold %s (a whole number is needed%s)", k, describe(v), map[bool]string{true: "; above 2^53 give it as text", false: ""}[math.Abs(x) > 1<<53 && x == math.Trunc(x)])
+		}
+		i, u, neg = int64(x), uint64(int64(x)), x < 0
+	case string:
+		t := strings.TrimSpace(x)
+		if unsigned && !strings.HasPrefix(t, "-") {
+			n, err := strconv.ParseUint(t, 0, 64)
+			if err != nil {
+				return integer(k, floatText(t, v))
+			}
+			i, u = int64(n), n
+			if n > math.MaxInt64 {
+				i = -1 // only a unsigned long long holds it; checked below
+			}
+		} else {
+			n, err := strconv.ParseInt(t, 0, 64)
+			if err != nil {
+				return integer(k, floatText(t, v))
+			}
+			i, u, neg = n, uint64(n), n < 0
+		}
+	default:
+		return nil, fmt.Errorf("a %s cannot hold %s", k, describe(v))
+	}
+	lo, hi := intRange(k)
+	switch {
+	case k == corba.TkULongLong:
+		if neg {
+			return nil, fmt.Errorf("%s is out of the range of a %s", describe(v), k)
+		}
+		return u, nil
+	case unsigned && (neg || u > uint64(hi)):
+		return nil, fmt.Errorf("%s is out of the range of a %s", describe(v), k)
+	case !unsigned && (i < int64(lo) || (k != corba.TkLongLong && i > int64(hi)) || (k == corba.TkLongLong && !neg && u > math.MaxInt64)):
+		return nil, fmt.Errorf("%s is out of the range of a %s", describe(v), k)
+	}
+	return i, nil
+}
+
+// floatText reads a text that is not an integer as a float ("1e3"), for
+// integer to judge; what is not a number stays the text, refused there.
+func floatText(t string, v any) any {
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return f
+	}
+	return badNumber{v}
+}
+
+// badNumber is a text that is no number.
+type badNumber struct{ v any }
 
 // number reads a number from a plain value: nil is 0, a string is
 // parsed.
@@ -396,10 +466,48 @@ func intRange(k corba.Kind) (float64, float64) {
 	return 0, math.MaxUint64
 }
 
-// toPlain turns a decoded value into plain values (Event.Data): a
-// struct is a map by member name, an enum its enumerator's name,
-// integers int64, floats float64, a char a one-byte string, an octet or
-// char sequence a list of numbers.
+// toPlainTC turns a decoded value of type tc into plain values
+// (Event.Data): a struct is a map by member name, an enum its
+// enumerator's name, integers int64 (an unsigned long long above
+// int64's range float64), floats float64, a char a one-byte string, a
+// char sequence a string (as omniORBpy gives it to eSEAT), an octet
+// sequence a list of numbers.
+func toPlainTC(tc *corba.TypeCode, v any) any {
+	tc = resolve(tc)
+	if tc == nil {
+		return toPlain(v)
+	}
+	switch tc.Kind {
+	case corba.TkChar:
+		if b, ok := v.(byte); ok {
+			return string([]byte{b})
+		}
+	case corba.TkStruct:
+		if st, ok := v.(corba.Struct); ok && len(st) == len(tc.Members) {
+			m := make(map[string]any, len(st))
+			for i, f := range st {
+				m[f.Name] = toPlainTC(tc.Members[i].Type, f.Value)
+			}
+			return m
+		}
+	case corba.TkSequence, corba.TkArray:
+		el := resolve(tc.Content)
+		if b, ok := v.([]byte); ok && el != nil && el.Kind == corba.TkChar {
+			return string(b)
+		}
+		if l, ok := v.([]any); ok {
+			out := make([]any, len(l))
+			for i, e := range l {
+				out[i] = toPlainTC(el, e)
+			}
+			return out
+		}
+	}
+	return toPlain(v)
+}
+
+// toPlain turns a decoded value into plain values by its Go type alone
+// (toPlainTC's fallback).
 func toPlain(v any) any {
 	switch x := v.(type) {
 	case corba.Struct:

@@ -143,8 +143,8 @@ func typeProblem(attr string, err error) adaptors.Problem {
 
 // checkMessage fills the type of a ros_pub from a <message> text, as Send
 // will, for seat check.
-func checkMessage(attrs map[string]string, text string) error {
-	typ, err := topicType(attrs)
+func checkMessage(d adaptors.Decl, text string) error {
+	typ, err := topicType(d.Attrs)
 	if err != nil || typ.Spec.FullName() == "std_msgs/String" {
 		return nil // reported with the declaration; any text is a String
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -157,5 +158,36 @@ func TestOpenRTMHungPeerOnTheRealBinary(t *testing.T) {
 	}
 	if got := a.WaitLines(t, "got: ", 1); got[0] != "echo 一" {
 		t.Errorf("the resumed peer got %q", got)
+	}
+}
+
+// TestOpenRTMCheckUserIDLFromElsewhere: seat check, run from another
+// directory, reads a behavior's own IDL beside it (idl=) and checks its
+// messages against the type: a value that does not fit is an error at
+// the message.
+func TestOpenRTMCheckUserIDLFromElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "idl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	idl := "module RobotC { struct Time { unsigned long sec; unsigned long nsec; }; struct Pose { Time tm; double x; double y; }; };\n"
+	if err := os.WriteFile(filepath.Join(dir, "idl", "robot.idl"), []byte(idl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "pose.seatml")
+	if err := os.WriteFile(file, []byte(`<seatml><general name="p">
+  <adaptor name="pose" type="rtcout" datatype="RobotC::Pose" idl="idl/robot.idl"/>
+</general><state name="s"><rule><key>go</key>
+  <message sendto="pose">{x: 1.5, y: 2}</message>
+  <message sendto="pose">{x: not a number}</message>
+</rule></state></seatml>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runSeat("check", file)
+	if want := file + `:5:3: message to "pose" would not be sent: x: a double cannot hold "not a number"`; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d:\n%s\nwant %s", code, stderr, want)
+	}
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("more than the one problem:\n%s", stderr)
 	}
 }

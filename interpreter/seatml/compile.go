@@ -1216,7 +1216,7 @@ func (c *compiler) actions(n *schema.Node, s *State, inExit bool) []Action {
 			}
 			if d := c.adaptors[a.SendTo]; d != nil && a.Input == "" {
 				if chk := c.kindOf(d.Name).Check; chk.Message != nil {
-					if err := chk.Message(d.Attrs, a.Text); err != nil {
+					if err := chk.Message(adaptors.Decl{Name: d.Name, Attrs: d.Attrs, Dir: filepath.Dir(c.file)}, a.Text); err != nil {
 						c.errorf(ch.Pos, "message to %q would not be sent: %v", a.SendTo, err)
 					}
 				}

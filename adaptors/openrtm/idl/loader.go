@@ -1,6 +1,7 @@
 package idl
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -68,8 +69,9 @@ type Loader struct {
 	mu       sync.Mutex
 	path     []string
 	decls    map[string]*decl
-	done     map[string]bool // files parsed (absolute paths)
-	stack    []string        // files being parsed, outermost first
+	done     map[string]bool   // files parsed (absolute paths)
+	contents map[[32]byte]bool // the SHA-256 of each file's contents parsed
+	stack    []string          // files being parsed, outermost first
 	macros   map[string][]token
 	standard bool // StandardFiles loaded
 	scanned  bool // every file on the path loaded
@@ -79,7 +81,7 @@ type Loader struct {
 // NewLoader returns a Loader that searches path for IDL files (see
 // DefaultPath).
 func NewLoader(path []string) *Loader {
-	return &Loader{path: append([]string(nil), path...), decls: map[string]*decl{}, done: map[string]bool{}, macros: map[string][]token{}}
+	return &Loader{path: append([]string(nil), path...), decls: map[string]*decl{}, done: map[string]bool{}, contents: map[[32]byte]bool{}, macros: map[string][]token{}}
 }
 
 // Load parses an IDL file and what it includes: name is a path (absolute,
@@ -177,6 +179,14 @@ func (l *Loader) parseFile(file string, at schema.Pos) error {
 	if err != nil {
 		return err
 	}
+	// The same file in another place (each behavior ships a copy of its
+	// robot's IDL) declares nothing new: it is read once.
+	sum := sha256.Sum256(src)
+	if l.contents[sum] {
+		l.done[abs] = true
+		return nil
+	}
+	l.contents[sum] = true
 	return l.parseSource(abs, file, src)
 }
 

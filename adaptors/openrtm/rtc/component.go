@@ -158,6 +158,7 @@ func (c *Component) Close(ctx context.Context) error {
 	c.state = Created
 	c.mu.Unlock()
 	for _, p := range ports {
+		p.close()
 		p.DisconnectAll(ctx)
 	}
 	err := c.server.Close(ctx)

@@ -34,6 +34,10 @@ type Stats struct {
 	Sent, Received, Dropped, Failed uint64
 }
 
+func (s Stats) add(o Stats) Stats {
+	return Stats{Sent: s.Sent + o.Sent, Received: s.Received + o.Received, Dropped: s.Dropped + o.Dropped, Failed: s.Failed + o.Failed}
+}
+
 // Stats returns the connection's counts.
 func (cn *Conn) Stats() Stats {
 	return Stats{Sent: cn.stats.sent.Load(), Received: cn.stats.received.Load(), Dropped: cn.stats.dropped.Load(), Failed: cn.stats.failed.Load()}
@@ -264,6 +268,18 @@ func (s *sender) start(payload []byte) bool {
 				st = PortStatus(d.ReadULong())
 				err = d.Err()
 			}
+			if errors.Is(err, corba.ErrCloseConnection) {
+				// The peer closed the connection before taking the
+				// call (GIOP: not processed): the goroutine sends it
+				// again, on a new connection.
+				s.mu.Lock()
+				s.queue = append([][]byte{payload}, s.queue...)
+				s.bytes += len(payload)
+				s.busy = false
+				s.mu.Unlock()
+				s.signal()
+				return
+			}
 			if s.account(st, err) {
 				return
 			}
@@ -376,11 +392,17 @@ func (s *sender) run(ctx context.Context) {
 // push sends one payload and waits for the answer; true when the peer is
 // gone (or the port closing) and the connection has ended.
 func (s *sender) push(ctx context.Context, payload []byte) bool {
-	cctx, cancel := s.cn.port.callCtx(ctx)
 	var st PortStatus
-	err := s.target.Invoke(cctx, s.op, func(e *corba.Encoder) error { e.WriteOctetSeq(payload); return nil },
-		func(d *corba.Decoder) error { st = PortStatus(d.ReadULong()); return d.Err() })
-	cancel()
+	var err error
+	for try := 0; try < 2; try++ {
+		cctx, cancel := s.cn.port.callCtx(ctx)
+		err = s.target.Invoke(cctx, s.op, func(e *corba.Encoder) error { e.WriteOctetSeq(payload); return nil },
+			func(d *corba.Decoder) error { st = PortStatus(d.ReadULong()); return d.Err() })
+		cancel()
+		if !errors.Is(err, corba.ErrCloseConnection) {
+			break // else not processed: once more, on a new connection
+		}
+	}
 	if ctx.Err() != nil {
 		return true
 	}
@@ -404,7 +426,9 @@ func (s *sender) account(st PortStatus, err error) bool {
 		return true
 	default:
 		cn.stats.failed.Add(1)
-		cn.port.c.log.Debug("OpenRTM write failed", zap.Stringer("connection", cn), zap.Error(err))
+		if !cn.warned.Swap(true) {
+			cn.port.c.log.Warn("OpenRTM write failed (logged once per connection; each is counted)", zap.Stringer("connection", cn), zap.Error(err))
+		}
 	}
 	return false
 }
@@ -413,6 +437,9 @@ func (s *sender) account(st PortStatus, err error) bool {
 // as OpenRTM's CONNECTION_LOST: its process does not answer on its
 // address, or no longer has the object.
 func PeerGone(err error) bool {
+	if errors.Is(err, corba.ErrCloseConnection) {
+		return false // the peer closed an idle connection: it is there
+	}
 	var ce *corba.ConnError
 	if errors.As(err, &ce) {
 		return true
@@ -488,11 +515,7 @@ func (s *inPortServant) Invoke(_ context.Context, op string, args *corba.Decoder
 		return err
 	}
 	s.cn.stats.received.Add(1)
-	st := s.cn.port.spec.Receive(payload, s.cn)
-	if st != PortOK {
-		s.cn.stats.dropped.Add(1)
-	}
-	res.WriteULong(uint32(st))
+	res.WriteULong(uint32(s.cn.port.spec.Receive(payload, s.cn)))
 	return nil
 }
 

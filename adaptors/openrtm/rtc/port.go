@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -59,6 +60,11 @@ type Port struct {
 
 	mu    sync.Mutex
 	conns []*Conn
+	// closed is set when the port ends: a connection being made then is
+	// undone, not kept.
+	closed bool
+	// gone are the counts of the connections that have ended.
+	gone Stats
 }
 
 // Conn is one connection of a port: a connector, in OpenRTM's words.
@@ -76,6 +82,7 @@ type Conn struct {
 	cancel                        context.CancelFunc
 	done                          chan struct{}
 	stats                         connStats
+	warned                        atomic.Bool // a failed write has been logged
 }
 
 // PeerRefs are the references of the connection's other ports.
@@ -201,10 +208,11 @@ func (p *Port) Connect(ctx context.Context, peer *corba.IOR, name string, props 
 		cp.Properties.SetAny(nv.Name, nv.Value)
 	}
 	rc, err := p.notifyConnect(ctx, cp)
-	if err != nil {
-		return nil, err
-	}
 	if rc != OK {
+		p.undo(cp, true)
+		if err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("connecting %s to %s: %s", p.name, pp.Name, rc)
 	}
 	for _, cn := range p.Conns() {
@@ -219,6 +227,26 @@ func (p *Port) Connect(ctx context.Context, peer *corba.IOR, name string, props 
 // of it is told.
 func (p *Port) Disconnect(ctx context.Context, cn *Conn) ReturnCode {
 	return p.disconnect(ctx, cn.ID())
+}
+
+// close marks the port ended: connections being made are undone.
+func (p *Port) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+}
+
+// Stats are the counts of the port's connections, those that have
+// ended included.
+func (p *Port) Stats() Stats {
+	p.mu.Lock()
+	st := p.gone
+	conns := append([]*Conn(nil), p.conns...)
+	p.mu.Unlock()
+	for _, cn := range conns {
+		st = st.add(cn.Stats())
+	}
+	return st
 }
 
 // DisconnectAll ends every connection of the port, telling the peers.
@@ -326,22 +354,61 @@ func (p *Port) connect(ctx context.Context, cp *ConnectorProfile) ReturnCode {
 	if len(cp.Ports) == 0 {
 		return BadParameter
 	}
-	if cp.ID == "" {
+	ours := cp.ID == ""
+	if ours {
 		cp.ID = newUUID()
+	} else if p.find(cp.ID) != nil {
+		p.c.log.Warn("OpenRTM connection refused", zap.String("port", p.name), zap.String("connector", cp.Name),
+			zap.String("error", "the port has a connection "+cp.ID+" already"))
+		return PreconditionNotMet
 	}
+	var rc ReturnCode
+	var err error
 	if sameObject(cp.Ports[0], p.ref) {
-		rc, err := p.notifyConnect(ctx, cp)
+		rc, err = p.notifyConnect(ctx, cp)
+	} else if rc, err = p.remoteNotifyConnect(ctx, cp.Ports[0], cp); err != nil {
+		rc = Error
+	}
+	if rc != OK {
 		if err != nil {
 			p.c.log.Warn("OpenRTM connection refused", zap.String("port", p.name), zap.String("connector", cp.Name), zap.Error(err))
 		}
-		return rc
-	}
-	rc, err := p.remoteNotifyConnect(ctx, cp.Ports[0], cp)
-	if err != nil {
-		p.c.log.Warn("OpenRTM connection failed", zap.String("port", p.name), zap.String("connector", cp.Name), zap.Error(err))
-		return Error
+		// As OpenRTM's PortBase::connect: the ports that took the
+		// connection before it failed let it go.
+		p.undo(cp, ours)
 	}
 	return rc
+}
+
+// undo tells every port of a connection that failed to let it go
+// (notify_disconnect; an unknown id is nothing to them), within a
+// second, side by side; and once more after the call time limit, for a
+// peer whose answer came too late (its notify_connect went through
+// after this side gave up), when seat made its id up: a tool's own id
+// may be used again at once (RTSystemEditor restoring a system).
+func (p *Port) undo(cp *ConnectorProfile, ours bool) {
+	p.undoNow(cp)
+	if ours {
+		time.AfterFunc(2*p.c.opts.CallTimeout, func() { p.undoNow(cp) })
+	}
+}
+
+func (p *Port) undoNow(cp *ConnectorProfile) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, ref := range cp.Ports {
+		if sameObject(ref, p.ref) {
+			p.remove(cp.ID, "")
+			continue
+		}
+		wg.Add(1)
+		go func(ref *corba.IOR) {
+			defer wg.Done()
+			_, _ = p.remoteNotifyDisconnect(ctx, ref, cp.ID)
+		}(ref)
+	}
+	wg.Wait()
 }
 
 func (p *Port) remoteNotifyConnect(ctx context.Context, ref *corba.IOR, cp *ConnectorProfile) (ReturnCode, error) {
@@ -368,6 +435,9 @@ func (p *Port) notifyConnect(ctx context.Context, cp *ConnectorProfile) (ReturnC
 	i := p.indexOf(cp)
 	if i < 0 {
 		return BadParameter, fmt.Errorf("%s is not one of the connector's ports", p.name)
+	}
+	if p.find(cp.ID) != nil {
+		return PreconditionNotMet, fmt.Errorf("%s has a connection %s already", p.name, cp.ID)
 	}
 	cn := &Conn{port: p, prof: cp}
 	var peers []string
@@ -404,6 +474,11 @@ func (p *Port) notifyConnect(ctx context.Context, cp *ConnectorProfile) (ReturnC
 		return BadParameter, err
 	}
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		cn.unpublish()
+		return PreconditionNotMet, fmt.Errorf("%s has closed", p.name)
+	}
 	p.conns = append(p.conns, cn)
 	p.mu.Unlock()
 	p.c.log.Info("OpenRTM connection made", zap.Stringer("connection", cn), zap.String("connector", cp.Name),
@@ -478,10 +553,16 @@ func (p *Port) remove(id, reason string) *Conn {
 		return nil
 	}
 	cn.unpublish()
+	st := cn.Stats()
+	p.mu.Lock()
+	p.gone = p.gone.add(st)
+	p.mu.Unlock()
+	fields := []zap.Field{zap.Stringer("connection", cn), zap.String("interface", cn.Interface),
+		zap.Uint64("sent", st.Sent), zap.Uint64("received", st.Received), zap.Uint64("dropped", st.Dropped), zap.Uint64("failed", st.Failed)}
 	if reason == "" {
-		p.c.log.Info("OpenRTM connection ended", zap.Stringer("connection", cn))
+		p.c.log.Info("OpenRTM connection ended", fields...)
 	} else {
-		p.c.log.Warn("OpenRTM connection lost", zap.Stringer("connection", cn), zap.String("reason", reason))
+		p.c.log.Warn("OpenRTM connection lost", append(fields, zap.String("reason", reason))...)
 	}
 	if p.spec.OnConnection != nil {
 		p.spec.OnConnection(ConnEvent{Conn: cn, Reason: reason})
@@ -562,6 +643,7 @@ func (c *Component) RemovePort(ctx context.Context, p *Port) {
 		}
 	}
 	c.mu.Unlock()
+	p.close()
 	p.DisconnectAll(ctx)
 	c.server.Unregister(p.key)
 }

@@ -1,0 +1,463 @@
+package rtc
+
+// Tests from a hostile review: each showed a problem once (now fixed),
+// and keeps it fixed.
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/seatml/seat/adaptors/openrtm/corba"
+	"github.com/seatml/seat/adaptors/openrtm/omnitest"
+)
+
+// slowPort serves a port's PortService with a delay before some
+// operations.
+type slowPort struct {
+	inner corba.Servant
+	delay map[string]time.Duration
+}
+
+func (s *slowPort) RepositoryIDs() []string { return s.inner.RepositoryIDs() }
+func (s *slowPort) Invoke(ctx context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
+	if d, ok := s.delay[op]; ok {
+		time.Sleep(d)
+	}
+	// omniORB ignores GIOP CancelRequest: the operation carries on.
+	return s.inner.Invoke(context.WithoutCancel(ctx), op, args, res)
+}
+
+// slowDown makes a port answer op only after a delay (same key, so the
+// same reference).
+func slowDown(t *testing.T, c *Component, p *Port, delay map[string]time.Duration) {
+	t.Helper()
+	c.server.Unregister(p.key)
+	if _, err := c.server.Register(p.key, &slowPort{inner: (*portService)(p), delay: delay}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toolConnect is what rtcon does: connect on target with cp.
+func toolConnect(ctx context.Context, cl *corba.Client, target *corba.IOR, cp *ConnectorProfile) (ReturnCode, *ConnectorProfile, error) {
+	var rc ReturnCode
+	var got *ConnectorProfile
+	err := cl.Object(target).Invoke(ctx, "connect",
+		func(e *corba.Encoder) error { return writeConnectorProfile(e, cp) },
+		func(d *corba.Decoder) error {
+			rc = ReturnCode(d.ReadULong())
+			got = readConnectorProfile(d)
+			return d.Err()
+		})
+	return rc, got, err
+}
+
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	n := runtime.Stack(buf, true)
+	return strings.Count(string(buf[:n]), fn)
+}
+
+// TestCloseDuringNotifyConnect: a tool's connect is in progress on
+// a component when it closes (seat stops, or a tool's exit). Close
+// should leave no connection and no goroutine behind, and the peer
+// should not be left connected to a component that is gone.
+func TestCloseDuringNotifyConnect(t *testing.T) {
+	a, err := New(Options{InstanceName: "A", CallTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	b := newComponent(t, "B")
+	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: newReceived().receive})
+	slowDown(t, b, in, map[string]time.Duration{"get_port_profile": time.Second})
+
+	tool := corba.NewClient(corba.ClientOptions{})
+	defer tool.Close()
+	cp := &ConnectorProfile{Name: "c", ID: "close-race", Ports: []*corba.IOR{out.Ref(), in.Ref()}}
+	done := make(chan error, 1)
+	go func() {
+		rc, _, err := toolConnect(context.Background(), tool, out.Ref(), cp)
+		t.Logf("tool's connect: rc %v, err %v", rc, err)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // A is now waiting on B's profile
+	before := goroutinesIn("(*sender).run")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		t.Logf("Close: %v", err)
+	}
+	<-done
+	time.Sleep(200 * time.Millisecond)
+	if n := len(out.Conns()); n != 0 {
+		t.Errorf("after Close, the closed component's OutPort lists %d connection(s)", n)
+	}
+	if n := goroutinesIn("(*sender).run") - before; n != 0 {
+		t.Errorf("after Close, %d sender goroutine(s) still run", n)
+	}
+	if n := len(in.Conns()); n != 0 {
+		t.Errorf("the peer InPort is left with %d connection(s) to a closed component", n)
+	}
+}
+
+// TestFailedConnectLeavesPeerConnected: when seat's connect chain
+// fails after a peer's notify_connect went through (here: the answer
+// came after seat's deadline), OpenRTM's PortBase::connect calls
+// disconnect(connector_id) to clean up. seat does not: the peer keeps a
+// connection (and its published InPortCdr servant) forever, and each
+// retry of connect= adds another.
+func TestFailedConnectLeavesPeerConnected(t *testing.T) {
+	a, err := New(Options{InstanceName: "A", CallTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	b := newComponent(t, "B")
+	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: newReceived().receive})
+	slowDown(t, b, in, map[string]time.Duration{"notify_connect": 800 * time.Millisecond})
+	for i := 0; i < 3; i++ {
+		if _, err := out.Connect(context.Background(), in.Ref(), "", nil); err == nil {
+			t.Fatal("connect succeeded")
+		} else if i == 0 {
+			t.Logf("Connect: %v", err)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(out.Conns()); n != 0 {
+		t.Errorf("seat's side: %d connections", n)
+	}
+	if n := len(in.Conns()); n != 0 {
+		t.Errorf("after 3 failed connects, the peer InPort lists %d connection(s) nobody will ever write to or disconnect", n)
+	}
+}
+
+// TestDuplicateConnectorID: a tool (RTSystemEditor restoring a
+// system) calls connect with a connector_id the port already has.
+// OpenRTM's PortBase::connect answers PRECONDITION_NOT_MET ("Connection
+// already exists"). seat makes a second connection with the same id:
+// every value is then delivered twice, and disconnect(id) ends only one.
+func TestDuplicateConnectorID(t *testing.T) {
+	bin := rtcpeer(t)
+	ns := omnitest.StartNameServer(t)
+	sc := registered(t, ns, "Seat", Options{})
+	cpp := omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	peerIn := resolvePort(t, sc.Component, ns, "Peer.rtc", "Peer.in")
+	tool := corba.NewClient(corba.ClientOptions{})
+	defer tool.Close()
+	for i := 0; i < 2; i++ {
+		cp := &ConnectorProfile{Name: "restored", ID: "same-id", Ports: []*corba.IOR{sc.out.Ref(), peerIn}}
+		rc, _, err := toolConnect(context.Background(), tool, sc.out.Ref(), cp)
+		t.Logf("connect #%d: %v %v", i+1, rc, err)
+	}
+	if n := len(sc.out.Conns()); n != 1 {
+		t.Errorf("seat's OutPort has %d connections with id same-id", n)
+	}
+	sc.out.Write(timedStringPayload(0, 0, "once"))
+	time.Sleep(500 * time.Millisecond)
+	if n := strings.Count(cpp.Output(), "got: once"); n != 1 {
+		t.Errorf("one write arrived %d times", n)
+	}
+	if rc := sc.out.disconnect(context.Background(), "same-id"); rc != OK {
+		t.Errorf("disconnect: %v", rc)
+	}
+	if n := len(sc.out.Conns()); n != 0 {
+		t.Errorf("after disconnect(same-id), %d connection(s) remain", n)
+	}
+}
+
+// TestBlackholePeerDoesNotBlockClose: a peer InPort that accepts
+// TCP and never answers put. Writes must not block, the port's Close
+// must end promptly.
+func TestBlackholePeerDoesNotBlockClose(t *testing.T) {
+	a, err := New(Options{InstanceName: "A", CallTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	b := newComponent(t, "B")
+	var puts atomic.Int64
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: func([]byte, *Conn) PortStatus {
+		puts.Add(1)
+		<-release
+		return PortOK
+	}})
+	_ = in
+	if _, err := out.Connect(context.Background(), in.Ref(), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := 0; i < 1000; i++ {
+		out.Write(timedStringPayload(0, 0, "x"))
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("1000 writes took %v", d)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start = time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	_ = a.Close(ctx)
+	t.Logf("puts that reached the peer: %d; Close took %v", puts.Load(), time.Since(start))
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v with a peer that never answers", d)
+	}
+	_ = net.IPv4len
+}
+
+// TestUnknownIDs: disconnect and notify_disconnect of an unknown
+// id are BAD_PARAMETER as OpenRTM answers; get_connector_profile an
+// empty profile.
+func TestUnknownIDs(t *testing.T) {
+	a := newComponent(t, "A")
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	tool := corba.NewClient(corba.ClientOptions{})
+	defer tool.Close()
+	for _, op := range []string{"disconnect", "notify_disconnect"} {
+		var rc ReturnCode
+		err := tool.Object(out.Ref()).Invoke(context.Background(), op,
+			func(e *corba.Encoder) error { e.WriteString("nope"); return nil },
+			func(d *corba.Decoder) error { rc = ReturnCode(d.ReadULong()); return d.Err() })
+		if err != nil || rc != BadParameter {
+			t.Errorf("%s: %v %v", op, rc, err)
+		}
+	}
+}
+
+// fakeInPort is an InPort served as an omniORB/OpenRTM InPort behaves:
+// its notify_connect publishes an InPortCdr and does not call back; it
+// ignores cancellation. get_port_profile may be slow.
+type fakeInPort struct {
+	srv      *corba.Server
+	ref      *corba.IOR
+	sinkRef  *corba.IOR
+	delay    time.Duration
+	conns    atomic.Int64
+	puts     atomic.Int64
+	discons  atomic.Int64
+	sinkHang chan struct{}
+}
+
+func newFakeInPort(t *testing.T, delay time.Duration) *fakeInPort {
+	srv, err := corba.Listen(corba.ServerOptions{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeInPort{srv: srv, delay: delay}
+	if f.ref, err = srv.Register([]byte("port"), f); err != nil {
+		t.Fatal(err)
+	}
+	if f.sinkRef, err = srv.Register([]byte("sink"), fakeSink{f}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Close(ctx)
+	})
+	return f
+}
+
+func (*fakeInPort) RepositoryIDs() []string { return []string{IDPortService} }
+func (f *fakeInPort) Invoke(ctx context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
+	switch op {
+	case "get_port_profile":
+		time.Sleep(f.delay)
+		pp := &PortProfile{Name: "Fake.in", Ref: f.ref}
+		pp.Properties.Set("port.port_type", "DataInPort")
+		pp.Properties.Set("dataport.data_type", timedString)
+		return writePortProfile(res, pp)
+	case "notify_connect":
+		cp := readConnectorProfile(args)
+		cp.Properties.Set("dataport.corba_cdr.inport_ior", f.sinkRef.String())
+		f.conns.Add(1)
+		res.WriteULong(uint32(OK))
+		return writeConnectorProfile(res, cp)
+	case "notify_disconnect":
+		args.ReadString("id")
+		f.conns.Add(-1)
+		f.discons.Add(1)
+		res.WriteULong(uint32(OK))
+	default:
+		return corba.BadOperation()
+	}
+	return nil
+}
+
+type fakeSink struct{ f *fakeInPort }
+
+func (fakeSink) RepositoryIDs() []string { return []string{IDInPortCdr} }
+func (s fakeSink) Invoke(ctx context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
+	args.ReadOctetSeq("data")
+	s.f.puts.Add(1)
+	res.WriteULong(uint32(PortOK))
+	return nil
+}
+
+// TestCloseDuringNotifyConnectOmniPeer: as
+// TestCloseDuringNotifyConnect, with a peer that behaves as
+// OpenRTM's InPort (it does not call back during notify_connect).
+func TestCloseDuringNotifyConnectOmniPeer(t *testing.T) {
+	a, err := New(Options{InstanceName: "A", CallTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	peer := newFakeInPort(t, time.Second)
+	tool := corba.NewClient(corba.ClientOptions{})
+	defer tool.Close()
+	cp := &ConnectorProfile{Name: "c", ID: "close-race", Ports: []*corba.IOR{out.Ref(), peer.ref}}
+	done := make(chan error, 1)
+	before := goroutinesIn("(*sender).run")
+	go func() {
+		rc, _, err := toolConnect(context.Background(), tool, out.Ref(), cp)
+		t.Logf("tool's connect: rc %v, err %v", rc, err)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // A is now waiting on the peer's profile
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		t.Logf("Close: %v", err)
+	}
+	<-done
+	time.Sleep(200 * time.Millisecond)
+	if n := len(out.Conns()); n != 0 {
+		t.Errorf("after Close, the closed component's OutPort lists %d connection(s)", n)
+	}
+	if n := goroutinesIn("(*sender).run") - before; n != 0 {
+		t.Errorf("after Close, %d sender goroutine(s) still run", n)
+	}
+	if n := peer.conns.Load(); n != 0 {
+		t.Errorf("the peer is left with %d connection(s) to a closed component (told %d disconnections)", n, peer.discons.Load())
+	}
+	if n := out.Write(timedStringPayload(0, 0, "after close")); n != 0 {
+		t.Errorf("a write after Close was taken by %d connection(s)", n)
+	}
+	time.Sleep(300 * time.Millisecond)
+	t.Logf("puts the peer got after Close: %d", peer.puts.Load())
+}
+
+// closeOnceProxy forwards TCP to target, except that the first request
+// on the first connection is answered by GIOP CloseConnection (as an
+// ORB that closes an idle connection while the request crossed it):
+// GIOP says such a request was not processed and may be sent again.
+func closeOnceProxy(t *testing.T, target string) uint16 {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		first := true
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if first {
+				first = false
+				go func() {
+					hdr := make([]byte, 12)
+					if _, err := io.ReadFull(c, hdr); err != nil {
+						return
+					}
+					size := binary.LittleEndian.Uint32(hdr[8:])
+					if hdr[6]&1 == 0 {
+						size = binary.BigEndian.Uint32(hdr[8:])
+					}
+					io.CopyN(io.Discard, c, int64(size))
+					c.Write([]byte{'G', 'I', 'O', 'P', 1, 2, 1, 5, 0, 0, 0, 0})
+					c.Close()
+				}()
+				continue
+			}
+			go func() {
+				u, err := net.Dial("tcp", target)
+				if err != nil {
+					c.Close()
+					return
+				}
+				go func() { io.Copy(u, c); u.Close() }()
+				io.Copy(c, u)
+				c.Close()
+			}()
+		}
+	}()
+	return uint16(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// TestCloseConnectionIsNotPeerGone: a put answered by
+// CloseConnection (not processed; retryable) ends the connection as if
+// the peer were gone, though the peer is there and the put could be
+// sent again.
+func TestCloseConnectionIsNotPeerGone(t *testing.T) {
+	peer := newFakeInPort(t, 0)
+	p, _ := peer.sinkRef.IIOP()
+	port := closeOnceProxy(t, net.JoinHostPort(p.Host, fmt.Sprint(p.Port)))
+	proxied := &corba.IIOPProfile{Version: p.Version, Host: p.Host, Port: port, ObjectKey: p.ObjectKey}
+	peer.sinkRef = &corba.IOR{TypeID: peer.sinkRef.TypeID, Profiles: []corba.TaggedProfile{proxied.Profile(corba.LittleEndian)}}
+
+	a := newComponent(t, "A")
+	ended := make(chan ConnEvent, 2)
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString, OnConnection: func(ev ConnEvent) {
+		if !ev.Up {
+			ended <- ev
+		}
+	}})
+	if _, err := out.Connect(context.Background(), peer.ref, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	out.Write(timedStringPayload(0, 0, "one"))
+	select {
+	case ev := <-ended:
+		t.Errorf("the connection ended: %s", ev.Reason)
+	case <-time.After(time.Second):
+	}
+	out.Write(timedStringPayload(0, 0, "two"))
+	time.Sleep(500 * time.Millisecond)
+	t.Logf("puts that reached the peer: %d (of 2)", peer.puts.Load())
+}
+
+// TestEndedLogHasCounts: docs/openrtm.md: "The connections
+// themselves (peer, interface, counts) are in the log when made and
+// ended."
+func TestEndedLogHasCounts(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	a, err := New(Options{InstanceName: "A", Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
+	b := newComponent(t, "B")
+	r := newReceived()
+	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: r.receive})
+	cn, err := out.Connect(context.Background(), in.Ref(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Write(timedStringPayload(0, 0, "x"))
+	r.wait(t, 1)
+	out.Disconnect(context.Background(), cn)
+	for _, e := range logs.FilterMessage("OpenRTM connection ended").All() {
+		t.Logf("ended: %v", e.ContextMap())
+		if _, ok := e.ContextMap()["sent"]; !ok {
+			t.Errorf("no counts in %q: %v", e.Message, e.ContextMap())
+		}
+	}
+}
