@@ -1,6 +1,7 @@
 package corba
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -613,9 +614,18 @@ func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32
 			werr = fmt.Errorf("writing: %w (%w)", ctx.Err(), err)
 		}
 		cc.fail(werr, false)
+		if cc.c.isClosed() {
+			return 0, ErrClientClosed // Close cut the write short
+		}
 		return 0, cc.wrap(op, werr)
 	}
 	return id, nil
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
 }
 
 // roundTrip writes a message built with a new request id and waits for
@@ -682,8 +692,9 @@ func (cc *clientConn) fail(err error, retryable bool) {
 // callers, until the connection fails.
 func (cc *clientConn) readLoop() {
 	re := NewReassembler(cc.c.opts.MaxMessageSize)
+	r := bufio.NewReaderSize(cc.nc, readBuffer)
 	for {
-		b, err := ReadMessage(cc.nc, cc.c.opts.MaxMessageSize)
+		b, err := ReadMessage(r, cc.c.opts.MaxMessageSize)
 		if err == nil {
 			b, err = re.Add(b)
 		}

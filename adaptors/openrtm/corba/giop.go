@@ -111,6 +111,9 @@ func (h Header) appendTo(b []byte) []byte {
 	return b
 }
 
+// readBuffer is the size of a connection's read buffer.
+const readBuffer = 16 << 10
+
 // ReadMessage reads one GIOP message (a header and the size it gives) from
 // r. A message larger than maxSize bytes is refused before its body is
 // read.

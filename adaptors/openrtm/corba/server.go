@@ -1,6 +1,7 @@
 package corba
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -305,8 +306,11 @@ func (c *serverConn) serve() {
 		c.s.wg.Done()
 	}()
 	re := NewReassembler(c.s.opts.MaxMessageSize)
+	// Buffered: a message's header and body, often the next message too,
+	// in one read.
+	r := bufio.NewReaderSize(c.nc, readBuffer)
 	for {
-		b, err := ReadMessage(c.nc, c.s.opts.MaxMessageSize)
+		b, err := ReadMessage(r, c.s.opts.MaxMessageSize)
 		if err != nil {
 			if !ended(err) {
 				c.bad(b, err)

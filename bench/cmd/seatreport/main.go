@@ -252,6 +252,20 @@ func measure() ([]*Figure, error) {
 			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w16-seat/goroslib")})
 		add(&Figure{Key: "ros-w16-rate", What: "the same with 16 in flight, seat", Unit: "/s",
 			Rounds: collect(ros, "BenchmarkROSEchoRatio", "w16-seat-rt/s")})
+
+		fmt.Fprintln(os.Stderr, "seatreport: OpenRTM ...")
+		rtm, err := goBench("^BenchmarkOpenRTMEchoRatio$", *rounds, "-benchtime", "3000x")
+		if err != nil {
+			return nil, err
+		}
+		add(&Figure{Key: "openrtm-w1", What: "OpenRTM TimedString round trips (corba_cdr push) from an omniORB C++ driver, one at a time, seat echoing (a keyed rule's <message>) / a C++ echo component writing back inside its put, in the same run", Unit: "x",
+			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w1-seat/cxx"), Target: "≥ 0.8"})
+		add(&Figure{Key: "openrtm-w1-rate", What: "the same, seat", Unit: "/s",
+			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w1-seat-rt/s")})
+		add(&Figure{Key: "openrtm-w16", What: "the same with 16 in flight, seat / the C++ echo", Unit: "x",
+			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w16-seat/cxx"), Target: "≥ 0.8"})
+		add(&Figure{Key: "openrtm-w16-rate", What: "the same with 16 in flight, seat", Unit: "/s",
+			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w16-seat-rt/s")})
 	}
 	fmt.Fprintln(os.Stderr, "seatreport: seatload ...")
 	tmp, err := os.MkdirTemp("", "seatreport-")
