@@ -98,7 +98,8 @@ func TestOpenRTMControllerLoopOnTheRealBinary(t *testing.T) {
 	ns := omnitest.StartNameServer(t)
 	t.Setenv("RTCTREE_NAMESERVERS", ns.Addr)
 	peer := omnitest.Start(t, "ready", bin, "serve", "Arm.rtc", "TimedFloatSeq", "-ORBInitRef", "NameService="+ns.Corbaloc)
-	_, log := runROS(t, `<seatml><general name="制御">
+	rec := filepath.Join(t.TempDir(), "loop.jsonl")
+	cmd, log := runROS(t, `<seatml><general name="制御">
   <adaptor name="sensor" type="rtcin" datatype="TimedFloatSeq" connect="Arm.rtc:out"/>
   <adaptor name="cmd" type="rtcout" datatype="RTC::TimedFloatSeq" connect="Arm.rtc:in"/>
 </general>
@@ -109,7 +110,7 @@ func TestOpenRTMControllerLoopOnTheRealBinary(t *testing.T) {
     seat.send("cmd", {data = {d[1] * 2, d[2] + 1}})
   </script></rule>
   <rule source="sensor"><cond>rtc_in_data.data[1] == 0</cond><message sendto="cmd">0.5, 0.25</message></rule>
-</state></seatml>`, "loop")
+</state></seatml>`, "loop", "--record", rec)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the peer printed:\n%s", peer.Output())
@@ -125,6 +126,15 @@ func TestOpenRTMControllerLoopOnTheRealBinary(t *testing.T) {
 	}
 	if want := `seat.send(\"cmd\"): RTC::TimedFloatSeq: data[1]: a float cannot hold \"broken\"`; !strings.Contains(log.String(), want) {
 		t.Errorf("no %s in the log:\n%s", want, log.String())
+	}
+	// The recording holds the sensor's values as data and the commands
+	// as tables; seat replay runs them again without OpenRTM.
+	data := stopAndReplay(t, cmd, rec)
+	for _, want := range []string{`"source":"sensor","text":"{\"data\":[1.5,2],\"tm\":{\"nsec\":5,\"sec\":1700000000}}","message":true`,
+		`"source":"cmd","text":"{\"data\":[3,3]}"`} {
+		if !strings.Contains(data, want) {
+			t.Errorf("the recording has no %s:\n%s", want, data)
+		}
 	}
 }
 
