@@ -46,7 +46,7 @@ func registered(t *testing.T, ns *omnitest.NameServer, instance string, opts Opt
 	}
 	sc := &seatComponent{Component: c, got: newReceived()}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	if sc.in, err = c.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: sc.got.receive}); err != nil {
+	if sc.in, err = c.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: sc.got.receive, PullInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if sc.out, err = c.AddPort(PortSpec{Name: "out", DataType: timedString}); err != nil {
@@ -251,4 +251,48 @@ func resolvePort(t *testing.T, c *Component, ns *omnitest.NameServer, name, port
 	}
 	t.Fatalf("%s has no port %s", name, port)
 	return nil
+}
+
+// TestCppPeerInterfaceTypes: seat's ports and the omniORB C++
+// component's connect by OpenRTM's other interface type and data flow:
+// data_service push (DataPushService), and pull by corba_cdr
+// (OutPortCdr::get) and data_service (DataPullService::pull), both ways.
+func TestCppPeerInterfaceTypes(t *testing.T) {
+	bin := rtcpeer(t)
+	ns := omnitest.StartNameServer(t)
+	sc := registered(t, ns, "Seat", Options{})
+	cpp := omnitest.Start(t, "ready", bin, "serve", "Peer.rtc", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	got := 0
+	for _, c := range []struct{ iface, flow string }{{"data_service", "push"}, {"corba_cdr", "pull"}, {"data_service", "pull"}} {
+		props := []string{"dataport.interface_type=" + c.iface, "dataport.dataflow_type=" + c.flow}
+		if out := run(t, ns, append([]string{"con", sc.name + ":out", "Peer.rtc:in"}, props...)...); !strings.HasPrefix(out, "rc: RTC_OK\n") {
+			t.Fatalf("%s %s seat:out peer:in:\n%s", c.iface, c.flow, out)
+		}
+		if cn := sc.out.Conns(); len(cn) != 1 || cn[0].Interface != c.iface || cn[0].Flow != c.flow {
+			t.Fatalf("%s %s: seat's connection %+v", c.iface, c.flow, cn)
+		}
+		text := c.iface + " " + c.flow + " から"
+		sc.out.Write(timedStringPayload(0, 0, text))
+		got++
+		if lines := cpp.WaitLines(t, "got: ", got); lines[got-1] != text {
+			t.Errorf("the peer got %q", lines)
+		}
+		if out := run(t, ns, "dis", sc.name+":out"); out != "rc: RTC_OK\n" {
+			t.Errorf("dis: %q", out)
+		}
+
+		if out := run(t, ns, append([]string{"con", "Peer.rtc:out", sc.name + ":in"}, props...)...); !strings.HasPrefix(out, "rc: RTC_OK\n") {
+			t.Fatalf("%s %s peer:out seat:in:\n%s", c.iface, c.flow, out)
+		}
+		before := sc.got.count()
+		cpp.Send(t, c.iface+" "+c.flow+" へ")
+		payloads := sc.got.wait(t, before+1)
+		d := corba.NewDecoder(payloads[before], corba.LittleEndian)
+		if d.ReadULong(); d.ReadULong() == 0 || d.ReadString("data") != c.iface+" "+c.flow+" へ" {
+			t.Errorf("seat got % x", payloads[before])
+		}
+		if out := run(t, ns, "dis", "Peer.rtc:out"); out != "rc: RTC_OK\n" {
+			t.Errorf("dis: %q", out)
+		}
+	}
 }

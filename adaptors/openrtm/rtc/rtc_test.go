@@ -32,6 +32,13 @@ func (r *received) receive(payload []byte, _ *Conn) PortStatus {
 	return PortOK
 }
 
+// count is how many payloads have come.
+func (r *received) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
 // wait returns once n payloads have come, or fails the test after 10 s.
 func (r *received) wait(t *testing.T, n int) [][]byte {
 	t.Helper()

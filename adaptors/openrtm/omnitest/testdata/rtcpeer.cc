@@ -15,6 +15,8 @@
 //       TimedFloatSeq, TimedDoubleSeq, TimedShortSeq): it prints
 //       "got: VALUE" for each value that arrives, and writes each line of
 //       its standard input on "out", printing "put: STATUS" per peer.
+//       Its ports connect as a connector's properties say: corba_cdr or
+//       data_service, push (flush) or pull (an InPort asks every 20 ms).
 //   rtcpeer [ORB options] serve NAME TYPE echo
 //       the same, but each value that arrives on "in" is written back on
 //       "out" at once, as a C++ echo component does.
@@ -261,40 +263,137 @@ static bool quiet;
 
 static void echo(const std::string &text);
 
+// receive handles a value that arrived on an InPort (by put, push or a
+// pull's answer): printed as "got: VALUE", echoed, or counted.
+static OpenRTM::PortStatus receive(Codec *codec, const CORBA::Octet *buf, CORBA::ULong len) {
+  if (quiet) {  // a bench run: count, nothing else
+    omni_mutex_lock l(benchMu);
+    benchGot++;
+    benchCond.signal();
+    return OpenRTM::PORT_OK;
+  }
+  // As OpenRTM's CORBA_CdrMemoryStream reads: the payload copied into a
+  // stream, little endian (setByteSwapFlag's argument is "little
+  // endian"), aligned from byte 0.
+  cdrMemoryStream cdr;
+  cdr.setByteSwapFlag(true);
+  cdr.put_octet_array(buf, len);
+  try {
+    std::string text = codec->decode(cdr);
+    if (echoTo) {
+      echo(text);
+      return OpenRTM::PORT_OK;
+    }
+    say("got: " + text);
+  } catch (CORBA::MARSHAL &) {
+    std::ostringstream o;
+    o << "undecodable: " << len << " bytes";
+    say(o.str());
+    return OpenRTM::PORT_ERROR;
+  }
+  return OpenRTM::PORT_OK;
+}
+
+// An InPort's object for a push connection: OpenRTM's InPortCdr
+// (corba_cdr) or the OMG's DataPushService (data_service).
 class InPortCdrImpl : public POA_OpenRTM::InPortCdr {
  public:
   InPortCdrImpl(Codec *c) : codec_(c) {}
-  OpenRTM::PortStatus put(const OpenRTM::CdrData &data) {
-    if (quiet) {  // a bench run: count, nothing else
-      omni_mutex_lock l(benchMu);
-      benchGot++;
-      benchCond.signal();
-      return OpenRTM::PORT_OK;
-    }
-    // As OpenRTM's CORBA_CdrMemoryStream reads: the payload copied into
-    // a stream, little endian (setByteSwapFlag's argument is "little
-    // endian"), aligned from byte 0.
-    cdrMemoryStream cdr;
-    cdr.setByteSwapFlag(true);
-    cdr.put_octet_array(data.get_buffer(), data.length());
-    try {
-      std::string text = codec_->decode(cdr);
-      if (echoTo) {
-        echo(text);
-        return OpenRTM::PORT_OK;
-      }
-      say("got: " + text);
-    } catch (CORBA::MARSHAL &) {
-      std::ostringstream o;
-      o << "undecodable: " << data.length() << " bytes";
-      say(o.str());
-      return OpenRTM::PORT_ERROR;
-    }
-    return OpenRTM::PORT_OK;
+  OpenRTM::PortStatus put(const OpenRTM::CdrData &data) { return receive(codec_, data.get_buffer(), data.length()); }
+
+ private:
+  Codec *codec_;
+};
+
+class DataPushImpl : public POA_RTC::DataPushService {
+ public:
+  DataPushImpl(Codec *c) : codec_(c) {}
+  RTC::PortStatus push(const RTC::OctetSeq &data) {
+    return (RTC::PortStatus)receive(codec_, data.get_buffer(), data.length());
   }
 
  private:
   Codec *codec_;
+};
+
+// latest is an OutPort's pull connection: the newest value written, which
+// the next get or pull takes (BUFFER_EMPTY when there is none).
+struct Latest {
+  omni_mutex mu;
+  std::string data;
+  bool fresh;
+  Latest() : fresh(false) {}
+  bool take(std::string &out) {
+    omni_mutex_lock l(mu);
+    if (!fresh) return false;
+    out = data;
+    fresh = false;
+    return true;
+  }
+};
+
+class OutPortCdrImpl : public POA_OpenRTM::OutPortCdr {
+ public:
+  OutPortCdrImpl(Latest *l) : l_(l) {}
+  OpenRTM::PortStatus get(OpenRTM::CdrData_out data) {
+    data = new OpenRTM::CdrData();
+    std::string v;
+    if (!l_->take(v)) return OpenRTM::BUFFER_EMPTY;
+    data->length(v.size());
+    memcpy(data->get_buffer(), v.data(), v.size());
+    return OpenRTM::PORT_OK;
+  }
+
+ private:
+  Latest *l_;
+};
+
+class DataPullImpl : public POA_RTC::DataPullService {
+ public:
+  DataPullImpl(Latest *l) : l_(l) {}
+  RTC::PortStatus pull(RTC::OctetSeq_out data) {
+    data = new RTC::OctetSeq();
+    std::string v;
+    if (!l_->take(v)) return RTC::BUFFER_EMPTY;
+    data->length(v.size());
+    memcpy(data->get_buffer(), v.data(), v.size());
+    return RTC::PORT_OK;
+  }
+
+ private:
+  Latest *l_;
+};
+
+// A puller asks an OutPort for data every 20 ms (an InPort's pull
+// connection), until the connection ends.
+class Puller : public omni_thread {
+ public:
+  Puller(Codec *c, CORBA::Object_ptr o, bool cdr) : codec_(c), obj_(CORBA::Object::_duplicate(o)), cdr_(cdr), stop(false) {}
+  volatile bool stop;
+  void go() { start_undetached(); }
+  void *run_undetached(void *) {
+    OpenRTM::OutPortCdr_var get = cdr_ ? OpenRTM::OutPortCdr::_narrow(obj_) : OpenRTM::OutPortCdr::_nil();
+    RTC::DataPullService_var pull = cdr_ ? RTC::DataPullService::_nil() : RTC::DataPullService::_narrow(obj_);
+    while (!stop) {
+      try {
+        if (cdr_) {
+          OpenRTM::CdrData_var d;
+          if (get->get(d) == OpenRTM::PORT_OK) receive(codec_, d->get_buffer(), d->length());
+        } else {
+          RTC::OctetSeq_var d;
+          if (pull->pull(d) == RTC::PORT_OK) receive(codec_, d->get_buffer(), d->length());
+        }
+      } catch (CORBA::Exception &) {
+      }
+      omni_thread::sleep(0, 20000000);
+    }
+    return 0;
+  }
+
+ private:
+  Codec *codec_;
+  CORBA::Object_var obj_;
+  bool cdr_;
 };
 
 class PortImpl : public POA_RTC::PortService {
@@ -311,8 +410,8 @@ class PortImpl : public POA_RTC::PortService {
     pp->connector_profiles = conns_;
     setNV(pp->properties, "port.port_type", in_ ? "DataInPort" : "DataOutPort");
     setNV(pp->properties, "dataport.data_type", codec_->id());
-    setNV(pp->properties, "dataport.dataflow_type", "push");
-    setNV(pp->properties, "dataport.interface_type", "corba_cdr");
+    setNV(pp->properties, "dataport.dataflow_type", "push,pull");
+    setNV(pp->properties, "dataport.interface_type", "corba_cdr,data_service");
     return pp;
   }
   RTC::ConnectorProfileList *get_connector_profiles() {
@@ -333,27 +432,52 @@ class PortImpl : public POA_RTC::PortService {
     CORBA::ULong self = 0;
     for (; self < cp.ports.length(); self++)
       if (cp.ports[self]->_is_equivalent(_this())) break;
-    if (in_) {  // publish an InPortCdr
-      InPortCdrImpl *sink = new InPortCdrImpl(codec_);
-      PortableServer::ObjectId_var oid = poa->activate_object(sink);
-      CORBA::Object_var ref = sink->_this();
+    std::string iface = nvString(cp.properties, "dataport.interface_type");
+    bool cdr = iface != "data_service";
+    bool pull = nvString(cp.properties, "dataport.dataflow_type") == "pull";
+    // Publish what the other side needs: an InPort's object for push, an
+    // OutPort's for pull.
+    Latest *latest = 0;
+    if (in_ != pull) {
+      std::string prefix = std::string("dataport.") + (cdr ? "corba_cdr." : "data_service.") + (in_ ? "inport" : "outport");
+      PortableServer::ServantBase *sv;
+      if (in_) {
+        sv = cdr ? (PortableServer::ServantBase *)new InPortCdrImpl(codec_) : (PortableServer::ServantBase *)new DataPushImpl(codec_);
+      } else {
+        latest = new Latest();
+        sv = cdr ? (PortableServer::ServantBase *)new OutPortCdrImpl(latest) : (PortableServer::ServantBase *)new DataPullImpl(latest);
+      }
+      PortableServer::ObjectId_var oid = poa->activate_object(sv);
+      CORBA::Object_var ref = poa->id_to_reference(oid);
       CORBA::String_var ior = orb->object_to_string(ref);
-      setNV(cp.properties, "dataport.corba_cdr.inport_ior", ior.in());
-      CORBA::ULong n = cp.properties.length();
-      cp.properties.length(n + 1);
-      cp.properties[n].name = CORBA::string_dup("dataport.corba_cdr.inport_ref");
-      cp.properties[n].value <<= OpenRTM::InPortCdr::_narrow(ref);
+      setNV(cp.properties, (prefix + "_ior").c_str(), ior.in());
     }
     if (self + 1 < cp.ports.length()) {
       RTC::ReturnCode_t rc = cp.ports[self + 1]->notify_connect(cp);
       if (rc != RTC::RTC_OK) return rc;
     }
-    if (!in_) {  // subscribe to the InPortCdr the other side published
-      std::string ior = nvString(cp.properties, "dataport.corba_cdr.inport_ior");
+    // Take what the other side published.
+    Puller *puller = 0;
+    if (in_ == pull) {
+      std::string prefix = std::string("dataport.") + (cdr ? "corba_cdr." : "data_service.") + (in_ ? "outport" : "inport");
+      std::string ior = nvString(cp.properties, (prefix + "_ior").c_str());
       if (ior.empty()) return RTC::BAD_PARAMETER;
       CORBA::Object_var obj = orb->string_to_object(ior.c_str());
+      if (in_) {
+        puller = new Puller(codec_, obj, cdr);
+        puller->go();
+      } else {
+        omni_mutex_lock l(mu_);
+        Sink s;
+        if (cdr) s.cdr = OpenRTM::InPortCdr::_narrow(obj);
+        else s.push = RTC::DataPushService::_narrow(obj);
+        sinks_.push_back(s);
+      }
+    }
+    {
       omni_mutex_lock l(mu_);
-      sinks_.push_back(OpenRTM::InPortCdr::_narrow(obj));
+      if (latest) latests_.push_back(latest);
+      if (puller) pullers_.push_back(puller);
     }
     omni_mutex_lock l(mu_);
     CORBA::ULong n = conns_.length();
@@ -383,7 +507,11 @@ class PortImpl : public POA_RTC::PortService {
       cp = new RTC::ConnectorProfile(conns_[i]);
       for (CORBA::ULong j = i; j + 1 < conns_.length(); j++) conns_[j] = conns_[j + 1];
       conns_.length(conns_.length() - 1);
-      if (!in_ && i < sinks_.size()) sinks_.erase(sinks_.begin() + i);
+      // The tests disconnect one connection at a time: what it made goes.
+      sinks_.clear();
+      latests_.clear();
+      for (size_t j = 0; j < pullers_.size(); j++) pullers_[j]->stop = true;
+      pullers_.clear();
     }
     say(std::string("disconnected: ") + id);
     for (CORBA::ULong self = 0; self + 1 < cp->ports.length(); self++)
@@ -406,14 +534,28 @@ class PortImpl : public POA_RTC::PortService {
     OpenRTM::CdrData data;
     data.length(cdr.bufSize());
     memcpy(data.get_buffer(), cdr.bufPtr(), cdr.bufSize());
-    std::vector<OpenRTM::InPortCdr_var> sinks;
+    std::vector<Sink> sinks;
     {
       omni_mutex_lock l(mu_);
       sinks = sinks_;
+      std::string v((const char *)cdr.bufPtr(), cdr.bufSize());
+      for (size_t i = 0; i < latests_.size(); i++) {
+        omni_mutex_lock ll(latests_[i]->mu);
+        latests_[i]->data = v;
+        latests_[i]->fresh = true;
+      }
     }
     for (size_t i = 0; i < sinks.size(); i++) {
       try {
-        OpenRTM::PortStatus st = sinks[i]->put(data);
+        OpenRTM::PortStatus st;
+        if (!CORBA::is_nil(sinks[i].cdr)) {
+          st = sinks[i].cdr->put(data);
+        } else {
+          RTC::OctetSeq os;
+          os.length(data.length());
+          memcpy(os.get_buffer(), data.get_buffer(), data.length());
+          st = (OpenRTM::PortStatus)sinks[i].push->push(os);
+        }
         if (!quiet && !echoTo) say(std::string("put: ") + (st == OpenRTM::PORT_OK ? "PORT_OK" : "not ok"));
       } catch (CORBA::Exception &e) {
         say(std::string("put: ") + e._name());
@@ -427,7 +569,15 @@ class PortImpl : public POA_RTC::PortService {
   Codec *codec_;
   omni_mutex mu_;
   RTC::ConnectorProfileList conns_;
-  std::vector<OpenRTM::InPortCdr_var> sinks_;
+  // An OutPort's push connections: the InPortCdr or DataPushService it
+  // writes to.
+  struct Sink {
+    OpenRTM::InPortCdr_var cdr;
+    RTC::DataPushService_var push;
+  };
+  std::vector<Sink> sinks_;
+  std::vector<Latest *> latests_;  // an OutPort's pull connections
+  std::vector<Puller *> pullers_;  // an InPort's pull connections
 };
 
 static void echo(const std::string &text) { echoTo->write(text); }
