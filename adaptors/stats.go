@@ -60,6 +60,25 @@ type StatsReporter interface {
 	Stats() Stats
 }
 
+// ConnInfo is one connection of an adaptor, as seat ctl status lists it:
+// its peer, how it is connected, and what went through it.
+type ConnInfo struct {
+	Peer   string `json:"peer"`
+	Detail string `json:"detail,omitempty"`
+	// Sent and Received count values; Dropped those that did not go
+	// (a full queue, a peer's refusal); Failed the calls that failed.
+	Sent     uint64 `json:"sent"`
+	Received uint64 `json:"received"`
+	Dropped  uint64 `json:"dropped,omitempty"`
+	Failed   uint64 `json:"failed,omitempty"`
+}
+
+// ConnLister is implemented by adaptors whose connections seat ctl
+// status lists one by one (an OpenRTM port's connectors).
+type ConnLister interface {
+	Connections() []ConnInfo
+}
+
 // Counters are the live counts behind Stats, safe for concurrent use.
 type Counters struct {
 	Open, Accepted, Refused, LineTooLong, PartialLine, Repaired, InvalidFrame, SlowPeer, EmptyLevel, RetainedAgain, Dropped, WrongType atomic.Int64

@@ -293,6 +293,9 @@ type AdaptorInfo struct {
 	Type string `json:"type"`
 	Addr string `json:"addr,omitempty"`
 	adaptors.Stats
+	// Conns lists the connections of an adaptor that lists them
+	// (adaptors.ConnLister).
+	Conns []adaptors.ConnInfo `json:"connections,omitempty"`
 }
 
 // Adaptors lists the open adaptors in declaration order.
@@ -311,6 +314,9 @@ func (m *Machine) Adaptors() []AdaptorInfo {
 		}
 		if sr, ok := a.(adaptors.StatsReporter); ok {
 			i.Stats = sr.Stats()
+		}
+		if cl, ok := a.(adaptors.ConnLister); ok {
+			i.Conns = cl.Connections()
 		}
 		out = append(out, i)
 	}

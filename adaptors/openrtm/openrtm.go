@@ -368,6 +368,24 @@ func (a *port) Stats() adaptors.Stats {
 	return st
 }
 
+// Connections lists the port's connections for seat ctl status: the
+// peer ports, the interface type and data flow, and the counts.
+func (a *port) Connections() []adaptors.ConnInfo {
+	if a.p == nil {
+		return nil
+	}
+	var out []adaptors.ConnInfo
+	for _, cn := range a.p.Conns() {
+		how := cn.Interface + " " + cn.Flow
+		if cn.Flow == "push" && !a.in {
+			how += " " + cn.Subscription
+		}
+		st := cn.Stats()
+		out = append(out, adaptors.ConnInfo{Peer: cn.Peer, Detail: how, Sent: st.Sent, Received: st.Received, Dropped: st.Dropped, Failed: st.Failed})
+	}
+	return out
+}
+
 // Close ends the port's connections (telling the peers) and leaves the
 // component, which ends with its last port.
 func (a *port) Close() error {

@@ -252,6 +252,19 @@ func printAdaptors(w io.Writer, list []interpreter.AdaptorInfo) {
 			n(a.LineTooLong), n(a.PartialLine), n(a.Repaired), n(a.InvalidFrame), n(a.SlowPeer), ownCounts(a.Stats)})
 	}
 	writeTable(w, rows)
+	// The adaptors that list their connections (OpenRTM ports), one by
+	// one.
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	conns := [][]string{{"ADAPTOR", "CONNECTED TO", "HOW", "SENT", "RECEIVED", "DROPPED", "FAILED"}}
+	for _, a := range list {
+		for _, c := range a.Conns {
+			conns = append(conns, []string{a.Name, c.Peer, orDash(c.Detail), u(c.Sent), u(c.Received), u(c.Dropped), u(c.Failed)})
+		}
+	}
+	if len(conns) > 1 {
+		fmt.Fprintln(w)
+		writeTable(w, conns)
+	}
 }
 
 // ownCounts shows the counts of one kind of adaptor (MQTT, ROS) that are

@@ -56,6 +56,12 @@ func TestOpenRTMOnTheRealBinary(t *testing.T) {
 			t.Errorf("seat ctl status: %s has not one connection:\n%s", port, out)
 		}
 	}
+	// Each connection, with how it is made and what went through it.
+	for _, want := range []string{`(?m)^str_out +Peer\.in +corba_cdr push flush +2 +0 +0 +0$`, `(?m)^str_in +Peer\.out +corba_cdr push +0 +2 +0 +0$`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("seat ctl status: no line %s in\n%s", want, out)
+		}
+	}
 
 	// Deactivated by a tool, the component drops what arrives, as eSEAT
 	// does; activated again, it answers.
