@@ -219,3 +219,57 @@ func TestAnotherTypeRefused(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestEveryBasicType: for each of OpenRTM's basic types the C++ peer
+// marshals with omniORB's CDR, a value seat writes from eSEAT's text
+// arrives as the peer reads it, and a value the peer writes arrives at
+// seat as data with the same value (rtc_in_data.data).
+func TestEveryBasicType(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	for _, c := range []struct {
+		typ, send, peerGot, peerSends, data string
+	}{
+		{"TimedState", "-3", "-3", "7", `7`},
+		{"TimedShort", "-32768", "-32768", "32767", `32767`},
+		{"TimedUShort", "65535", "65535", "1", `1`},
+		{"TimedLong", "-2147483648", "-2147483648", "2147483647", `2147483647`},
+		{"TimedULong", "4294967295", "4294967295", "7", `7`},
+		{"TimedFloat", "1.5", "1.5", "0.25", `0.25`},
+		{"TimedDouble", "3.25", "3.25", "-0.5", `-0.5`},
+		{"TimedOctet", "255", "255", "8", `8`},
+		{"TimedChar", "A", "A", "z", `"z"`},
+		{"TimedBoolean", "true", "true", "1", `true`},
+		{"TimedShortSeq", "1,-2,3", "1,-2,3", "4,5", `[4,5]`},
+		{"TimedLongSeq", "100000,-1", "100000,-1", "7", `[7]`},
+		{"TimedUShortSeq", "1,65535", "1,65535", "2,3", `[2,3]`},
+		{"TimedULongSeq", "4294967295", "4294967295", "9,8", `[9,8]`},
+		{"TimedFloatSeq", "0.5,1.5", "0.5,1.5", "2.5", `[2.5]`},
+		{"TimedDoubleSeq", "1.345,2", "1.345,2", "3.5,4", `[3.5,4]`},
+		{"TimedOctetSeq", "0,255,7", "0,255,7", "1,2", `[1,2]`},
+	} {
+		t.Run(c.typ, func(t *testing.T) {
+			name := "P" + c.typ + ".rtc"
+			peer := omnitest.Start(t, "ready", bin, "serve", name, c.typ, "-ORBInitRef", "NameService="+ns.Corbaloc)
+			log, logs := observed()
+			out, _ := open(t, ns, "B"+c.typ, "out", false, map[string]string{"datatype": c.typ, "connect": name + ":in"}, log)
+			_, in := open(t, ns, "B"+c.typ, "in", true, map[string]string{"datatype": c.typ, "connect": name + ":out"}, log)
+			waitLog(t, logs, "OpenRTM connected", 2)
+			if err := out.Send(c.send); err != nil {
+				t.Fatal(err)
+			}
+			if got := peer.WaitLines(t, "got: ", 1); got[0] != c.peerGot {
+				t.Errorf("seat wrote %q; the peer read %q, want %q", c.send, got[0], c.peerGot)
+			}
+			peer.Send(t, c.peerSends)
+			ev := in.next(t)
+			m, ok := ev.Data.(map[string]any)
+			if !ok {
+				t.Fatalf("event %+v", ev)
+			}
+			if got := adaptors.JSON(m["data"]); got != c.data {
+				t.Errorf("the peer wrote %q; seat read %s, want %s", c.peerSends, got, c.data)
+			}
+		})
+	}
+}

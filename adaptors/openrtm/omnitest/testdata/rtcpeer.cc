@@ -11,8 +11,10 @@
 //   rtcpeer [ORB options] dis NAME:PORT       what rtdis does (disconnect_all)
 //   rtcpeer [ORB options] serve NAME [TYPE]   a component NAME (bound as
 //       NAME, a CosNaming path) with an InPort "in" and an OutPort "out"
-//       of TYPE (TimedString by default; TimedLong, TimedDouble,
-//       TimedFloatSeq, TimedDoubleSeq, TimedShortSeq): it prints
+//       of TYPE (TimedString by default; every other one-value type of
+//       BasicDataType.idl but TimedWChar and TimedWString, and the
+//       sequences of short, long, unsigned short and long, float, double
+//       and octet): it prints
 //       "got: VALUE" for each value that arrives, and writes each line of
 //       its standard input on "out", printing "put: STATUS" per peer.
 //       Its ports connect as a connector's properties say: corba_cdr or
@@ -235,7 +237,36 @@ struct SeqCodec : Codec {
     T v;
     v <<= cdr;
     std::ostringstream o;
-    for (CORBA::ULong i = 0; i < v.data.length(); i++) o << (i ? "," : "") << v.data[i];
+    for (CORBA::ULong i = 0; i < v.data.length(); i++) o << (i ? "," : "") << +v.data[i];
+    return o.str();
+  }
+};
+
+// The other one-value types, as a ConsoleIn of each would write them:
+// a number (char: the character, boolean: true or false).
+enum Shown { asNumber, asChar, asBool };
+
+template <class T, class E, Shown how>
+struct ScalarCodec : Codec {
+  const char *id_;
+  ScalarCodec(const char *id) : id_(id) {}
+  const char *id() { return id_; }
+  bool encode(const std::string &line, cdrMemoryStream &cdr) {
+    T v;
+    stamp(v);
+    if (how == asChar) v.data = line.empty() ? 0 : line[0];
+    else if (how == asBool) v.data = line == "true" || line == "1";
+    else v.data = (E)atof(line.c_str());
+    v >>= cdr;
+    return true;
+  }
+  std::string decode(cdrMemoryStream &cdr) {
+    T v;
+    v <<= cdr;
+    std::ostringstream o;
+    if (how == asChar) o << (char)v.data;
+    else if (how == asBool) o << (v.data ? "true" : "false");
+    else o << +v.data;  // + prints an octet as a number
     return o.str();
   }
 };
@@ -244,9 +275,21 @@ static Codec *codecFor(const std::string &t) {
   if (t == "TimedString") return new StringCodec();
   if (t == "TimedLong") return new LongCodec();
   if (t == "TimedDouble") return new DoubleCodec();
+  if (t == "TimedState") return new ScalarCodec<RTC::TimedState, CORBA::Short, asNumber>("IDL:RTC/TimedState:1.0");
+  if (t == "TimedShort") return new ScalarCodec<RTC::TimedShort, CORBA::Short, asNumber>("IDL:RTC/TimedShort:1.0");
+  if (t == "TimedUShort") return new ScalarCodec<RTC::TimedUShort, CORBA::UShort, asNumber>("IDL:RTC/TimedUShort:1.0");
+  if (t == "TimedULong") return new ScalarCodec<RTC::TimedULong, CORBA::ULong, asNumber>("IDL:RTC/TimedULong:1.0");
+  if (t == "TimedFloat") return new ScalarCodec<RTC::TimedFloat, CORBA::Float, asNumber>("IDL:RTC/TimedFloat:1.0");
+  if (t == "TimedOctet") return new ScalarCodec<RTC::TimedOctet, CORBA::Octet, asNumber>("IDL:RTC/TimedOctet:1.0");
+  if (t == "TimedChar") return new ScalarCodec<RTC::TimedChar, CORBA::Char, asChar>("IDL:RTC/TimedChar:1.0");
+  if (t == "TimedBoolean") return new ScalarCodec<RTC::TimedBoolean, CORBA::Boolean, asBool>("IDL:RTC/TimedBoolean:1.0");
   if (t == "TimedFloatSeq") return new SeqCodec<RTC::TimedFloatSeq, CORBA::Float>("IDL:RTC/TimedFloatSeq:1.0");
   if (t == "TimedDoubleSeq") return new SeqCodec<RTC::TimedDoubleSeq, CORBA::Double>("IDL:RTC/TimedDoubleSeq:1.0");
   if (t == "TimedShortSeq") return new SeqCodec<RTC::TimedShortSeq, CORBA::Short>("IDL:RTC/TimedShortSeq:1.0");
+  if (t == "TimedLongSeq") return new SeqCodec<RTC::TimedLongSeq, CORBA::Long>("IDL:RTC/TimedLongSeq:1.0");
+  if (t == "TimedUShortSeq") return new SeqCodec<RTC::TimedUShortSeq, CORBA::UShort>("IDL:RTC/TimedUShortSeq:1.0");
+  if (t == "TimedULongSeq") return new SeqCodec<RTC::TimedULongSeq, CORBA::ULong>("IDL:RTC/TimedULongSeq:1.0");
+  if (t == "TimedOctetSeq") return new SeqCodec<RTC::TimedOctetSeq, CORBA::Octet>("IDL:RTC/TimedOctetSeq:1.0");
   throw std::string("unknown type ") + t;
 }
 
