@@ -148,9 +148,9 @@ func joinComponent(behavior string, set compSettings, log *zap.Logger) (*compone
 		Vendor: "seat", Category: "OpenHRI", Version: "1.0", Addr: set.endpoint, Logger: log,
 		OnState: cp.stateChanged,
 		OnExit: func() {
-			log.Warn("OpenRTM tool asked the component to exit: it has left its naming services and its ports are closed; the behavior runs on without them",
-				zap.String("component", behavior))
 			cp.unregister()
+			log.Warn("OpenRTM tool asked the component to exit: it has left its naming services and its ports close; the behavior runs on without them",
+				zap.String("component", behavior))
 		},
 	})
 	if err != nil {

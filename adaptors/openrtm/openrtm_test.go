@@ -273,3 +273,37 @@ func TestEveryBasicType(t *testing.T) {
 		})
 	}
 }
+
+// TestToolExit: a tool's exit takes the component out of the naming
+// service and closes its ports; the adaptor says so once and stops
+// trying to connect.
+func TestToolExit(t *testing.T) {
+	bin := omnitest.RTCPeer(t)
+	ns := omnitest.StartNameServer(t)
+	log, logs := observed()
+	open(t, ns, "Leaver", "out", false, map[string]string{"connect": "Nobody.rtc:in"}, log)
+	host, _ := os.Hostname()
+	name := host + ".host_cxt/Leaver.rtc"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(ns.Nameclt(t, "list", host+".host_cxt"), "Leaver.rtc") {
+		if time.Now().After(deadline) {
+			t.Fatal("not registered within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if out, err := ns.Run(t, bin, "exit", name); err != nil || out != "rc: RTC_OK\n" {
+		t.Fatalf("exit: %v %q", err, out)
+	}
+	for deadline := time.Now().Add(15 * time.Second); logs.FilterMessageSnippet("OpenRTM tool asked the component to exit").Len() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the exit was not logged within 15 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := ns.Nameclt(t, "list", host+".host_cxt"); strings.Contains(got, "Leaver.rtc") {
+		t.Errorf("still bound after exit: %q", got)
+	}
+	if out, err := ns.Run(t, bin, "cat", name); err == nil {
+		t.Errorf("the component still answers after exit:\n%s", out)
+	}
+}

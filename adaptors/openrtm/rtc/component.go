@@ -32,7 +32,8 @@ type Options struct {
 	CallTimeout time.Duration
 	Logger      *zap.Logger
 	// OnState is told of each change of the component's state, and OnExit
-	// when a tool asked it to exit (it has finalized itself by then).
+	// when a tool asked it to exit, before the component finalizes itself
+	// (its client still works: it may unbind the component's names).
 	// Neither may call the component back.
 	OnState func(LifeCycleState)
 	OnExit  func()
@@ -225,12 +226,12 @@ func (c *Component) exit() ReturnCode {
 	go func() {
 		// After the reply has gone: Close waits for the requests in
 		// progress, this one among them.
-		ctx, cancel := context.WithTimeout(context.Background(), 2*c.opts.CallTimeout)
-		defer cancel()
-		_ = c.Close(ctx)
 		if c.opts.OnExit != nil {
 			c.opts.OnExit()
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*c.opts.CallTimeout)
+		defer cancel()
+		_ = c.Close(ctx)
 	}()
 	return OK
 }
