@@ -5,6 +5,7 @@ package openrtm
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -73,8 +74,8 @@ func TestDroppedCounts(t *testing.T) {
 	in := openNoNS(t, "Drops", "in", true, nil, s)
 	out, cn := writer(t, in, "IDL:RTC/TimedString:1.0")
 	out.Write([]byte{1, 2, 3}) // not a TimedString
+	// The port counts the value before it answers the put.
 	waitFor(t, "the put answered", func() bool { st := cn.Stats(); return st.Dropped+st.Sent+st.Failed > 0 })
-	time.Sleep(100 * time.Millisecond)
 	st := in.Stats()
 	t.Logf("after one undecodable value: %+v", st)
 	if st.Dropped != 1 {
@@ -89,11 +90,11 @@ func TestDroppedCounts(t *testing.T) {
 	}
 }
 
-// TestFailedWritesNotCounted: a write whose call fails (here: the
+// TestFailedWritesCounted: a write whose call fails (here: the
 // message is over the ORB's 64 MiB limit) returns no error, reaches no
 // peer, is logged at debug level only and is not counted in Stats
 // (docs: "never silently lost").
-func TestFailedWritesNotCounted(t *testing.T) {
+func TestFailedWritesCounted(t *testing.T) {
 	out := openNoNS(t, "Big", "out", false, nil, make(sink, 1))
 	peer, err := rtc.New(rtc.Options{InstanceName: "BigPeer"})
 	if err != nil {
@@ -124,6 +125,47 @@ func TestFailedWritesNotCounted(t *testing.T) {
 	}
 }
 
+// flood connects writers components' OutPorts to the rtcin in, each
+// writing a TimedString every pause until the returned stop is called,
+// and returns once in has received 4 values from each.
+func flood(t *testing.T, in *port, prefix string, writers int, pause time.Duration) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	e := corba.NewEncoder(corba.LittleEndian)
+	e.WriteULong(0)
+	e.WriteULong(0)
+	e.WriteString("hello")
+	payload := e.Bytes()
+	start := in.p.Stats().Received
+	for w := 0; w < writers; w++ {
+		c, err := rtc.New(rtc.Options{InstanceName: fmt.Sprintf("%s%d", prefix, w)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+		out, _ := c.AddPort(rtc.PortSpec{Name: "out", DataType: "TimedString"})
+		if _, err := out.Connect(context.Background(), in.p.Ref(), "", nil); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				out.Write(payload)
+				time.Sleep(pause)
+			}
+		}()
+	}
+	waitFor(t, "the writers' values arrive", func() bool { return in.p.Stats().Received >= start+uint64(4*writers) })
+	return func() { close(done); wg.Wait() }
+}
+
 // TestCloseWhileReceiving: a peer writes to an rtcin without
 // pause while the adaptor closes (the behavior stops). Under -race: the
 // Close's a.comp = nil against receive's read of a.comp.
@@ -136,44 +178,11 @@ func TestCloseWhileReceiving(t *testing.T) {
 	if err := ad.Open(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	in := ad.(*port)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		c, err := rtc.New(rtc.Options{InstanceName: "W" + string(rune('0'+w))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		out, _ := c.AddPort(rtc.PortSpec{Name: "out", DataType: "TimedString"})
-		if _, err := out.Connect(context.Background(), in.p.Ref(), "", nil); err != nil {
-			t.Fatal(err)
-		}
-		e := corba.NewEncoder(corba.LittleEndian)
-		e.WriteULong(0)
-		e.WriteULong(0)
-		e.WriteString("hello")
-		payload := e.Bytes()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				out.Write(payload)
-				time.Sleep(50 * time.Microsecond)
-			}
-		}()
-	}
-	time.Sleep(300 * time.Millisecond)
+	stop := flood(t, ad.(*port), "W", 4, 50*time.Microsecond)
 	if err := ad.Close(); err != nil {
 		t.Error(err)
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 }
 
 // TestCloseTwiceAndSendAfterClose: Close twice is fine; a Send
@@ -193,7 +202,7 @@ func TestCloseTwiceAndSendAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := ad.Send("after close"); err == nil {
-		t.Log("Send after Close returns nil (value silently dropped)")
+		t.Error("Send after Close returns nil (the value silently dropped)")
 	}
 	compsMu.Lock()
 	n := len(comps)
@@ -224,28 +233,25 @@ func TestExitThenClose(t *testing.T) {
 	if err := tool.Object(a.comp.c.Ref()).Invoke(context.Background(), "exit", nil, func(d *corba.Decoder) error { rc = d.ReadULong(); return d.Err() }); err != nil || rc != 0 {
 		t.Fatalf("exit: %v %v", rc, err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	var msgs []string
-	for _, e := range logs.All() {
-		msgs = append(msgs, e.Message+" "+func() string {
-			if v, ok := e.ContextMap()["error"]; ok {
-				return v.(string)
-			}
-			return ""
-		}())
+	// The connect= loop ends with the component (it does not go on
+	// retrying a closed client).
+	ended := make(chan struct{})
+	go func() { a.wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connect= loop still runs 10 s after the exit")
 	}
-	t.Logf("log after exit: %q", msgs)
-	if err := ad.Close(); err != nil {
-		t.Fatal(err)
+	if n := logs.FilterMessageSnippet("OpenRTM tool asked the component to exit").Len(); n != 1 {
+		t.Errorf("the exit logged %d times", n)
 	}
 	if err := ad.Close(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if n := runtime.NumGoroutine() - before; n > 2 {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines more than before:\n%s", n, buf[:runtime.Stack(buf, true)])
+	if err := ad.Close(); err != nil {
+		t.Fatal(err)
 	}
+	waitFor(t, "the goroutines end", func() bool { return runtime.NumGoroutine()-before <= 2 })
 }
 
 // slowSink delivers after a pause, so that puts are in progress.
@@ -275,45 +281,11 @@ func TestCloseOnePortWhileReceiving(t *testing.T) {
 	if err := ad.Open(context.Background(), slowSink{}); err != nil {
 		t.Fatal(err)
 	}
-	in := ad.(*port)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		c, err := rtc.New(rtc.Options{InstanceName: "V" + string(rune('0'+w))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		out, _ := c.AddPort(rtc.PortSpec{Name: "out", DataType: "TimedString"})
-		if _, err := out.Connect(context.Background(), in.p.Ref(), "", nil); err != nil {
-			t.Fatal(err)
-		}
-		e := corba.NewEncoder(corba.LittleEndian)
-		e.WriteULong(0)
-		e.WriteULong(0)
-		e.WriteString("hello")
-		payload := e.Bytes()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				out.Write(payload)
-				time.Sleep(time.Millisecond)
-			}
-		}()
-	}
-	time.Sleep(300 * time.Millisecond)
+	stop := flood(t, ad.(*port), "V", 8, time.Millisecond)
 	if err := ad.Close(); err != nil {
 		t.Error(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	close(stop)
-	wg.Wait()
+	stop()
 	if n := logs.FilterMessage("corba server: servant panicked").Len(); n > 0 {
 		t.Errorf("servant panicked %d times: %v", n, logs.FilterMessage("corba server: servant panicked").All()[0].ContextMap())
 	}

@@ -24,15 +24,23 @@ import (
 )
 
 // slowPort serves a port's PortService with a delay before some
-// operations.
+// operations. started receives each slowed operation as it begins, and
+// finished counts those that have ended.
 type slowPort struct {
-	inner corba.Servant
-	delay map[string]time.Duration
+	inner    corba.Servant
+	delay    map[string]time.Duration
+	started  chan string
+	finished atomic.Int64
 }
 
 func (s *slowPort) RepositoryIDs() []string { return s.inner.RepositoryIDs() }
 func (s *slowPort) Invoke(ctx context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
 	if d, ok := s.delay[op]; ok {
+		select {
+		case s.started <- op:
+		default:
+		}
+		defer s.finished.Add(1)
 		time.Sleep(d)
 	}
 	// omniORB ignores GIOP CancelRequest: the operation carries on.
@@ -41,11 +49,25 @@ func (s *slowPort) Invoke(ctx context.Context, op string, args *corba.Decoder, r
 
 // slowDown makes a port answer op only after a delay (same key, so the
 // same reference).
-func slowDown(t *testing.T, c *Component, p *Port, delay map[string]time.Duration) {
+func slowDown(t *testing.T, c *Component, p *Port, delay map[string]time.Duration) *slowPort {
 	t.Helper()
 	c.server.Unregister(p.key)
-	if _, err := c.server.Register(p.key, &slowPort{inner: (*portService)(p), delay: delay}); err != nil {
+	sp := &slowPort{inner: (*portService)(p), delay: delay, started: make(chan string, 16)}
+	if _, err := c.server.Register(p.key, sp); err != nil {
 		t.Fatal(err)
+	}
+	return sp
+}
+
+// until waits for cond, or fails the test after 10 s saying what.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -81,7 +103,7 @@ func TestCloseDuringNotifyConnect(t *testing.T) {
 	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
 	b := newComponent(t, "B")
 	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: newReceived().receive})
-	slowDown(t, b, in, map[string]time.Duration{"get_port_profile": time.Second})
+	slow := slowDown(t, b, in, map[string]time.Duration{"get_port_profile": time.Second})
 
 	tool := corba.NewClient(corba.ClientOptions{})
 	defer tool.Close()
@@ -92,7 +114,7 @@ func TestCloseDuringNotifyConnect(t *testing.T) {
 		t.Logf("tool's connect: rc %v, err %v", rc, err)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // A is now waiting on B's profile
+	<-slow.started // A is now waiting on B's profile
 	before := goroutinesIn("(*sender).run")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -100,25 +122,22 @@ func TestCloseDuringNotifyConnect(t *testing.T) {
 		t.Logf("Close: %v", err)
 	}
 	<-done
-	time.Sleep(200 * time.Millisecond)
 	if n := len(out.Conns()); n != 0 {
 		t.Errorf("after Close, the closed component's OutPort lists %d connection(s)", n)
 	}
-	if n := goroutinesIn("(*sender).run") - before; n != 0 {
-		t.Errorf("after Close, %d sender goroutine(s) still run", n)
-	}
+	until(t, "the sender goroutines end", func() bool { return goroutinesIn("(*sender).run") <= before })
 	if n := len(in.Conns()); n != 0 {
 		t.Errorf("the peer InPort is left with %d connection(s) to a closed component", n)
 	}
 }
 
-// TestFailedConnectLeavesPeerConnected: when seat's connect chain
+// TestFailedConnectLetsPeerGo: when seat's connect chain
 // fails after a peer's notify_connect went through (here: the answer
 // came after seat's deadline), OpenRTM's PortBase::connect calls
 // disconnect(connector_id) to clean up. seat does not: the peer keeps a
 // connection (and its published InPortCdr servant) forever, and each
 // retry of connect= adds another.
-func TestFailedConnectLeavesPeerConnected(t *testing.T) {
+func TestFailedConnectLetsPeerGo(t *testing.T) {
 	a, err := New(Options{InstanceName: "A", CallTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +146,7 @@ func TestFailedConnectLeavesPeerConnected(t *testing.T) {
 	out, _ := a.AddPort(PortSpec{Name: "out", DataType: timedString})
 	b := newComponent(t, "B")
 	in, _ := b.AddPort(PortSpec{Name: "in", DataType: timedString, In: true, Receive: newReceived().receive})
-	slowDown(t, b, in, map[string]time.Duration{"notify_connect": 800 * time.Millisecond})
+	slow := slowDown(t, b, in, map[string]time.Duration{"notify_connect": 800 * time.Millisecond})
 	for i := 0; i < 3; i++ {
 		if _, err := out.Connect(context.Background(), in.Ref(), "", nil); err == nil {
 			t.Fatal("connect succeeded")
@@ -135,13 +154,13 @@ func TestFailedConnectLeavesPeerConnected(t *testing.T) {
 			t.Logf("Connect: %v", err)
 		}
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// The peer's three notify_connects end after seat gave up; seat
+	// undoes each once more after its time limit (2 × 300 ms).
+	until(t, "the peer's late notify_connects end", func() bool { return slow.finished.Load() == 3 })
 	if n := len(out.Conns()); n != 0 {
 		t.Errorf("seat's side: %d connections", n)
 	}
-	if n := len(in.Conns()); n != 0 {
-		t.Errorf("after 3 failed connects, the peer InPort lists %d connection(s) nobody will ever write to or disconnect", n)
-	}
+	until(t, "the peer lets the failed connections go", func() bool { return len(in.Conns()) == 0 })
 }
 
 // TestDuplicateConnectorID: a tool (RTSystemEditor restoring a
@@ -166,7 +185,8 @@ func TestDuplicateConnectorID(t *testing.T) {
 		t.Errorf("seat's OutPort has %d connections with id same-id", n)
 	}
 	sc.out.Write(timedStringPayload(0, 0, "once"))
-	time.Sleep(500 * time.Millisecond)
+	sc.out.Write(timedStringPayload(0, 0, "then"))
+	cpp.WaitLines(t, "got: then", 1) // after "once", on the one connection
 	if n := strings.Count(cpp.Output(), "got: once"); n != 1 {
 		t.Errorf("one write arrived %d times", n)
 	}
@@ -207,7 +227,7 @@ func TestBlackholePeerDoesNotBlockClose(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("1000 writes took %v", d)
 	}
-	time.Sleep(300 * time.Millisecond)
+	until(t, "a put reaches the peer that never answers", func() bool { return puts.Load() >= 1 })
 	start = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
@@ -216,7 +236,6 @@ func TestBlackholePeerDoesNotBlockClose(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %v with a peer that never answers", d)
 	}
-	_ = net.IPv4len
 }
 
 // TestUnknownIDs: disconnect and notify_disconnect of an unknown
@@ -250,6 +269,8 @@ type fakeInPort struct {
 	puts     atomic.Int64
 	discons  atomic.Int64
 	sinkHang chan struct{}
+	// asked receives when get_port_profile begins.
+	asked chan struct{}
 }
 
 func newFakeInPort(t *testing.T, delay time.Duration) *fakeInPort {
@@ -257,7 +278,7 @@ func newFakeInPort(t *testing.T, delay time.Duration) *fakeInPort {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeInPort{srv: srv, delay: delay}
+	f := &fakeInPort{srv: srv, delay: delay, asked: make(chan struct{}, 16)}
 	if f.ref, err = srv.Register([]byte("port"), f); err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +297,10 @@ func (*fakeInPort) RepositoryIDs() []string { return []string{IDPortService} }
 func (f *fakeInPort) Invoke(ctx context.Context, op string, args *corba.Decoder, res *corba.Encoder) error {
 	switch op {
 	case "get_port_profile":
+		select {
+		case f.asked <- struct{}{}:
+		default:
+		}
 		time.Sleep(f.delay)
 		pp := &PortProfile{Name: "Fake.in", Ref: f.ref}
 		pp.Properties.Set("port.port_type", "DataInPort")
@@ -308,10 +333,11 @@ func (s fakeSink) Invoke(ctx context.Context, op string, args *corba.Decoder, re
 	return nil
 }
 
-// TestCloseDuringNotifyConnectOmniPeer: as
-// TestCloseDuringNotifyConnect, with a peer that behaves as
-// OpenRTM's InPort (it does not call back during notify_connect).
-func TestCloseDuringNotifyConnectOmniPeer(t *testing.T) {
+// TestCloseDuringNotifyConnectOpenRTMLikePeer: as
+// TestCloseDuringNotifyConnect, with a peer that behaves as OpenRTM's
+// InPort (it does not call back during notify_connect), made in Go to
+// be slow at the right moment.
+func TestCloseDuringNotifyConnectOpenRTMLikePeer(t *testing.T) {
 	a, err := New(Options{InstanceName: "A", CallTimeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -328,28 +354,23 @@ func TestCloseDuringNotifyConnectOmniPeer(t *testing.T) {
 		t.Logf("tool's connect: rc %v, err %v", rc, err)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // A is now waiting on the peer's profile
+	<-peer.asked // A is now waiting on the peer's profile
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := a.Close(ctx); err != nil {
 		t.Logf("Close: %v", err)
 	}
 	<-done
-	time.Sleep(200 * time.Millisecond)
 	if n := len(out.Conns()); n != 0 {
 		t.Errorf("after Close, the closed component's OutPort lists %d connection(s)", n)
 	}
-	if n := goroutinesIn("(*sender).run") - before; n != 0 {
-		t.Errorf("after Close, %d sender goroutine(s) still run", n)
-	}
+	until(t, "the sender goroutines end", func() bool { return goroutinesIn("(*sender).run") <= before })
 	if n := peer.conns.Load(); n != 0 {
 		t.Errorf("the peer is left with %d connection(s) to a closed component (told %d disconnections)", n, peer.discons.Load())
 	}
 	if n := out.Write(timedStringPayload(0, 0, "after close")); n != 0 {
 		t.Errorf("a write after Close was taken by %d connection(s)", n)
 	}
-	time.Sleep(300 * time.Millisecond)
-	t.Logf("puts the peer got after Close: %d", peer.puts.Load())
 }
 
 // closeOnceProxy forwards TCP to target, except that the first request
@@ -429,8 +450,8 @@ func TestCloseConnectionIsNotPeerGone(t *testing.T) {
 	case <-time.After(time.Second):
 	}
 	out.Write(timedStringPayload(0, 0, "two"))
-	time.Sleep(500 * time.Millisecond)
-	t.Logf("puts that reached the peer: %d (of 2)", peer.puts.Load())
+	// "one" was sent again on a new connection; both arrive.
+	until(t, "both puts reach the peer", func() bool { return peer.puts.Load() == 2 })
 }
 
 // TestEndedLogHasCounts: docs/openrtm.md: "The connections
