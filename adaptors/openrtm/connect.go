@@ -141,31 +141,12 @@ func (a *port) connectTo(peer peerPort) (*rtc.Conn, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("%s: %w", peer.name, errors.Join(errs...))
 	}
-	var ports []*corba.IOR
-	err = client.Object(ref).Invoke(ctx, "get_ports", nil, func(d *corba.Decoder) error {
-		n := d.ReadLength("port list", 8)
-		for i := 0; i < n && d.Err() == nil; i++ {
-			ports = append(ports, d.ReadIOR())
-		}
-		return d.Err()
-	})
+	pref, names, err := a.comp.c.FindPort(ctx, ref, peer.port)
 	if err != nil {
-		return nil, fmt.Errorf("%s: get_ports: %w", peer.name, err)
+		return nil, fmt.Errorf("%s: %w", peer.name, err)
 	}
-	var names []string
-	for _, pref := range ports {
-		var pp *rtc.PortProfile
-		err := client.Object(pref).Invoke(ctx, "get_port_profile", nil, func(d *corba.Decoder) error {
-			pp = rtc.ReadPortProfile(d)
-			return d.Err()
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: get_port_profile: %w", peer.name, err)
-		}
-		names = append(names, pp.Name)
-		if pp.Name == peer.port || strings.HasSuffix(pp.Name, "."+peer.port) {
-			return a.p.Connect(ctx, pref, "", a.conn.props)
-		}
+	if pref != nil {
+		return a.p.Connect(ctx, pref, "", a.conn.props)
 	}
 	return nil, &noPortError{fmt.Sprintf("%s has no port %q (its ports: %s)", peer.name, peer.port, strings.Join(names, ", "))}
 }

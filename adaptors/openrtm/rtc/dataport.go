@@ -238,17 +238,25 @@ func (s *sender) offer(payload []byte) bool {
 		s.busy = true
 		s.queue, s.bytes = s.queue[:0], 0
 		s.mu.Unlock()
-		if s.start(payload) {
-			return true
+		if !s.start(payload) {
+			s.putBack(payload) // it could not go at once: for the goroutine
 		}
-		s.mu.Lock() // it could not go at once: back to the head, for the goroutine
-		s.queue = append([][]byte{payload}, s.queue...)
-		s.bytes += len(payload)
-		s.busy = false
+		return true
 	}
 	s.mu.Unlock()
 	s.signal()
 	return true
+}
+
+// putBack returns a payload that did not go to the head of the queue,
+// for the goroutine to send.
+func (s *sender) putBack(payload []byte) {
+	s.mu.Lock()
+	s.queue = append([][]byte{payload}, s.queue...)
+	s.bytes += len(payload)
+	s.busy = false
+	s.mu.Unlock()
+	s.signal()
 }
 
 func (s *sender) signal() {
@@ -272,12 +280,7 @@ func (s *sender) start(payload []byte) bool {
 				// The peer closed the connection before taking the
 				// call (GIOP: not processed): the goroutine sends it
 				// again, on a new connection.
-				s.mu.Lock()
-				s.queue = append([][]byte{payload}, s.queue...)
-				s.bytes += len(payload)
-				s.busy = false
-				s.mu.Unlock()
-				s.signal()
+				s.putBack(payload)
 				return
 			}
 			if s.account(st, err) {
@@ -302,12 +305,7 @@ func (s *sender) start(payload []byte) bool {
 			s.busy = true
 			s.mu.Unlock()
 			if !s.start(next) {
-				s.mu.Lock()
-				s.queue = append([][]byte{next}, s.queue...)
-				s.bytes += len(next)
-				s.busy = false
-				s.mu.Unlock()
-				s.signal()
+				s.putBack(next)
 			}
 		})
 	return err == nil

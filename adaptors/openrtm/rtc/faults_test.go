@@ -54,7 +54,7 @@ func TestBigEndianPeer(t *testing.T) {
 	e.Align(8)
 	payload := timedStringPayload(1, 2, "ビッグエンディアン")
 	e.WriteOctetSeq(payload)
-	conn, err := net.Dial("tcp", net.JoinHostPort(p.Host, itoa(int(p.Port))))
+	conn, err := net.Dial("tcp", net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +90,6 @@ func mustString(t *testing.T, l NVList, name string) string {
 	}
 	return s
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestBigPayloadAndFlood: a 10 MB value crosses; a flood of writes to a
 // peer that takes its time is bounded by the connection's queue (4 MiB

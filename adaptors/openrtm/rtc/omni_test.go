@@ -230,26 +230,14 @@ func resolvePort(t *testing.T, c *Component, ns *omnitest.NameServer, name, port
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ports []*corba.IOR
-	err = c.Client().Object(ref).Invoke(ctx, "get_ports", nil, func(d *corba.Decoder) error {
-		for i, n := 0, int(d.ReadULong()); i < n && d.Err() == nil; i++ {
-			ports = append(ports, d.ReadIOR())
-		}
-		return d.Err()
-	})
+	p, names, err := c.FindPort(ctx, ref, port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ports {
-		var pp *PortProfile
-		if err := c.Client().Object(p).Invoke(ctx, "get_port_profile", nil, func(d *corba.Decoder) error { pp = ReadPortProfile(d); return d.Err() }); err != nil {
-			t.Fatal(err)
-		}
-		if pp.Name == port {
-			return p
-		}
+	if p != nil {
+		return p
 	}
-	t.Fatalf("%s has no port %s", name, port)
+	t.Fatalf("%s has no port %s (its ports: %v)", name, port, names)
 	return nil
 }
 

@@ -275,15 +275,50 @@ func (p *Port) callCtx(ctx context.Context) (context.Context, context.CancelFunc
 func (p *Port) peerProfile(ctx context.Context, ref *corba.IOR) (*PortProfile, error) {
 	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
-	var pp *PortProfile
-	err := p.c.client.Object(ref).Invoke(ctx, "get_port_profile", nil, func(d *corba.Decoder) error {
-		pp = ReadPortProfile(d)
-		return d.Err()
-	})
+	pp, err := portProfile(ctx, p.c.client, ref)
 	if err != nil {
 		return nil, fmt.Errorf("asking a peer port for its profile: %w", err)
 	}
 	return pp, nil
+}
+
+func portProfile(ctx context.Context, cl *corba.Client, ref *corba.IOR) (*PortProfile, error) {
+	var pp *PortProfile
+	err := cl.Object(ref).Invoke(ctx, "get_port_profile", nil, func(d *corba.Decoder) error {
+		pp = ReadPortProfile(d)
+		return d.Err()
+	})
+	return pp, err
+}
+
+// FindPort asks the component whose RTObject is ref for the port named
+// name: its profile name ("ConsoleOut0.in"), or that name's part after
+// the instance name ("in"). It returns the port's reference, or nil and
+// the names of the ports the component has.
+func (c *Component) FindPort(ctx context.Context, ref *corba.IOR, name string) (*corba.IOR, []string, error) {
+	var ports []*corba.IOR
+	err := c.client.Object(ref).Invoke(ctx, "get_ports", nil, func(d *corba.Decoder) error {
+		n := d.ReadLength("port list", 8)
+		for i := 0; i < n && d.Err() == nil; i++ {
+			ports = append(ports, d.ReadIOR())
+		}
+		return d.Err()
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("get_ports: %w", err)
+	}
+	var names []string
+	for _, pref := range ports {
+		pp, err := portProfile(ctx, c.client, pref)
+		if err != nil {
+			return nil, nil, fmt.Errorf("get_port_profile: %w", err)
+		}
+		if pp.Name == name || strings.HasSuffix(pp.Name, "."+name) {
+			return pref, nil, nil
+		}
+		names = append(names, pp.Name)
+	}
+	return nil, names, nil
 }
 
 // IncompatibleError is a connection refused because the ports cannot

@@ -183,42 +183,6 @@ struct StringCodec : Codec {
   }
 };
 
-struct LongCodec : Codec {
-  const char *id() { return "IDL:RTC/TimedLong:1.0"; }
-  bool encode(const std::string &line, cdrMemoryStream &cdr) {
-    RTC::TimedLong v;
-    stamp(v);
-    v.data = atol(line.c_str());
-    v >>= cdr;
-    return true;
-  }
-  std::string decode(cdrMemoryStream &cdr) {
-    RTC::TimedLong v;
-    v <<= cdr;
-    std::ostringstream o;
-    o << v.data;
-    return o.str();
-  }
-};
-
-struct DoubleCodec : Codec {
-  const char *id() { return "IDL:RTC/TimedDouble:1.0"; }
-  bool encode(const std::string &line, cdrMemoryStream &cdr) {
-    RTC::TimedDouble v;
-    stamp(v);
-    v.data = atof(line.c_str());
-    v >>= cdr;
-    return true;
-  }
-  std::string decode(cdrMemoryStream &cdr) {
-    RTC::TimedDouble v;
-    v <<= cdr;
-    std::ostringstream o;
-    o << v.data;
-    return o.str();
-  }
-};
-
 template <class T, class E>
 struct SeqCodec : Codec {
   const char *id_;
@@ -242,7 +206,7 @@ struct SeqCodec : Codec {
   }
 };
 
-// The other one-value types, as a ConsoleIn of each would write them:
+// The one-value types, as a ConsoleIn of each would write them:
 // a number (char: the character, boolean: true or false).
 enum Shown { asNumber, asChar, asBool };
 
@@ -273,8 +237,8 @@ struct ScalarCodec : Codec {
 
 static Codec *codecFor(const std::string &t) {
   if (t == "TimedString") return new StringCodec();
-  if (t == "TimedLong") return new LongCodec();
-  if (t == "TimedDouble") return new DoubleCodec();
+  if (t == "TimedLong") return new ScalarCodec<RTC::TimedLong, CORBA::Long, asNumber>("IDL:RTC/TimedLong:1.0");
+  if (t == "TimedDouble") return new ScalarCodec<RTC::TimedDouble, CORBA::Double, asNumber>("IDL:RTC/TimedDouble:1.0");
   if (t == "TimedState") return new ScalarCodec<RTC::TimedState, CORBA::Short, asNumber>("IDL:RTC/TimedState:1.0");
   if (t == "TimedShort") return new ScalarCodec<RTC::TimedShort, CORBA::Short, asNumber>("IDL:RTC/TimedShort:1.0");
   if (t == "TimedUShort") return new ScalarCodec<RTC::TimedUShort, CORBA::UShort, asNumber>("IDL:RTC/TimedUShort:1.0");
