@@ -91,9 +91,8 @@ func TestDroppedCounts(t *testing.T) {
 }
 
 // TestFailedWritesCounted: a write whose call fails (here: the
-// message is over the ORB's 64 MiB limit) returns no error, reaches no
-// peer, is logged at debug level only and is not counted in Stats
-// (docs: "never silently lost").
+// message is over the ORB's 64 MiB limit) reaches no peer, and is
+// counted in Stats as dropped and logged (docs: "never silently lost").
 func TestFailedWritesCounted(t *testing.T) {
 	out := openNoNS(t, "Big", "out", false, nil, make(sink, 1))
 	peer, err := rtc.New(rtc.Options{InstanceName: "BigPeer"})
@@ -167,8 +166,8 @@ func flood(t *testing.T, in *port, prefix string, writers int, pause time.Durati
 }
 
 // TestCloseWhileReceiving: a peer writes to an rtcin without
-// pause while the adaptor closes (the behavior stops). Under -race: the
-// Close's a.comp = nil against receive's read of a.comp.
+// pause while the adaptor closes (the behavior stops): under -race, no
+// race between Close and the puts in progress.
 func TestCloseWhileReceiving(t *testing.T) {
 	s := make(sink, 1<<16)
 	ad, err := newPort(adaptors.Config{Behavior: "Busy", Name: "in", Attrs: map[string]string{attrNameservers: "127.0.0.1:1"}}, true)

@@ -133,10 +133,10 @@ func TestCloseDuringNotifyConnect(t *testing.T) {
 
 // TestFailedConnectLetsPeerGo: when seat's connect chain
 // fails after a peer's notify_connect went through (here: the answer
-// came after seat's deadline), OpenRTM's PortBase::connect calls
-// disconnect(connector_id) to clean up. seat does not: the peer keeps a
-// connection (and its published InPortCdr servant) forever, and each
-// retry of connect= adds another.
+// came after seat's deadline), every port that took it lets it go, as
+// OpenRTM's PortBase::connect has them do; else the peer would keep a
+// connection (and its InPortCdr servant) forever, one more each retry
+// of connect=.
 func TestFailedConnectLetsPeerGo(t *testing.T) {
 	a, err := New(Options{InstanceName: "A", CallTimeout: 300 * time.Millisecond})
 	if err != nil {
@@ -166,8 +166,8 @@ func TestFailedConnectLetsPeerGo(t *testing.T) {
 // TestDuplicateConnectorID: a tool (RTSystemEditor restoring a
 // system) calls connect with a connector_id the port already has.
 // OpenRTM's PortBase::connect answers PRECONDITION_NOT_MET ("Connection
-// already exists"). seat makes a second connection with the same id:
-// every value is then delivered twice, and disconnect(id) ends only one.
+// already exists"), and so does seat: a second connection with the same
+// id would deliver every value twice, and disconnect(id) end only one.
 func TestDuplicateConnectorID(t *testing.T) {
 	bin := rtcpeer(t)
 	ns := omnitest.StartNameServer(t)
@@ -423,9 +423,8 @@ func closeOnceProxy(t *testing.T, target string) uint16 {
 }
 
 // TestCloseConnectionIsNotPeerGone: a put answered by
-// CloseConnection (not processed; retryable) ends the connection as if
-// the peer were gone, though the peer is there and the put could be
-// sent again.
+// CloseConnection (not processed; retryable) is sent again on a new
+// connection; the connection does not end as if the peer were gone.
 func TestCloseConnectionIsNotPeerGone(t *testing.T) {
 	peer := newFakeInPort(t, 0)
 	p, _ := peer.sinkRef.IIOP()
