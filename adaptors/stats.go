@@ -45,12 +45,16 @@ type Stats struct {
 	// RetainedAgain counts retained MQTT messages not handled again: the
 	// broker sent them after a reconnection, unchanged (retained="once").
 	RetainedAgain int64 `json:"retained_again,omitempty"`
-	// Dropped counts MQTT QoS 0 publications dropped because the behavior
-	// was too far behind (its inbox full).
+	// Dropped counts values lost on the way: MQTT QoS 0 publications
+	// dropped because the behavior was too far behind (its inbox full);
+	// OpenRTM values that did not go (a peer too slow or not answering),
+	// that were not the port's type, or that arrived while the component
+	// was inactive.
 	Dropped int64 `json:"dropped,omitempty"`
-	// WrongType counts ROS peers refused because they have another type:
-	// a publisher of another message type on a subscriber's topic, a
-	// service client with another definition (MD5) of the service.
+	// WrongType counts peers refused because they have another type: a
+	// ROS publisher of another message type on a subscriber's topic, a
+	// ROS service client with another definition (MD5) of the service, an
+	// OpenRTM peer port of another data type.
 	WrongType int64 `json:"wrong_type,omitempty"`
 }
 

@@ -183,7 +183,39 @@ func checkMessage(d adaptors.Decl, text string) error {
 }
 
 // encode makes the payload of a value given as text or plain values.
+// decode reads a value that arrived: a TimedString-like value as its
+// text alone, any other value as plain data (rtc_in_data) with its JSON
+// as the text.
+func (dt *dataType) decode(payload []byte) (text string, data any, err error) {
+	d := corba.NewDecoder(payload, corba.LittleEndian)
+	if dt.timedString {
+		// What ReadValue and text make of it, without the value between.
+		d.ReadULong() // tm
+		d.ReadULong()
+		text = d.ReadString("data")
+		return text, nil, d.Err()
+	}
+	v := d.ReadValue(dt.tc)
+	if err := d.Err(); err != nil {
+		return "", nil, err
+	}
+	if s, ok := dt.text(v); ok {
+		return s, nil, nil
+	}
+	data = toPlainTC(dt.tc, v)
+	return adaptors.JSON(data), data, nil
+}
+
 func (dt *dataType) encode(v any, now time.Time) ([]byte, error) {
+	if s, ok := v.(string); ok && dt.timedString {
+		// What fromPlain and WriteValue make of a line, without the
+		// value between: tm stamped now, the line as data.
+		e := corba.NewEncoder(corba.LittleEndian)
+		e.WriteULong(uint32(now.Unix()))
+		e.WriteULong(uint32(now.Nanosecond()))
+		e.WriteString(s)
+		return e.Bytes(), nil
+	}
 	if s, ok := v.(string); ok && dt.form == formValue {
 		m, err := dt.fromText(s)
 		if err != nil {
@@ -286,7 +318,10 @@ func (a *port) Open(ctx context.Context, sink adaptors.Sink) error {
 }
 
 func (a *port) connection(ev rtc.ConnEvent) {
-	if ev.Up {
+	switch {
+	case ev.Refused != nil: // a tool's or a peer's connection (rtc logs it)
+		a.refused.Add(1)
+	case ev.Up:
 		a.made.Add(1)
 	}
 }
@@ -296,9 +331,8 @@ func (a *port) connection(ev rtc.ConnEvent) {
 // as the text. While the component is inactive, values are dropped, as
 // eSEAT drops them.
 func (a *port) receive(payload []byte, cn *rtc.Conn) rtc.PortStatus {
-	d := corba.NewDecoder(payload, corba.LittleEndian)
-	v := d.ReadValue(a.dt.tc)
-	if err := d.Err(); err != nil {
+	text, data, err := a.dt.decode(payload)
+	if err != nil {
 		if !a.undecodable.Swap(true) {
 			a.log.Warn("OpenRTM data that is not a "+a.dt.name+" dropped (logged once per port)", zap.Stringer("connection", cn), zap.Error(err))
 		}
@@ -309,15 +343,9 @@ func (a *port) receive(payload []byte, cn *rtc.Conn) rtc.PortStatus {
 		a.dropped.Add(1)
 		return rtc.PortOK
 	}
-	ev := adaptors.Event{Source: a.name, Time: time.Now()}
-	if s, ok := a.dt.text(v); ok {
-		ev.Text = s
-	} else {
-		ev.Data = toPlainTC(a.dt.tc, v)
-		ev.Text = adaptors.JSON(ev.Data)
-	}
-	ctx, cancel := context.WithTimeout(a.ctx, 2*time.Second)
-	defer cancel()
+	ev := adaptors.Event{Source: a.name, Time: time.Now(), Text: text, Data: data}
+	ctx := &waitBound{parent: a.ctx, d: 2 * time.Second}
+	defer ctx.release()
 	if err := a.sink.Deliver(ctx, ev); err != nil { // the behavior too far behind, or the port closing
 		a.dropped.Add(1)
 		return rtc.BufferFull
@@ -354,7 +382,8 @@ func (a *port) write(v any) error {
 }
 
 // Stats counts the port's connections: Open those it has now, Accepted
-// every one made, WrongType those refused (another data type), Dropped
+// every one made, WrongType those refused (another data type, or the
+// same direction), whether connect= or a tool asked for them, Dropped
 // the values that did not go (a peer too slow, a component inactive).
 func (a *port) Stats() adaptors.Stats {
 	st := adaptors.Stats{Accepted: a.made.Load(), WrongType: a.refused.Load(), Dropped: a.dropped.Load()}
@@ -399,4 +428,45 @@ func (a *port) Close() error {
 	cancel()
 	a.comp.leave()
 	return nil
+}
+
+// waitBound is the context a value is delivered with: the port's, ended
+// too once Deliver has waited d for room in the behavior's queue. Its
+// timer is made only when Deliver waits (it asks for Done), not for
+// every value.
+type waitBound struct {
+	parent context.Context
+	d      time.Duration
+	mu     sync.Mutex
+	ctx    context.Context // made by the first Done
+	cancel context.CancelFunc
+}
+
+func (w *waitBound) Deadline() (time.Time, bool) { return w.parent.Deadline() }
+func (w *waitBound) Value(key any) any           { return w.parent.Value(key) }
+
+func (w *waitBound) Done() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ctx == nil {
+		w.ctx, w.cancel = context.WithTimeout(w.parent, w.d)
+	}
+	return w.ctx.Done()
+}
+
+func (w *waitBound) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ctx == nil {
+		return w.parent.Err()
+	}
+	return w.ctx.Err()
+}
+
+func (w *waitBound) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel != nil {
+		w.cancel()
+	}
 }

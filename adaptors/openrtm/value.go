@@ -25,6 +25,10 @@ type dataType struct {
 	// for any other type, the whole value as JSON or YAML.
 	form textForm
 	elem *corba.TypeCode // the data member's type (its elements' for a sequence)
+	// timedString: the type is laid out as RTC::TimedString (see
+	// timedStringLayout), so its text is written and read directly,
+	// without building the value. Most eSEAT ports are TimedStrings.
+	timedString bool
 }
 
 type textForm int
@@ -58,7 +62,7 @@ func newDataType(name string, tc *corba.TypeCode) (*dataType, error) {
 	if st == nil || st.Kind != corba.TkStruct {
 		return nil, fmt.Errorf("%s is not a struct (OpenRTM data types are)", name)
 	}
-	dt := &dataType{name: name, id: st.ID, tc: st}
+	dt := &dataType{name: name, id: st.ID, tc: st, timedString: timedStringLayout(st)}
 	if unsupported := findUnsupported(st, map[*corba.TypeCode]bool{}); unsupported != "" {
 		return nil, fmt.Errorf("%s holds a %s, which seat cannot read or write yet", name, unsupported)
 	}
@@ -78,6 +82,24 @@ func newDataType(name string, tc *corba.TypeCode) (*dataType, error) {
 		dt.form, dt.elem = formScalar, data
 	}
 	return dt, nil
+}
+
+// timedStringLayout says whether st is laid out as RTC::TimedString: tm,
+// an RTC::Time (unsigned long sec, nsec), then data, an unbounded string.
+func timedStringLayout(st *corba.TypeCode) bool {
+	if len(st.Members) != 2 || st.Members[0].Name != "tm" || st.Members[1].Name != "data" {
+		return false
+	}
+	tm, data := resolve(st.Members[0].Type), resolve(st.Members[1].Type)
+	if data == nil || data.Kind != corba.TkString || data.Bound != 0 || tm == nil || tm.Kind != corba.TkStruct || len(tm.Members) != 2 {
+		return false
+	}
+	for i, name := range []string{"sec", "nsec"} {
+		if m := tm.Members[i]; m.Name != name || resolve(m.Type) == nil || resolve(m.Type).Kind != corba.TkULong {
+			return false
+		}
+	}
+	return true
 }
 
 // findUnsupported names a kind in tc the codec does not handle.

@@ -1,11 +1,15 @@
 package openrtm
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,11 +215,13 @@ func TestRandomPayloads(t *testing.T) {
 			if len(b) >= 12 && r.Intn(2) == 0 {
 				binary.LittleEndian.PutUint32(b[8:], uint32(r.Intn(1<<31)))
 			}
-			d := corba.NewDecoder(b, corba.LittleEndian)
-			v := d.ReadValue(dt.tc)
-			if d.Err() == nil {
-				if _, ok := dt.text(v); !ok {
-					_ = adaptors.JSON(toPlain(v))
+			text, _, err := dt.decode(b)
+			if dt.timedString { // read directly: as the value would be
+				general := *dt
+				general.timedString = false
+				gtext, _, gerr := general.decode(b)
+				if text != gtext || (err == nil) != (gerr == nil) {
+					t.Fatalf("%s from % x: read directly %q, %v; as a value %q, %v", name, b, text, err, gtext, gerr)
 				}
 			}
 		}
@@ -223,4 +229,81 @@ func TestRandomPayloads(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
 	}
+}
+
+// TestTimedStringDirect: a TimedString-like type is written from a line
+// and read back without building its value; the bytes are those the
+// value would make, and only such types are read so.
+func TestTimedStringDirect(t *testing.T) {
+	var direct []string
+	for _, name := range idl.BuiltinNames {
+		tc, _ := idl.Builtin(name)
+		if dt, err := newDataType(name, tc); err == nil && dt.timedString {
+			direct = append(direct, name)
+		}
+	}
+	if len(direct) != 1 || direct[0] != "TimedString" {
+		t.Errorf("read directly: %v, want [TimedString]", direct)
+	}
+	tc, _ := idl.Builtin("TimedString")
+	dt, err := newDataType("TimedString", tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	general := *dt
+	general.timedString = false
+	now := time.Unix(1700000000, 123456789)
+	for _, line := range []string{"", "ping", "こんにちは、世界", "1,2,3", " spaced ", strings.Repeat("長", 5000)} {
+		got, err := dt.encode(line, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := general.encode(line, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q: written directly % x, as a value % x", line, got, want)
+		}
+		text, data, err := dt.decode(got)
+		if err != nil || text != line || data != nil {
+			t.Errorf("%q read back as %q, %v, %v", line, text, data, err)
+		}
+	}
+}
+
+// TestWaitBound: a value's delivery context ends with the port's, or d
+// after Deliver first waits on it; until then it makes no timer.
+func TestWaitBound(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	w := &waitBound{parent: parent, d: 20 * time.Millisecond}
+	if w.Err() != nil || w.ctx != nil {
+		t.Fatalf("before waiting: err %v, timer made %v", w.Err(), w.ctx != nil)
+	}
+	start := time.Now()
+	select {
+	case <-w.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done 10 s after the first wait")
+	}
+	if since := time.Since(start); since < 20*time.Millisecond {
+		t.Errorf("done after %v, before its bound", since)
+	}
+	if !errors.Is(w.Err(), context.DeadlineExceeded) {
+		t.Errorf("err %v, want the deadline's", w.Err())
+	}
+	w.release()
+
+	w = &waitBound{parent: parent, d: time.Hour}
+	done := w.Done()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done 10 s after the port's context ended")
+	}
+	if !errors.Is(w.Err(), context.Canceled) {
+		t.Errorf("err %v, want the port's", w.Err())
+	}
+	w.release()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/adaptors/openrtm/omnitest"
+	"github.com/seatml/seat/adaptors/web/webtest"
 )
 
 // TestOpenRTMOnTheRealBinary: the SimpleIO example on the real binary,
@@ -80,6 +81,22 @@ func TestOpenRTMOnTheRealBinary(t *testing.T) {
 	if got := peer.WaitLines(t, "got: ", 3); got[2] != "お気をつけて。" {
 		t.Errorf("the peer got %q", got)
 	}
+
+	// A tool that connects a port of another data type is refused
+	// (OpenRTM itself would connect it and deliver garbage), and the
+	// monitor counts the refusal with the value dropped while inactive.
+	omnitest.Start(t, "ready", bin, "serve", "Long.rtc", "TimedLong", "-ORBInitRef", "NameService="+ns.Corbaloc)
+	if out, err := ns.Run(t, bin, "con", "Long.rtc:out", name+":str_in"); err != nil || !strings.HasPrefix(out, "rc: BAD_PARAMETER") {
+		t.Errorf("con of a TimedLong port to str_in: %v %q", err, out)
+	}
+	if out, _, _ := ctlAt(control, "status", "SimpleIO"); !regexp.MustCompile(`(?m)^str_in +rtcin +- +1 +1 .*wrong_type=1`).MatchString(out) {
+		t.Errorf("seat ctl status: str_in has not one refusal:\n%s", out)
+	}
+	b := webtest.Start(t)
+	b.Navigate("http://" + control + "/monitor/")
+	strIn := `document.querySelector('section[data-behavior="SimpleIO"] .adaptors tbody tr[title="rtcin"]')`
+	b.WaitFor("str_in's refusal and drop", strIn+`.querySelector('td:nth-child(7)').textContent == "1" && `+
+		strIn+`.querySelector('td:nth-child(8)').textContent == "1"`) // refused, dropped
 
 	// Stopped, seat leaves the naming service and tells the peer its
 	// connections are gone.

@@ -44,8 +44,10 @@ type Decoder struct {
 	base  int // index in buf that alignment is measured from
 	off   int // offset of buf[0] in the outermost input, for errors and indirections
 	order ByteOrder
-	part  string
-	st    *decState // shared with the decoders of nested encapsulations
+	// part and partOf name the part being decoded (part+partOf), joined
+	// only for an error.
+	part, partOf string
+	st           *decState // shared with the decoders of nested encapsulations
 }
 
 type decState struct {
@@ -58,7 +60,12 @@ type decState struct {
 // alignment measured from b[0] (the GIOP header's first byte for a message,
 // byte 0 of an OpenRTM CdrData payload).
 func NewDecoder(b []byte, order ByteOrder) *Decoder {
-	return &Decoder{buf: b, order: order, st: &decState{}}
+	x := &struct {
+		d  Decoder
+		st decState
+	}{} // one allocation
+	x.d = Decoder{buf: b, order: order, st: &x.st}
+	return &x.d
 }
 
 // Err returns the first error met, or nil.
@@ -81,7 +88,11 @@ func (d *Decoder) Order() ByteOrder { return d.order }
 
 // SetPart names the part being decoded in the errors that follow
 // ("request header", "body of notify_connect").
-func (d *Decoder) SetPart(part string) { d.part = part }
+func (d *Decoder) SetPart(part string) { d.part, d.partOf = part, "" }
+
+// SetPartOf is SetPart(what + of), joined only when an error needs it
+// ("results of ", op).
+func (d *Decoder) SetPartOf(what, of string) { d.part, d.partOf = what, of }
 
 // Failf records an error at the current offset, unless one was recorded
 // before; a caller decoding a type of its own reports its checks with it.
@@ -91,7 +102,7 @@ func (d *Decoder) unsupportedf(format string, args ...any) { d.failAt(d.pos, tru
 
 func (d *Decoder) failAt(pos int, unsupported bool, format string, args ...any) {
 	if d.st.err == nil {
-		d.st.err = &Error{Part: d.part, Offset: d.off + pos, Msg: fmt.Sprintf(format, args...), Unsupported: unsupported}
+		d.st.err = &Error{Part: d.part + d.partOf, Offset: d.off + pos, Msg: fmt.Sprintf(format, args...), Unsupported: unsupported}
 	}
 }
 
@@ -208,10 +219,16 @@ func (d *Decoder) ReadDouble() float64 {
 // bytes left, so that nothing is allocated for a length the input cannot
 // hold.
 func (d *Decoder) ReadLength(what string, elemSize int) int {
-	b := d.take(4, what+" length")
-	if b == nil {
+	d.Align(4)
+	if d.st.err != nil {
 		return 0
 	}
+	if len(d.buf)-d.pos < 4 {
+		d.Failf("%s length needs 4 bytes, %d left", what, len(d.buf)-d.pos)
+		return 0
+	}
+	b := d.buf[d.pos : d.pos+4]
+	d.pos += 4
 	at, n := d.pos-4, d.order.binary().Uint32(b)
 	left := len(d.buf) - d.pos
 	if elemSize < 1 {
@@ -278,7 +295,7 @@ func (d *Decoder) ReadString(what string) string {
 // the returned Decoder are this Decoder's errors too.
 func (d *Decoder) ReadEncapsulation(what string) *Decoder {
 	n := d.ReadLength(what, 1)
-	e := &Decoder{off: d.off + d.pos, order: d.order, part: d.part, st: d.st}
+	e := &Decoder{off: d.off + d.pos, order: d.order, part: d.part, partOf: d.partOf, st: d.st}
 	if d.st.err != nil {
 		return e
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,19 +129,41 @@ type Object struct {
 	ior *IOR
 	mu  sync.Mutex
 	fwd *IOR // where the object was forwarded to, if it was
+	// last is where the last call went, kept so that a call does not
+	// decode the same profile again.
+	last route
+}
+
+// route is where an Object's calls go: its reference (the forwarded one,
+// if any), that reference's IIOP profile and its endpoint, host:port.
+type route struct {
+	ior  *IOR
+	prof *IIOPProfile
+	addr string
 }
 
 // IOR returns the reference the Object was made from.
 func (o *Object) IOR() *IOR { return o.ior }
 
-func (o *Object) target() *IOR {
+// target is where calls go now.
+func (o *Object) target() (route, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	ior := o.ior
 	if o.fwd != nil {
-		return o.fwd
+		ior = o.fwd
 	}
-	return o.ior
+	if o.last.ior != ior {
+		p, err := ior.IIOP()
+		if err != nil {
+			return route{ior: ior}, err
+		}
+		o.last = route{ior: ior, prof: p, addr: endpoint(p)}
+	}
+	return o.last, nil
 }
+
+func endpoint(p *IIOPProfile) string { return net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port))) }
 
 func (o *Object) forward(from, to *IOR) {
 	o.mu.Lock()
@@ -186,7 +209,7 @@ func (o *Object) Invoke(ctx context.Context, op string, args Args, results Resul
 		return nil
 	}
 	d := m.Body()
-	d.SetPart("results of " + op)
+	d.SetPartOf("results of ", op)
 	if err := results(d); err != nil {
 		return fmt.Errorf("corba: %s: %w", op, err)
 	}
@@ -208,11 +231,11 @@ func (o *Object) Oneway(ctx context.Context, op string, args Args) error {
 // LocateUnknownObject (a LOC_SYSTEM_EXCEPTION is an error).
 func (o *Object) Locate(ctx context.Context) (LocateStatus, error) {
 	for hops := 0; ; hops++ {
-		ior := o.target()
-		p, err := ior.IIOP()
+		rt, err := o.target()
 		if err != nil {
 			return 0, fmt.Errorf("corba: locate: %w", err)
 		}
+		ior, p := rt.ior, rt.prof
 		cc, err := o.c.conn(ctx, p)
 		if err != nil {
 			return 0, err
@@ -272,11 +295,11 @@ func giopVersion(v Version) Version {
 // status NO_EXCEPTION; other statuses are returned as errors.
 func (o *Object) call(ctx context.Context, op string, args Args, twoWay bool) (*Message, error) {
 	for hops := 0; ; hops++ {
-		ior := o.target()
-		p, err := ior.IIOP()
+		rt, err := o.target()
 		if err != nil {
 			return nil, fmt.Errorf("corba: %s: %w", op, err)
 		}
+		ior, p := rt.ior, rt.prof
 		cc, err := o.c.conn(ctx, p)
 		if err != nil {
 			o.resetForward(ior)
@@ -328,19 +351,26 @@ func (o *Object) call(ctx context.Context, op string, args Args, twoWay bool) (*
 // request being written on it; otherwise it returns ErrWouldBlock. When
 // StartCall returns an error, done is not called.
 func (o *Object) StartCall(op string, args Args, timeout time.Duration, try bool, done func(d *Decoder, err error)) error {
-	p, err := o.target().IIOP()
+	rt, err := o.target()
 	if err != nil {
 		return fmt.Errorf("corba: %s: %w", op, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+	p := rt.prof
+	// The deadline bounds dialling and writing; the reply's is the timer
+	// below.
+	deadline := time.Now().Add(timeout)
 	var cc *clientConn
 	if try {
-		if cc = o.c.existing(p); cc == nil {
+		if cc = o.c.existing(rt.addr); cc == nil {
 			return ErrWouldBlock
 		}
-	} else if cc, err = o.c.conn(ctx, p); err != nil {
-		return err
+	} else {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		cc, err = o.c.conn(ctx, p)
+		cancel()
+		if err != nil {
+			return err
+		}
 	}
 	var timer atomic.Pointer[time.Timer]
 	w := &waiter{fn: func(r reply) {
@@ -357,7 +387,7 @@ func (o *Object) StartCall(op string, args Args, timeout time.Duration, try bool
 			done(nil, fmt.Errorf("corba: %s answered request %s with a %v", cc.addr, op, m.Type))
 		case m.Reply.Status == ReplyNoException:
 			d := m.Body()
-			d.SetPart("results of " + op)
+			d.SetPartOf("results of ", op)
 			done(d, nil)
 		default:
 			x := m.Exception()
@@ -367,7 +397,7 @@ func (o *Object) StartCall(op string, args Args, timeout time.Duration, try bool
 			done(nil, x)
 		}
 	}}
-	id, err := cc.write(ctx, op, o.request(cc, p, op, args, 3), w, try)
+	id, err := cc.write(context.Background(), deadline, op, o.request(cc, p, op, args, 3), w, try)
 	if err != nil {
 		return err
 	}
@@ -447,9 +477,8 @@ func IsRetryable(err error) bool {
 // the server sent CloseConnection.
 var ErrCloseConnection = errors.New("the server closed the connection (GIOP CloseConnection)")
 
-// existing returns the connection to p's endpoint if there is one.
-func (c *Client) existing(p *IIOPProfile) *clientConn {
-	addr := net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port)))
+// existing returns the connection to addr (host:port) if there is one.
+func (c *Client) existing(addr string) *clientConn {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -460,7 +489,7 @@ func (c *Client) existing(p *IIOPProfile) *clientConn {
 
 // conn returns the connection to p's endpoint, dialing it if needed.
 func (c *Client) conn(ctx context.Context, p *IIOPProfile) (*clientConn, error) {
-	addr := net.JoinHostPort(p.Host, strconv.Itoa(int(p.Port)))
+	addr := endpoint(p)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -550,7 +579,7 @@ func (cc *clientConn) firstRequest() bool {
 
 // send builds a message with a new request id and writes it.
 func (cc *clientConn) send(ctx context.Context, op string, build func(id uint32) ([]byte, error)) error {
-	_, err := cc.write(ctx, op, build, nil, false)
+	_, err := cc.write(ctx, time.Time{}, op, build, nil, false)
 	return err
 }
 
@@ -559,9 +588,10 @@ func (cc *clientConn) send(ctx context.Context, op string, build func(id uint32)
 var ErrWouldBlock = errors.New("corba: the call would have to wait")
 
 // write builds and writes a message; for a two-way one (w not nil) it
-// registers who waits for its reply first. With try, it returns
+// registers who waits for its reply first. The writing ends at deadline
+// (when not zero) or ctx's, whichever is first. With try, it returns
 // ErrWouldBlock instead of waiting for another request's writing.
-func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32) ([]byte, error), w *waiter, try bool) (uint32, error) {
+func (cc *clientConn) write(ctx context.Context, deadline time.Time, op string, build func(id uint32) ([]byte, error), w *waiter, try bool) (uint32, error) {
 	if !try {
 		cc.wmu.Lock()
 	} else if !cc.wmu.TryLock() {
@@ -597,21 +627,23 @@ func (cc *clientConn) write(ctx context.Context, op string, build func(id uint32
 		unregister()
 		return 0, fmt.Errorf("corba: %s to %s: %w", op, cc.addr, err)
 	}
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Time{}
+	if dl, ok := ctx.Deadline(); ok && (deadline.IsZero() || dl.Before(deadline)) {
+		deadline = dl
 	}
-	_ = cc.nc.SetWriteDeadline(dl)
+	_ = cc.nc.SetWriteDeadline(deadline)
 	// A write cut short leaves half a message on the connection: it is
 	// then closed.
-	stop := context.AfterFunc(ctx, func() { _ = cc.nc.SetWriteDeadline(time.Unix(1, 0)) })
-	_, err = cc.nc.Write(msg)
-	stop()
-	if err != nil {
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { _ = cc.nc.SetWriteDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	if _, err = cc.nc.Write(msg); err != nil {
 		unregister()
 		werr := err
 		if ctx.Err() != nil {
 			werr = fmt.Errorf("writing: %w (%w)", ctx.Err(), err)
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
+			werr = fmt.Errorf("writing: %w (%w)", context.DeadlineExceeded, err)
 		}
 		cc.fail(werr, false)
 		if cc.c.isClosed() {
@@ -632,7 +664,7 @@ func (c *Client) isClosed() bool {
 // the reply with that id, or ctx's end, or the connection's failure.
 func (cc *clientConn) roundTrip(ctx context.Context, op string, build func(id uint32) ([]byte, error)) (*Message, error) {
 	ch := make(chan reply, 1)
-	id, err := cc.write(ctx, op, build, &waiter{ch: ch}, false)
+	id, err := cc.write(ctx, time.Time{}, op, build, &waiter{ch: ch}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,14 @@ type Encoder struct {
 // NewEncoder returns an Encoder in the given byte order, with alignment
 // measured from its first byte.
 func NewEncoder(order ByteOrder) *Encoder {
-	e := &Encoder{order: order}
+	// One allocation for the Encoder and room for a small message (a
+	// data port's put, a reply); a larger one grows as it must.
+	x := &struct {
+		e   Encoder
+		buf [256]byte
+	}{}
+	e := &x.e
+	e.order, e.buf = order, x.buf[:0]
 	if recordPadding {
 		e.pads = new([][2]int)
 	}

@@ -178,7 +178,7 @@ func ParseMessage(b []byte) (*Message, error) {
 	// one; a LocateReply's body follows its status directly (as omniORB
 	// writes it).
 	if v12 && (h.Type == MsgRequest || h.Type == MsgReply) && d.Len() > 0 {
-		d.SetPart(h.Type.String() + " body")
+		d.SetPartOf(h.Type.String(), " body")
 		d.Align(8)
 	}
 	if err := d.Err(); err != nil {
@@ -236,7 +236,7 @@ func (d *Decoder) readTarget() []byte {
 func (m *Message) Body() *Decoder {
 	d := NewDecoder(m.raw, m.Order)
 	d.pos = m.BodyOffset
-	d.SetPart(m.Type.String() + " body")
+	d.SetPartOf(m.Type.String(), " body")
 	return d
 }
 

@@ -465,45 +465,60 @@ func (c *serverConn) locate(m *Message) {
 // once the connection is closing.
 func (c *serverConn) start(m *Message) bool {
 	r := m.Request
-	ctx, cancel := context.WithCancel(c.ctx)
-	c.mu.Lock()
-	if c.closing || c.finished {
-		c.mu.Unlock()
-		cancel()
-		return false
-	}
-	c.active++
-	c.cancels[r.RequestID] = cancel
-	c.mu.Unlock()
-	c.handlers.Add(1)
-	run := func() {
-		defer c.handlers.Done()
-		defer func() { <-c.sem }()
-		msg := c.dispatch(ctx, m)
-		cancel()
-		c.mu.Lock()
-		delete(c.cancels, r.RequestID)
-		c.active--
-		last := c.active == 0 && c.closing
-		c.mu.Unlock()
-		if msg != nil {
-			c.write(msg)
-		}
-		if last {
-			c.sendClose()
-		}
-	}
 	// A oneway is carried out before the next message is read, so that
 	// it takes effect before the calls its client makes after it, as
 	// with omniORB's thread per connection; so is a quick operation, to
 	// spare a hand-over. Other two-way requests run side by side (up to
-	// MaxConcurrent).
-	if r.ResponseExpected() && !c.quick(r) {
-		go run()
+	// MaxConcurrent), each cancelled by a CancelRequest; one carried out
+	// here cannot be, since the connection is not read meanwhile.
+	inline := !r.ResponseExpected() || c.quick(r)
+	ctx, cancel := c.ctx, context.CancelFunc(nil)
+	if !inline {
+		ctx, cancel = context.WithCancel(c.ctx)
+	}
+	c.mu.Lock()
+	if c.closing || c.finished {
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		return false
+	}
+	c.active++
+	if cancel != nil {
+		c.cancels[r.RequestID] = cancel
+	}
+	c.mu.Unlock()
+	c.handlers.Add(1)
+	if inline {
+		c.run(ctx, m, nil)
 	} else {
-		run()
+		go c.run(ctx, m, cancel)
 	}
 	return true
+}
+
+// run carries out a request that start began, and writes its reply.
+func (c *serverConn) run(ctx context.Context, m *Message, cancel context.CancelFunc) {
+	defer c.handlers.Done()
+	defer func() { <-c.sem }()
+	msg := c.dispatch(ctx, m)
+	if cancel != nil {
+		cancel()
+	}
+	c.mu.Lock()
+	if cancel != nil {
+		delete(c.cancels, m.Request.RequestID)
+	}
+	c.active--
+	last := c.active == 0 && c.closing
+	c.mu.Unlock()
+	if msg != nil {
+		c.write(msg)
+	}
+	if last {
+		c.sendClose()
+	}
 }
 
 // QuickServant is a Servant with operations that are quick: they return
@@ -525,7 +540,7 @@ func (c *serverConn) quick(r *Request) bool {
 func (c *serverConn) dispatch(ctx context.Context, m *Message) []byte {
 	r := m.Request
 	args := m.Body()
-	args.SetPart("arguments of " + r.Operation)
+	args.SetPartOf("arguments of ", r.Operation)
 	results := NewEncoder(m.Order)
 	err := c.invoke(ctx, r, args, results)
 	if !r.ResponseExpected() {

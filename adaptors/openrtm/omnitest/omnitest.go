@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -358,6 +359,31 @@ func (p *Process) Lines(prefix string) []string {
 		}
 	}
 	return got
+}
+
+// Pid is the program's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// CPU is the processor time the program has used so far, user and
+// system, from /proc (in clock ticks of 10 ms).
+func (p *Process) CPU(t testing.TB) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After the command name in parentheses: state, then fields 4 to 52
+	// of proc(5); utime and stime are fields 14 and 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("/proc/%d/stat: %v", p.cmd.Process.Pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // Output is everything the program printed so far.

@@ -37,17 +37,21 @@ type PortSpec struct {
 	// and counted.
 	QueueBytes int
 	// OnConnection is told when a connection is made and when it ends
-	// (disconnected, or lost with the peer).
+	// (disconnected, or lost with the peer), and when a peer's port was
+	// refused.
 	OnConnection func(ev ConnEvent)
 }
 
-// ConnEvent is a connection made or ended.
+// ConnEvent is a connection made or ended, or refused.
 type ConnEvent struct {
 	Conn *Conn
 	Up   bool
 	// Reason says why a connection ended: "" when disconnected by a
 	// port, else what went wrong with the peer.
 	Reason string
+	// Refused is set instead when a connection a peer or a tool asked
+	// for was refused because the ports cannot connect (Conn is nil).
+	Refused *IncompatibleError
 }
 
 // Port is a data port: an RTC::PortService and its connections.
@@ -58,7 +62,9 @@ type Port struct {
 	key  []byte
 	ref  *corba.IOR
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// conns is replaced, never changed in place, so that Conns hands
+	// out the slice itself.
 	conns []*Conn
 	// closed is set when the port ends: a connection being made then is
 	// undone, not kept.
@@ -151,11 +157,12 @@ func (p *Port) Name() string { return p.name }
 // Ref is the port's PortService reference.
 func (p *Port) Ref() *corba.IOR { return p.ref }
 
-// Conns are the port's connections.
+// Conns are the port's connections (the caller must not change the
+// slice).
 func (p *Port) Conns() []*Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*Conn(nil), p.conns...)
+	return p.conns
 }
 
 func (p *Port) portType() string {
@@ -241,7 +248,7 @@ func (p *Port) close() {
 func (p *Port) Stats() Stats {
 	p.mu.Lock()
 	st := p.gone
-	conns := append([]*Conn(nil), p.conns...)
+	conns := p.conns
 	p.mu.Unlock()
 	for _, cn := range conns {
 		st = st.add(cn.Stats())
@@ -330,7 +337,7 @@ func (e *IncompatibleError) Error() string { return e.Msg }
 // compatible says why a data port cannot be connected to this one:
 // another data type, or the same direction. OpenRTM itself connects
 // them and delivers what the reader cannot make sense of.
-func (p *Port) compatible(pp *PortProfile) error {
+func (p *Port) compatible(pp *PortProfile) *IncompatibleError {
 	pt, _ := pp.Properties.String("port.port_type")
 	if pt != "DataInPort" && pt != "DataOutPort" {
 		return &IncompatibleError{fmt.Sprintf("%s is not a data port (port.port_type %q)", pp.Name, pt)}
@@ -485,6 +492,9 @@ func (p *Port) notifyConnect(ctx context.Context, cp *ConnectorProfile) (ReturnC
 			return Error, err
 		}
 		if err := p.compatible(pp); err != nil {
+			if p.spec.OnConnection != nil {
+				p.spec.OnConnection(ConnEvent{Refused: err})
+			}
 			return BadParameter, err
 		}
 		peers = append(peers, pp.Name)
@@ -514,7 +524,7 @@ func (p *Port) notifyConnect(ctx context.Context, cp *ConnectorProfile) (ReturnC
 		cn.unpublish()
 		return PreconditionNotMet, fmt.Errorf("%s has closed", p.name)
 	}
-	p.conns = append(p.conns, cn)
+	p.conns = append(p.conns[:len(p.conns):len(p.conns)], cn)
 	p.mu.Unlock()
 	p.c.log.Info("OpenRTM connection made", zap.Stringer("connection", cn), zap.String("connector", cp.Name),
 		zap.String("interface", cn.Interface), zap.String("flow", cn.Flow))

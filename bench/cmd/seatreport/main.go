@@ -153,6 +153,17 @@ func collect(lines []benchLine, name, unit string) []float64 {
 	return out
 }
 
+// ratios divides each round's figure by the same round's in den.
+func ratios(num, den []float64) []float64 {
+	var out []float64
+	for i := range min(len(num), len(den)) {
+		if den[i] > 0 {
+			out = append(out, num[i]/den[i])
+		}
+	}
+	return out
+}
+
 // seatload's -json output (bench/cmd/seatload).
 type loadResults struct {
 	Workloads map[string]map[string][]struct {
@@ -258,14 +269,19 @@ func measure() ([]*Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(&Figure{Key: "openrtm-w1", What: "OpenRTM TimedString round trips (corba_cdr push) from an omniORB C++ driver, one at a time, seat echoing (a keyed rule's <message>) / a C++ echo component writing back inside its put, in the same run", Unit: "x",
-			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w1-seat/cxx"), Target: "≥ 0.8"})
-		add(&Figure{Key: "openrtm-w1-rate", What: "the same, seat", Unit: "/s",
-			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w1-seat-rt/s")})
-		add(&Figure{Key: "openrtm-w16", What: "the same with 16 in flight, seat / the C++ echo", Unit: "x",
-			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w16-seat/cxx"), Target: "≥ 0.8"})
-		add(&Figure{Key: "openrtm-w16-rate", What: "the same with 16 in flight, seat", Unit: "/s",
-			Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", "w16-seat-rt/s")})
+		for _, pl := range []struct{ name, what string }{
+			{"split", "the drivers pinned to one processor, the echoes to the other"},
+			{"shared", "all pinned to one processor"},
+		} {
+			add(&Figure{Key: "openrtm-" + pl.name + "-w1", What: "OpenRTM TimedString round trips (corba_cdr push) from an omniORB C++ driver, one at a time, seat echoing (a keyed rule's <message>) / a C++ echo component writing back inside its put, in the same run, " + pl.what, Unit: "x",
+				Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w1-seat/cxx"), Target: "≥ 0.8"})
+			add(&Figure{Key: "openrtm-" + pl.name + "-w1-rate", What: "the same, seat", Unit: "/s",
+				Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w1-seat-rt/s")})
+			add(&Figure{Key: "openrtm-" + pl.name + "-w1-cpu", What: "the same, processor time per round trip, seat's process / the C++ echo's", Unit: "x",
+				Rounds: ratios(collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w1-seat-cpu-µs/rt"), collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w1-cxx-cpu-µs/rt"))})
+			add(&Figure{Key: "openrtm-" + pl.name + "-w16", What: "the same with 16 in flight, seat / the C++ echo", Unit: "x",
+				Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w16-seat/cxx"), Target: "≥ 0.8"})
+		}
 	}
 	fmt.Fprintln(os.Stderr, "seatreport: seatload ...")
 	tmp, err := os.MkdirTemp("", "seatreport-")

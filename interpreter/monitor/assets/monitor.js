@@ -49,7 +49,7 @@ function section(b) {
           // The table scrolls sideways in its own box when the page is
           // too narrow for it, never the page or the column.
           el("div", {class: "table-box"},
-            el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "too long", "slow"].map((h, i) => el("th", i > 1 ? {class: "n"} : {}, h)))), els.adaptors)),
+            el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "dropped", "too long", "slow"].map((h, i) => el("th", i > 1 ? {class: "n"} : {}, h)))), els.adaptors)),
           el("h3", {}, "Events, messages, rules fired"),
           el("div", {class: "log"}, el("table", {}, els.log)))));
     document.getElementById("behaviors").append(sec);
@@ -158,9 +158,15 @@ function showStatus(now, infos, counts) {
     s.tick = i.tick ? Date.parse(i.tick) : null;
     s.els.adaptors.replaceChildren(...(i.adaptors || []).map(a =>
       el("tr", {title: a.type}, ...[a.name, a.addr || a.type, count(counts, i.name, a.name, "in"), count(counts, i.name, a.name, "out"),
-        a.open ?? 0, a.accepted ?? 0, a.refused ?? 0, a.line_too_long ?? 0, a.slow_peer ?? 0].map((v, i) => el("td", i > 1 ? {class: "n"} : {}, String(v))))));
+        a.open ?? 0, a.accepted ?? 0, refused(a), a.dropped ?? 0, a.line_too_long ?? 0, a.slow_peer ?? 0].map((v, i) => el("td", i > 1 ? {class: "n"} : {}, String(v))))));
   }
   showTimers();
+}
+
+// refused counts the connections an adaptor refused: at its limit, or
+// from a peer of another type (a ROS message type, an OpenRTM data type).
+function refused(a) {
+  return (a.refused ?? 0) + (a.wrong_type ?? 0);
 }
 
 // count reads the events in and messages out of an adaptor since seat started.
