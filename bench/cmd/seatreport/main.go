@@ -410,6 +410,9 @@ func format(v float64, unit string) string {
 	case "x":
 		return fmt.Sprintf("%.2f", v)
 	case "/s":
+		if v < 1e5 {
+			return fmt.Sprintf("%.1f k/s", v/1e3)
+		}
 		return fmt.Sprintf("%.2f M/s", v/1e6)
 	case "s":
 		return fmt.Sprintf("%.2f s", v)
