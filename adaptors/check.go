@@ -29,9 +29,15 @@ type Decl struct {
 // not. Check prints it as `adaptor "NAME": Msg`, at the attribute's value
 // (or its eSEAT alias's); AtName puts it at the attribute's name (the
 // attribute as a whole is wrong), and Whole prints Msg alone.
+//
+// Machine marks what this machine lacks for the adaptor to run (a
+// speech engine, its voice): an error where the behavior is to run here
+// (seat check, seat run), a warning where it is not (seat test stands in
+// for the adaptor; seat graph, seat port).
 type Problem struct {
 	Attr, Msg string
 	Warning   bool
+	Machine   bool
 	AtName    bool
 	Whole     bool
 }

@@ -10,6 +10,7 @@ import (
 	_ "github.com/seatml/seat/adaptors/openrtm"
 	_ "github.com/seatml/seat/adaptors/ros"
 	_ "github.com/seatml/seat/adaptors/socket"
+	_ "github.com/seatml/seat/adaptors/speech"
 	_ "github.com/seatml/seat/adaptors/stdio"
 	_ "github.com/seatml/seat/adaptors/web"
 )

@@ -56,7 +56,8 @@ func (d *deviceFlags) registerMotion(fs *flag.FlagSet) {
 
 // loadOptions turns the flags into load options, reading --devices.
 func (d *deviceFlags) loadOptions(allowShell bool, stderr io.Writer) (seatml.LoadOptions, bool) {
-	opts := seatml.LoadOptions{AllowShell: allowShell, ScriptsDir: d.scripts}
+	// seat check, seat run and seat motion load a behavior to run here.
+	opts := seatml.LoadOptions{AllowShell: allowShell, ScriptsDir: d.scripts, HereAndNow: true}
 	if d.devices == "" {
 		return opts, true
 	}

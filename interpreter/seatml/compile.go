@@ -43,6 +43,10 @@ type LoadOptions struct {
 	// Set overrides adaptor attributes of the loaded file (not of its
 	// includes) before it is checked (seat run --set chat.port=5100).
 	Set []Override
+	// HereAndNow: the behavior is to run on this machine (seat check,
+	// seat run), so what the machine lacks for an adaptor (a speech
+	// engine) is an error; otherwise a warning.
+	HereAndNow bool
 }
 
 // Override sets attribute Attr of the adaptor named Adaptor to Value.
@@ -1109,7 +1113,7 @@ func (c *compiler) problem(n *schema.Node, name string, p adaptors.Problem) {
 	if !p.Whole {
 		msg = fmt.Sprintf("adaptor %q: %s", name, p.Msg)
 	}
-	if p.Warning {
+	if p.Warning || p.Machine && !c.ld.opts.HereAndNow {
 		c.warnf(pos, "%s", msg)
 	} else {
 		c.errorf(pos, "%s", msg)

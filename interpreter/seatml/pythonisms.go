@@ -377,9 +377,13 @@ func pythonisms(ch *luadm.Code, defined map[string]bool) schema.List {
 		}
 		quoted := strings.ContainsAny(blank, `"'`)
 		if quoted && strings.IndexByte(blank, '+') >= 0 {
-			if m := strPlusRE.FindStringIndex(blank); m != nil {
+			for _, m := range strPlusRE.FindAllStringIndex(blank, -1) {
+				if (blank[m[0]] == '"' || blank[m[0]] == '\'') && strings.HasSuffix(strings.TrimRight(blank[:m[0]], " \t"), "#") {
+					continue // #"done," + 1: a string's length is a number
+				}
 				plus := m[0] + strings.IndexByte(blank[m[0]:m[1]], '+') // at the +, not at what precedes it
 				l.Warnf(at(plus), "`+` on a string is arithmetic in Lua (Python joins strings with it): join with `..`")
+				break
 			}
 		}
 		if quoted && strings.IndexByte(blank, '%') >= 0 {
