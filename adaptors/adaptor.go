@@ -278,6 +278,14 @@ type InvalidMessageError struct{ Err error }
 func (e *InvalidMessageError) Error() string { return e.Err.Error() }
 func (e *InvalidMessageError) Unwrap() error { return e.Err }
 
+// Worker is implemented by adaptors that go on working on what the
+// behavior sent them after Send returns (a voice speaking it): Idle
+// returns a channel that is closed once everything sent so far is done
+// and the events that tell so are delivered.
+type Worker interface {
+	Idle() <-chan struct{}
+}
+
 // Addresser is implemented by adaptors that listen, so a port 0 can be
 // discovered.
 type Addresser interface {

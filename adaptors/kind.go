@@ -65,6 +65,11 @@ const (
 	// Cancels: it is a Canceler (an action client that can cancel its
 	// goal).
 	Cancels
+	// NoInput: it brings nothing from outside; its events only tell what
+	// became of what the behavior sent it (a voice). It does not keep a
+	// run going after standard input ends: the run ends once it is idle
+	// (Worker).
+	NoInput
 )
 
 var (

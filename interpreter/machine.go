@@ -716,6 +716,43 @@ func (m *Machine) drain(limit int) (more bool) {
 	return false
 }
 
+// otherInputs says whether an adaptor other than source brings input
+// from outside (any kind but those with adaptors.NoInput).
+func (m *Machine) otherInputs(source string) bool {
+	for _, d := range m.prog.Adaptors {
+		if k, _ := adaptors.LookupKind(d.Type); d.Name != source && !k.Has(adaptors.NoInput) {
+			return true
+		}
+	}
+	return false
+}
+
+// busyWorker is the Idle channel of an adaptor still at work on what was
+// sent to it (adaptors.Worker), or nil when none is.
+func (m *Machine) busyWorker() <-chan struct{} {
+	m.adMu.RLock()
+	defer m.adMu.RUnlock()
+	for _, a := range m.adaptors {
+		if w, ok := a.(adaptors.Worker); ok {
+			select {
+			case <-w.Idle():
+			default:
+				return w.Idle()
+			}
+		}
+	}
+	return nil
+}
+
+// endWhenIdle ends source's input again once busy is closed.
+func (m *Machine) endWhenIdle(busy <-chan struct{}, source string) {
+	select {
+	case <-busy:
+		_ = m.endOfInput(source)
+	case <-m.done:
+	}
+}
+
 // handleItem handles one queue item; it reports false when the run ends
 // (end of input).
 func (m *Machine) handleItem(ctx context.Context, it item) bool {
@@ -723,10 +760,16 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 	case it.fn != nil:
 		it.fn()
 	case it.eof:
-		if len(m.prog.Adaptors) > 1 || m.prog.UsesDevices {
+		if m.otherInputs(it.ev.Source) || m.prog.UsesDevices {
 			// Standard input is one peer among others: its end ends its
 			// input only (§10.2).
 			m.log.Info("standard input ended; the behavior goes on", zap.String("adaptor", it.ev.Source))
+			return true
+		}
+		if busy := m.busyWorker(); busy != nil {
+			// A voice still speaking what was sent: the end comes again
+			// once it is idle, after the events that tell so.
+			go m.endWhenIdle(busy, it.ev.Source)
 			return true
 		}
 		// The events queued so far include the behavior's own (an SCXML

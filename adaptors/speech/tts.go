@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	adaptors.RegisterKind(adaptors.Kind{Name: "tts", New: newTTS, Attrs: ttsAttrs, Check: adaptors.Check{Decl: checkTTS}})
+	adaptors.RegisterKind(adaptors.Kind{Name: "tts", New: newTTS, Attrs: ttsAttrs, Check: adaptors.Check{Decl: checkTTS}, Caps: adaptors.NoInput})
 }
 
 // The engines.
@@ -210,6 +210,8 @@ type tts struct {
 	mu      sync.Mutex
 	n       int                // utterances begun
 	current context.CancelFunc // ends the utterance being spoken
+	pending int                // utterances sent and not yet told done or interrupted
+	idle    chan struct{}      // closed while pending is 0
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -223,7 +225,8 @@ func newTTS(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			return nil, errors.New(p.Msg)
 		}
 	}
-	a := &tts{name: cfg.Name, log: cfg.Log, s: s, queue: adaptors.NewOutbox(cfg.Tuning), done: make(chan struct{})}
+	a := &tts{name: cfg.Name, log: cfg.Log, s: s, queue: adaptors.NewOutbox(cfg.Tuning), done: make(chan struct{}), idle: make(chan struct{})}
+	close(a.idle)
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -248,11 +251,42 @@ func (a *tts) Send(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	a.mu.Lock()
+	if a.pending == 0 {
+		a.idle = make(chan struct{})
+	}
+	a.pending++
+	a.mu.Unlock()
 	if !a.queue.Put(text) {
 		a.stats.Dropped.Add(1)
+		a.finished(1)
 		return adaptors.ErrQueueFull
 	}
 	return nil
+}
+
+// Idle is closed once every utterance sent so far has been spoken (or
+// cut short) and the behavior told (adaptors.Worker): the run of a
+// behavior whose standard input has ended waits for it.
+func (a *tts) Idle() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.idle
+}
+
+// finished counts n utterances as over.
+func (a *tts) finished(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pending -= n
+	if a.pending <= 0 {
+		a.pending = 0
+		select {
+		case <-a.idle:
+		default:
+			close(a.idle)
+		}
+	}
 }
 
 // Interrupt cuts the utterance being spoken short; those queued follow.
@@ -289,6 +323,7 @@ func (a *tts) speakAll(ctx context.Context, sink adaptors.Sink) {
 			if n := len(a.queue.Take(nil)); n > 0 {
 				a.stats.Dropped.Add(int64(n))
 				a.log.Info("utterances left unspoken at the stop", zap.Int("count", n))
+				a.finished(n)
 			}
 			return
 		}
@@ -296,9 +331,11 @@ func (a *tts) speakAll(ctx context.Context, sink adaptors.Sink) {
 		for i, text := range batch {
 			if ctx.Err() != nil {
 				a.stats.Dropped.Add(int64(len(batch) - i))
+				a.finished(len(batch) - i)
 				break
 			}
 			a.speak(ctx, sink, text)
+			a.finished(1)
 		}
 		clear(batch)
 	}
