@@ -341,6 +341,19 @@ type Config struct {
 	// Connections asks for Connected and Disconnected events: the behavior
 	// has onconnect or ondisconnect for this adaptor.
 	Connections bool
+	// Keys are what the behavior's rules listen for from this adaptor,
+	// for kinds that make a grammar of them (Caps Grammar).
+	Keys *Keys
+}
+
+// Keys are the keys of the rules that listen to one adaptor (their
+// source is the adaptor, or none), as written: a state's, by state name,
+// and the general rules'. The machine tells such an adaptor which states
+// are active (ActiveObserver): the keys that count are those of the
+// active states and the general rules.
+type Keys struct {
+	States  map[string][]string
+	General []string
 }
 
 // Address reads the host and port attributes of a network adaptor: the

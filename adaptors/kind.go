@@ -70,6 +70,11 @@ const (
 	// run going after standard input ends: the run ends once it is idle
 	// (Worker).
 	NoInput
+	// Grammar: it listens for the behavior's keys (a recognizer's
+	// grammar): it is given them (Config.Keys) and told the active
+	// states (ActiveObserver); seat check asks it about the keys of the
+	// rules whose source it is (Check.Key).
+	Grammar
 )
 
 var (

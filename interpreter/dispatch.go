@@ -31,6 +31,31 @@ func (m *Machine) guiModel() *adaptors.GUI {
 	return g
 }
 
+// keysModel is what the rules listen for from the adaptor name: the
+// keys of the rules whose source is name or none, as written, state by
+// state and the general rules' (a recognizer's grammar, adaptors.Keys).
+func (m *Machine) keysModel(name string) *adaptors.Keys {
+	of := func(sc *seatml.Scope) []string {
+		var out []string
+		for _, r := range sc.Rules {
+			for _, w := range r.Words {
+				if w.Source == name || w.Source == "" {
+					out = append(out, w.Text)
+				}
+			}
+		}
+		return out
+	}
+	k := &adaptors.Keys{States: map[string][]string{}}
+	if m.prog.General != nil {
+		k.General = of(m.prog.General)
+	}
+	for _, s := range m.prog.States {
+		k.States[s.Name] = of(&s.Scope)
+	}
+	return k
+}
+
 // handleEvent takes an event in: it is stamped with the turn, trimmed of
 // its line end and shown to the observers; a widget's new value is kept;
 // anything else goes to the behavior. Its sender, if it waits, hears

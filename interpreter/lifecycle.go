@@ -424,6 +424,9 @@ func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 		Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
 		Connections: m.prog.WantsConnections(d.Name),
 	}
+	if k, _ := adaptors.LookupKind(d.Type); k.Has(adaptors.Grammar) {
+		cfg.Keys = m.keysModel(d.Name)
+	}
 	if m.opts.OpenAdaptor == nil { // a session's stand-ins need neither (and it starts faster)
 		cfg.GUI = m.guiModel()
 		cfg.BehaviorLog = m.opts.Log.With(zap.String("behavior", m.prog.Name))

@@ -1,6 +1,7 @@
-// Package speech is the "tts" adaptor: a behavior that speaks, with
-// Debian's open_jtalk (Japanese) or espeak-ng (other languages), to the
-// sound device or to WAV files (docs/speech.md).
+// Package speech is the "tts" and "asr" adaptors: a behavior that speaks,
+// with Debian's open_jtalk (Japanese) or espeak-ng (other languages), to
+// the sound device or to WAV files, and that hears WAV files with
+// pocketsphinx against a grammar made of its keys (docs/speech.md).
 package speech
 
 import (

@@ -113,3 +113,99 @@ func TestSpeechMissingEngine(t *testing.T) {
 		t.Errorf("seat test: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestListenAndSpeakOnTheRealBinary: the talking kiosk on the real
+// binary: espeak-ng speaks a visitor's phrase into a WAV file in its
+// input directory, pocketsphinx hears it against the current state's
+// keys, the rule fires, and the voice answers into a WAV file of a
+// plausible length; a phrase outside the keys is rejected and answered
+// with a request to say it again.
+func TestListenAndSpeakOnTheRealBinary(t *testing.T) {
+	speechtest.Require(t, "espeak-ng", "sox", "pocketsphinx_continuous")
+	dir := t.TempDir()
+	example, err := filepath.Abs("../../examples/speech/kiosk-talk.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "talk.jsonl")
+	cmd := exec.Command(os.Args[0], "run", "--record", rec, example)
+	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	cmd.Dir = dir
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", stderr.String())
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	answers := []struct{ said, answer string }{
+		{"hello", "Welcome to the museum. Say tickets, map, or help."},
+		{"how much does the ticket cost", "Sorry, please say that again."},
+		{"tickets", "Tickets are twelve euros, and free for children."},
+	}
+	for i, a := range answers {
+		in := filepath.Join(dir, "voice-in", strconv.Itoa(i+1)+".wav")
+		tmp := filepath.Join(dir, "visitor.wav")
+		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-s", "160", "-w", tmp, a.said).CombinedOutput(); err != nil {
+			t.Fatalf("espeak-ng: %v\n%s", err, out)
+		}
+		if err := os.Rename(tmp, in); err != nil {
+			t.Fatal(err)
+		}
+		// The answer is sent to the voice (the recording says), then
+		// spoken into its file.
+		want := `"kind":"out","behavior":"kiosk-talk","source":"voice","text":` + strconv.Quote(a.answer)
+		waitForWithin(t, 30*time.Second, func() bool {
+			b, _ := os.ReadFile(rec)
+			return strings.Count(string(b), `"kind":"out"`) == i+1
+		})
+		if b, _ := os.ReadFile(rec); !strings.Contains(string(b), want) {
+			t.Fatalf("%q: not answered %q; the recording:\n%s", a.said, a.answer, b)
+		}
+		out := filepath.Join(dir, "voice-out", "kiosk-talk-"+strconv.Itoa(i+1)+".wav")
+		// Speech of a plausible length: about 0.15 to 0.6 s a word.
+		var secs float64
+		waitForWithin(t, 10*time.Second, func() bool {
+			o, err := exec.Command("sox", "--i", "-D", out).Output()
+			secs, _ = strconv.ParseFloat(strings.TrimSpace(string(o)), 64)
+			return err == nil && secs > 0
+		})
+		words := float64(len(strings.Fields(a.answer)))
+		if secs < 0.15*words || secs > 0.6*words {
+			t.Errorf("%q answered with %v s of sound, want %q (%.1f to %.1f s)", a.said, secs, a.answer, 0.15*words, 0.6*words)
+		}
+	}
+	if !strings.Contains(stderr.String(), "speech rejected") || !strings.Contains(stderr.String(), `"to": "menu"`) {
+		t.Errorf("no rejection or no move to menu in the log")
+	}
+}
+
+// TestASRKeysChecked: seat check warns of a key a recognizer cannot
+// listen for (a pattern that matches too much, a word its dictionary does
+// not have), at the key; the file still checks.
+func TestASRKeysChecked(t *testing.T) {
+	speechtest.Require(t, "pocketsphinx_continuous")
+	file := filepath.Join(t.TempDir(), "ear.seatml")
+	os.WriteFile(file, []byte(`<seatml><general name="ear"><adaptor name="ear" type="asr" input="in"/></general>
+<state name="s">
+  <rule source="ear"><key>tickets?</key><key>num\d+</key><key>zyxqwv</key><key>rejected</key></rule>
+</state></seatml>`), 0o644)
+	_, stderr, code := runSeat("check", file)
+	for _, want := range []string{
+		`ear.seatml:3:46: warning: key "num\\d+" cannot be listened for by adaptor "ear": [0-9]+ matches too many texts to be words`,
+		`ear.seatml:3:63: warning: key "zyxqwv" cannot be listened for by adaptor "ear": the dictionary has no word "zyxqwv"`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %s in\n%s", want, stderr)
+		}
+	}
+	if code != 0 || strings.Count(stderr, "warning") != 2 {
+		t.Errorf("exit %d, want 0 and two warnings:\n%s", code, stderr)
+	}
+}

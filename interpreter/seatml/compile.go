@@ -978,8 +978,14 @@ func (c *compiler) key(r *Rule, n *schema.Node) {
 		c.errorf(pos.Advance(text[:ke.Offset]), "key %q: %s", schema.Excerpt(text, maxQuoted), ke.Msg)
 		return
 	}
+	heard := c.hearing(source)
 	comma, bad := false, false
 	for _, w := range words {
+		if heard != nil {
+			if err := heard(w); err != nil {
+				c.warnf(n.TextPos, "key %q cannot be listened for by adaptor %q: %v; the rule still fires on text that matches it", schema.Excerpt(w, maxQuoted), source, err)
+			}
+		}
 		re, err := c.ld.pattern(w)
 		if err != nil {
 			if !bad { // once per key, not once per word it expands to
@@ -1072,6 +1078,18 @@ func article(word string) string {
 
 // kindOf is the kind of the adaptor declared as name (the zero Kind when
 // there is none).
+// hearing is what checks a key of a rule whose source is a recognizer
+// (a kind with adaptors.Grammar and a Check.Key), or nil.
+func (c *compiler) hearing(source string) func(key string) error {
+	k := c.kindOf(source)
+	d := c.adaptors[source]
+	if !k.Has(adaptors.Grammar) || k.Check.Key == nil || d == nil {
+		return nil
+	}
+	decl := adaptors.Decl{Name: d.Name, Attrs: d.Attrs, Dir: filepath.Dir(c.file)}
+	return func(key string) error { return k.Check.Key(decl, key) }
+}
+
 func (c *compiler) kindOf(name string) adaptors.Kind {
 	if d := c.adaptors[name]; d != nil && !d.Ignored {
 		k, _ := adaptors.LookupKind(d.Type)

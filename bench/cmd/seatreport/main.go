@@ -115,8 +115,13 @@ var benchRe = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+(.*)$`)
 
 // goBench runs Go benchmarks of ./bench and returns their lines.
 func goBench(pattern string, count int, extra ...string) ([]benchLine, error) {
+	return goBenchIn("./bench/", pattern, count, extra...)
+}
+
+// goBenchIn is goBench for the benchmarks of another package.
+func goBenchIn(pkg, pattern string, count int, extra ...string) ([]benchLine, error) {
 	args := append([]string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-count", strconv.Itoa(count)}, extra...)
-	cmd := exec.Command("go", append(args, "./bench/")...)
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -282,6 +287,19 @@ func measure() ([]*Figure, error) {
 			add(&Figure{Key: "openrtm-" + pl.name + "-w16", What: "the same with 16 in flight, seat / the C++ echo", Unit: "x",
 				Rounds: collect(rtm, "BenchmarkOpenRTMEchoRatio", pl.name+"-w16-seat/cxx"), Target: "≥ 0.8"})
 		}
+		fmt.Fprintln(os.Stderr, "seatreport: speech ...")
+		asr, err := goBenchIn("./adaptors/speech", "^BenchmarkRecognition$", 1, "-benchtime", "1x")
+		if err != nil {
+			return nil, err
+		}
+		add(&Figure{Key: "asr-keys", What: "pocketsphinx hearing espeak-ng's speech of a kiosk's 15 phrases in three voices, the keys as its grammar: phrases heard right (a rejection counts as wrong)", Unit: "%",
+			Rounds: collect(asr, "BenchmarkRecognition", "keys-right-%"), Target: "≥ 95 %"})
+		add(&Figure{Key: "asr-rejected", What: "the same: phrases outside the keys rejected (3 phrases, three voices)", Unit: "%",
+			Rounds: collect(asr, "BenchmarkRecognition", "outside-rejected-%"), Target: "≥ 67 %"})
+		add(&Figure{Key: "asr-decision", What: "the same: the longest time from a whole WAV file to the decision", Unit: "ms",
+			Rounds: collect(asr, "BenchmarkRecognition", "keys-decision-max-ms"), Target: "≤ 300 ms"})
+		add(&Figure{Key: "asr-lm", What: "the same phrases with pocketsphinx's general language model instead of the keys: words heard right", Unit: "%",
+			Rounds: collect(asr, "BenchmarkRecognition", "lm-words-right-%")})
 	}
 	fmt.Fprintln(os.Stderr, "seatreport: seatload ...")
 	tmp, err := os.MkdirTemp("", "seatreport-")
