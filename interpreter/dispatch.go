@@ -6,6 +6,7 @@ package interpreter
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/interpreter/julius"
 	"github.com/seatml/seat/interpreter/luadm"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
@@ -137,6 +139,26 @@ func (m *seatmlBehavior) handleOne(ev *adaptors.Event) {
 			cc.lookup = ev.Key
 			ran = m.matchKeyed(cc, ev.Source, cc.lookup)
 		case ev.Data == nil:
+			// A Julius result is an XML document: its first byte is < (or
+			// white space before it), which a line seldom starts with.
+			if t := ev.Text; t != "" && (t[0] == '<' || t[0] <= ' ') && julius.IsResult(t) {
+				// Its hypotheses in rank order, as eSEAT tries them, each
+				// the event's text while it is tried ("はい,0.87"); with
+				// none taken, the XML, for the data rules.
+				var err error
+				ran, err = julius.Try(t, m.prog.ScoreLimit, func(h julius.Hypothesis) bool {
+					m.evBuf.Text = h.Text + "," + strconv.FormatFloat(h.Score, 'f', -1, 64)
+					cc.lookup = h.Text
+					return m.matchKeyed(cc, ev.Source, cc.lookup)
+				})
+				if err != nil {
+					m.log.Warn("a Julius result that is not well-formed XML; its hypotheses before the error were tried", zap.String("source", ev.Source), zap.Error(err))
+				}
+				if !ran {
+					m.evBuf.Text, cc.lookup = t, t
+				}
+				break
+			}
 			cc.lookup = ev.Text
 			if i := strings.IndexByte(cc.lookup, ','); i >= 0 {
 				cc.lookup = cc.lookup[:i]

@@ -132,6 +132,8 @@ var Elements = map[string]ElementSpec{
 			"rate":    {Kind: PosFloat, Range: &RateRange},
 			"devices": {},
 			"scripts": {},
+			// Julius results' hypotheses scored under it are skipped (docs/speech.md).
+			"scorelimit": {},
 			// The behavior's ROS node gets a suffix of its own (docs/ros.md).
 			"anonymous": {Kind: Enum, Enum: []string{"1", "0", "true", "false"}},
 		},

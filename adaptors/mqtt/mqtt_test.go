@@ -372,6 +372,10 @@ func TestRetainedModes(t *testing.T) {
 	waitFor(t, "the tester back", func() bool { return c.IsConnectionOpen() })
 	c.Subscribe("robot/+/say", 1, in.handler).WaitTimeout(10 * time.Second) // a clean session lost it
 	waitFor(t, "seat back", func() bool { return every.m.Adaptors()[0].Open == 1 })
+	// Connected is not subscribed: a live hello published before seat's
+	// subscription is confirmed would be lost, and the retained one would
+	// then be the last heard.
+	waitFor(t, "seat subscribed again", func() bool { return every.logs.FilterMessage("subscribed").Len() == 2 })
 	publish(t, c, "robot/1/asr", "hello") // live: the third hello heard if the retained one came again
 	waitFor(t, "the live hello answered as the third heard (the retained one handled again)", func() bool {
 		return slices.Contains(in.of("robot/1/say"), "hi 1 #3 on robot/1/asr")

@@ -569,6 +569,13 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 			p.Rate = f
 		}
 	}
+	if a, ok := g.Attr("scorelimit"); ok {
+		if f, ok := schema.ParseNumber(a.Value); ok {
+			p.ScoreLimit = f
+		} else {
+			c.errorf(a.ValuePos, "scorelimit is a number (the lowest score of a Julius hypothesis that is tried), not %q", a.Value)
+		}
+	}
 	p.Devices = g.AttrValue("devices")
 	p.Scripts = g.AttrValue("scripts")
 	p.UsesDevices = p.Devices != "" || p.Scripts != ""

@@ -33,6 +33,9 @@ type Program struct {
 	File string
 	Name string
 	Rate float64
+	// ScoreLimit is general@scorelimit: the hypotheses of a Julius result
+	// scored under it are not tried (0: all are).
+	ScoreLimit float64
 	// Anonymous is general@anonymous: the behavior's ROS node name gets
 	// a suffix of its own.
 	Anonymous bool
