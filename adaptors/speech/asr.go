@@ -3,8 +3,10 @@ package speech
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,11 +270,13 @@ func (a *asr) Close() error {
 // pollEvery is how often a directory is looked at for new WAV files.
 const pollEvery = 50 * time.Millisecond
 
-// hear takes each WAV file of the input, once, in name order: a file
-// input once, a directory's files as they come.
+// hear takes each WAV file of the input, once, in name order, when it
+// is whole: a file input once, a directory's files as they come.
 func (a *asr) hear(ctx context.Context, sink adaptors.Sink) {
 	defer close(a.done)
 	seen := map[string]bool{}
+	size := map[string]int64{} // a file's size when last looked at
+	still := map[string]int{}  // for how many looks it has not changed
 	for {
 		var files []string
 		if st, err := os.Stat(a.l.input); err == nil && !st.IsDir() {
@@ -285,7 +289,24 @@ func (a *asr) hear(ctx context.Context, sink adaptors.Sink) {
 			if seen[f] || ctx.Err() != nil {
 				continue
 			}
+			// A file still being written (espeak-ng -w voice-in/1.wav)
+			// is heard once it is whole: its RIFF header's size is the
+			// file's, or it has not changed for a second.
+			st, err := os.Stat(f)
+			if err != nil {
+				continue
+			}
+			if last, ok := size[f]; !ok || last != st.Size() {
+				size[f], still[f] = st.Size(), 0
+			} else {
+				still[f]++
+			}
+			if !riffWhole(f, st.Size()) && still[f] < int(time.Second/pollEvery) {
+				break // in name order: the files after it wait too
+			}
 			seen[f] = true
+			delete(size, f)
+			delete(still, f)
 			if text, ok := a.recognize(ctx, f); ok {
 				_ = sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: text})
 			}
@@ -296,6 +317,21 @@ func (a *asr) hear(ctx context.Context, sink adaptors.Sink) {
 		case <-time.After(pollEvery):
 		}
 	}
+}
+
+// riffWhole says whether a WAV file's RIFF header gives its size as the
+// file's: writers fill it in when they are done.
+func riffWhole(path string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [8]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != "RIFF" {
+		return false
+	}
+	return int64(binary.LittleEndian.Uint32(h[4:]))+8 == size
 }
 
 // currentGrammar writes the grammar of the active states' keys, when it

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -123,5 +124,42 @@ func TestPhrases(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: %q (%v), want %q", key, got, err, want)
 		}
+	}
+}
+
+// TestFileBeingWritten: a WAV file that grows in the input directory is
+// heard once it is whole, not as the part written when first seen.
+func TestFileBeingWritten(t *testing.T) {
+	speechtest.Require(t, "espeak-ng", "sox", decoder)
+	in, scratch := t.TempDir(), t.TempDir()
+	a, events, logs := openASR(t, map[string]string{"input": in}, kioskKeys)
+	a.ActiveChanged("attract", []string{"attract"})
+	whole := filepath.Join(scratch, "hello.wav")
+	say(t, whole, "hello")
+	b, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(in, "01.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Open(context.Background(), events); err != nil {
+		t.Fatal(err)
+	}
+	// Written in parts, a few looks apart: the header alone first (a
+	// WAV file with no sound yet), then the sound in three parts.
+	cuts := []int{0, 44, 44 + (len(b)-44)/3, 44 + 2*(len(b)-44)/3, len(b)}
+	for i := range len(cuts) - 1 {
+		f.Write(b[cuts[i]:cuts[i+1]])
+		f.Sync()
+		time.Sleep(3 * pollEvery)
+	}
+	f.Close()
+	if got := events.waitEvents(t, 1); !strings.HasPrefix(got[0], "ear: hello,") {
+		t.Errorf("heard %q", got)
+	}
+	if n := logs.FilterMessage("audio file not heard").Len(); n != 0 {
+		t.Errorf("a part heard: %v", logs.All())
 	}
 }
