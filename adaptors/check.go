@@ -12,9 +12,11 @@ type Check struct {
 	// not be sent (a value that does not fit its message type); nil when
 	// it would.
 	Message func(d Decl, text string) error
-	// Key reports why a key of a rule whose source is the adaptor cannot
-	// be listened for (a recognizer's grammar cannot hold it); a warning.
-	Key func(d Decl, key string) error
+	// Keys returns what reports why a key of a rule whose source is the
+	// adaptor cannot be listened for (a recognizer's grammar cannot hold
+	// it; a warning), or nil when it does not matter. It is asked once per
+	// declaration, and what it returns once per key.
+	Keys func(d Decl) func(key string) error
 }
 
 // Decl is an adaptor's declaration, as a kind's check sees it.

@@ -73,7 +73,7 @@ const (
 	// Grammar: it listens for the behavior's keys (a recognizer's
 	// grammar): it is given them (Config.Keys) and told the active
 	// states (ActiveObserver); seat check asks it about the keys of the
-	// rules whose source it is (Check.Key).
+	// rules whose source it is (Check.Keys).
 	Grammar
 )
 

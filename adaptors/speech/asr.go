@@ -25,7 +25,7 @@ import (
 
 func init() {
 	adaptors.RegisterKind(adaptors.Kind{Name: "asr", New: newASR, Attrs: asrAttrs, Caps: adaptors.Grammar,
-		Check: adaptors.Check{Decl: checkASR, Key: checkKey}})
+		Check: adaptors.Check{Decl: checkASR, Keys: keyChecker}})
 }
 
 // pocketsphinx's program, and where Debian's pocketsphinx-en-us puts its
@@ -114,29 +114,35 @@ func checkASR(d adaptors.Decl) []adaptors.Problem {
 	return probs
 }
 
-// checkKey says why a key cannot be in the grammar: a pattern that
-// matches too much, or a word the dictionary does not have.
-func checkKey(d adaptors.Decl, key string) error {
+// keyChecker says why a key cannot be in the grammar: a pattern that
+// matches too much, or a word the dictionary does not have; nil unless
+// the grammar is made of the keys.
+func keyChecker(d adaptors.Decl) func(key string) error {
 	l, _ := parseListener(d)
-	if l.grammar != "keys" || key == rejected {
+	if l.grammar != "keys" {
 		return nil
-	}
-	phrases, err := Phrases(key)
-	if err != nil {
-		return err
 	}
 	dict, err := loadDictionary(l.dict)
 	if err != nil {
-		return nil // reported by the declaration's check
+		dict = nil // reported by the declaration's check; patterns are still checked
 	}
-	for _, p := range phrases {
-		for _, w := range words(p) {
-			if !dict[w] {
-				return fmt.Errorf("the dictionary has no word %q", w)
+	return func(key string) error {
+		if key == rejected {
+			return nil
+		}
+		phrases, err := Phrases(key)
+		if err != nil || dict == nil {
+			return err
+		}
+		for _, p := range phrases {
+			for _, w := range words(p) {
+				if !dict[w] {
+					return fmt.Errorf("the dictionary has no word %q", w)
+				}
 			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // dictionaries are the pronunciation dictionaries read, by path.
@@ -185,10 +191,14 @@ type asr struct {
 	dict map[string]bool
 	dir  string // temporary files: the grammar
 
-	mu      sync.Mutex
-	grammar string            // the JSGF file for the active states ("" before the first)
-	phrases map[string]string // a phrase's words, joined by spaces, to the key's text
-	active  []string
+	mu     sync.Mutex
+	active []string
+	// grammar is the JSGF file of the active states' keys, made when
+	// the first utterance after a change of states is heard ("" until
+	// then); phrases maps its phrases' words, joined by spaces, to the
+	// key's text.
+	grammar string
+	phrases map[string]string
 
 	stats  adaptors.Counters
 	cancel context.CancelFunc
@@ -237,6 +247,7 @@ func (a *asr) StateChanged(name string) { a.ActiveChanged(name, []string{name}) 
 func (a *asr) ActiveChanged(_ string, active []string) {
 	a.mu.Lock()
 	a.active = append(a.active[:0], active...)
+	a.grammar = "" // made again for the next utterance
 	a.mu.Unlock()
 }
 
@@ -334,11 +345,14 @@ func riffWhole(path string, size int64) bool {
 	return int64(binary.LittleEndian.Uint32(h[4:]))+8 == size
 }
 
-// currentGrammar writes the grammar of the active states' keys, when it
-// changed, and returns its file and phrases.
+// currentGrammar returns the grammar file of the active states' keys and
+// its phrases, written first if the states changed since.
 func (a *asr) currentGrammar() (string, map[string]string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.grammar != "" {
+		return a.grammar, a.phrases, nil
+	}
 	var keys []string
 	keys = append(keys, a.keys.General...)
 	for _, s := range a.active {
@@ -374,12 +388,9 @@ func (a *asr) currentGrammar() (string, map[string]string, error) {
 		list = append(list, w)
 	}
 	sort.Strings(list)
-	text := jsgf(list)
 	path := filepath.Join(a.dir, "keys.gram")
-	if old, err := os.ReadFile(path); err != nil || string(old) != text {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			return "", nil, err
-		}
+	if err := os.WriteFile(path, []byte(jsgf(list)), 0o644); err != nil {
+		return "", nil, err
 	}
 	a.grammar, a.phrases = path, phrases
 	return path, phrases, nil

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"io"
+	"bufio"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,76 +26,98 @@ func TestSpeechOnTheRealBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "run", example)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		if t.Failed() {
-			t.Logf("seat logged:\n%s", stderr.String())
-		}
-	})
-	said := func() []string {
-		var out []string
-		for _, l := range strings.Split(stdout.String(), "\n") {
-			if s, ok := strings.CutPrefix(l, "said: "); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	io.WriteString(stdin, "hello\n")
-	waitForWithin(t, 30*time.Second, func() bool { return len(said()) == 1 })
-	io.WriteString(stdin, "tickets\nbye\n")
-	stdin.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("seat exited with %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("seat did not end within 30 s of the end of its input")
+	stdout, stderr, code := seatProcessIn(t, dir, "hello\ntickets\nbye\n", "run", example)
+	if code != 0 {
+		t.Fatalf("seat exited %d:\n%s", code, stderr)
 	}
 	want := []string{"Welcome to the museum. Say tickets, map, or help.", "Tickets are twelve euros, and free for children.",
 		"Goodbye, and thank you for visiting."}
-	if got := said(); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("said %q, want %q", got, want)
+	var said []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if s, ok := strings.CutPrefix(l, "said: "); ok {
+			said = append(said, s)
+		}
+	}
+	if strings.Join(said, "\n") != strings.Join(want, "\n") {
+		t.Errorf("said %q, want %q", said, want)
 	}
 	for i, text := range want {
-		file := filepath.Join(dir, "voice-out", "kiosk-"+strconv.Itoa(i+1)+".wav")
-		out, err := exec.Command("sox", "--i", "-D", file).Output()
-		if err != nil {
-			t.Fatalf("sox --i -D %s: %v", file, err)
-		}
-		secs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
 		// About 0.15 to 0.6 s a word, at speed 0.9.
 		words := float64(len(strings.Fields(text)))
-		if err != nil || secs < 0.15*words || secs > 0.6*words {
-			t.Errorf("%s (%q): %v s of sound (%v), want %.1f to %.1f", file, text, secs, err, 0.15*words, 0.6*words)
-		}
-		// sox's stat writes to standard error.
-		stat, _ := exec.Command("sox", file, "-n", "stat").CombinedOutput()
-		var rms float64
-		for _, l := range strings.Split(string(stat), "\n") {
-			if v, ok := strings.CutPrefix(l, "RMS     amplitude:"); ok {
-				rms, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
-			}
-		}
-		if rms < 0.01 {
-			t.Errorf("%s: RMS amplitude %v, silence:\n%s", file, rms, stat)
+		file := filepath.Join(dir, "voice-out", "kiosk-"+strconv.Itoa(i+1)+".wav")
+		if secs := soxSpeech(t, file); secs < 0.15*words || secs > 0.6*words {
+			t.Errorf("%s (%q): %v s of sound, want %.1f to %.1f", file, text, secs, 0.15*words, 0.6*words)
 		}
 	}
+}
+
+// TestJapaneseSpeechOnTheRealBinary: 受付ロボット on the real binary
+// answers a visitor's Japanese on its socket in Japanese, spoken by
+// open_jtalk into WAV files named in Japanese, and tells the visitor
+// what it said once the voice has finished.
+func TestJapaneseSpeechOnTheRealBinary(t *testing.T) {
+	speechtest.Require(t, "open_jtalk", "sox")
+	dir := t.TempDir()
+	example, err := filepath.Abs("../../examples/speech/reception-voice.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePortNumber(t)
+	_, log := startSeatIn(t, dir, "run", "--set", "来客.port="+port, example)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "listening") })
+	conn, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	for i, c := range []struct{ visitor, answer string }{
+		{"こんにちは", "こんにちは。受付ロボットです。ご用件をどうぞ。"},
+		{"山田さんと約束があります", "かしこまりました。担当の者をお呼びしますので、少々お待ちください。"},
+	} {
+		conn.Write([]byte(c.visitor + "\n"))
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		line, err := r.ReadString('\n')
+		if got := strings.TrimSpace(line); err != nil || got != "話しました: "+c.answer {
+			t.Fatalf("%s: told %q (%v), want 話しました: %s", c.visitor, got, err, c.answer)
+		}
+		// About 0.08 to 0.4 s a character.
+		chars := float64(len([]rune(c.answer)))
+		file := filepath.Join(dir, "voice-out", "受付-"+strconv.Itoa(i+1)+".wav")
+		if secs := soxSpeech(t, file); secs < 0.08*chars || secs > 0.4*chars {
+			t.Errorf("%s (%q): %v s of sound, want %.1f to %.1f", file, c.answer, secs, 0.08*chars, 0.4*chars)
+		}
+	}
+}
+
+// soxSpeech is how long the sound in a WAV file lasts, as sox reads it;
+// it fails the test when the file is silence.
+func soxSpeech(t *testing.T, file string) float64 {
+	t.Helper()
+	out, err := exec.Command("sox", "--i", "-D", file).Output()
+	if err != nil {
+		t.Fatalf("sox --i -D %s: %v", file, err)
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		t.Fatalf("sox --i -D %s: %q", file, out)
+	}
+	stat, _ := exec.Command("sox", file, "-n", "stat").CombinedOutput() // stat writes to standard error
+	var rms float64
+	for _, l := range strings.Split(string(stat), "\n") {
+		if v, ok := strings.CutPrefix(l, "RMS     amplitude:"); ok {
+			rms, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	if rms < 0.01 {
+		t.Errorf("%s: RMS amplitude %v, silence:\n%s", file, rms, stat)
+	}
+	return secs
 }
 
 // TestSpeechMissingEngine: on a machine without the engine, seat check
@@ -128,17 +150,8 @@ func TestListenAndSpeakOnTheRealBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := filepath.Join(dir, "talk.jsonl")
-	cmd := exec.Command(os.Args[0], "run", "--record", rec, example)
-	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
-	cmd.Dir = dir
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	_, stderr := startSeatIn(t, dir, "run", "--record", rec, example)
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
 		if t.Failed() {
 			t.Logf("seat logged:\n%s", stderr.String())
 		}
@@ -158,26 +171,21 @@ func TestListenAndSpeakOnTheRealBinary(t *testing.T) {
 		if err := os.Rename(tmp, in); err != nil {
 			t.Fatal(err)
 		}
-		// The answer is sent to the voice (the recording says), then
-		// spoken into its file.
-		want := `"kind":"out","behavior":"kiosk-talk","source":"voice","text":` + strconv.Quote(a.answer)
+		// The answer is sent to the voice, then spoken whole into its
+		// file: the recording has the message, then the voice's done.
+		sent := `"kind":"out","behavior":"kiosk-talk","source":"voice","text":` + strconv.Quote(a.answer)
+		done := `"kind":"in","behavior":"kiosk-talk","source":"voice","text":` + strconv.Quote("done,"+a.answer)
 		waitForWithin(t, 30*time.Second, func() bool {
 			b, _ := os.ReadFile(rec)
-			return strings.Count(string(b), `"kind":"out"`) == i+1
+			return strings.Count(string(b), `"kind":"out"`) == i+1 && strings.Contains(string(b), done)
 		})
-		if b, _ := os.ReadFile(rec); !strings.Contains(string(b), want) {
+		if b, _ := os.ReadFile(rec); !strings.Contains(string(b), sent) {
 			t.Fatalf("%q: not answered %q; the recording:\n%s", a.said, a.answer, b)
 		}
-		out := filepath.Join(dir, "voice-out", "kiosk-talk-"+strconv.Itoa(i+1)+".wav")
 		// Speech of a plausible length: about 0.15 to 0.6 s a word.
-		var secs float64
-		waitForWithin(t, 10*time.Second, func() bool {
-			o, err := exec.Command("sox", "--i", "-D", out).Output()
-			secs, _ = strconv.ParseFloat(strings.TrimSpace(string(o)), 64)
-			return err == nil && secs > 0
-		})
+		out := filepath.Join(dir, "voice-out", "kiosk-talk-"+strconv.Itoa(i+1)+".wav")
 		words := float64(len(strings.Fields(a.answer)))
-		if secs < 0.15*words || secs > 0.6*words {
+		if secs := soxSpeech(t, out); secs < 0.15*words || secs > 0.6*words {
 			t.Errorf("%q answered with %v s of sound, want %q (%.1f to %.1f s)", a.said, secs, a.answer, 0.15*words, 0.6*words)
 		}
 	}

@@ -155,7 +155,18 @@ func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration, stderr *syncBuffer) 
 // it is stopped with SIGTERM when the test ends.
 func startSeat(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return startSeatIn(t, "", args...)
+}
+
+// startSeatIn is startSeat in the working directory dir ("": this one).
+func startSeatIn(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	exe, err := os.Executable() // absolute: dir may be elsewhere
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr

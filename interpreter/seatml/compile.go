@@ -260,7 +260,8 @@ type compiler struct {
 	chain    []include
 	prog     *Program
 	adaptors map[string]*AdaptorDecl
-	pending  *[]func() // checks that need every state's widgets
+	hearers  map[string]func(key string) error // hearing's, by adaptor name
+	pending  *[]func()                         // checks that need every state's widgets
 	// via, for rules compiled from an include, says where they were included.
 	via string
 }
@@ -1083,20 +1084,27 @@ func article(word string) string {
 	return "a"
 }
 
-// kindOf is the kind of the adaptor declared as name (the zero Kind when
-// there is none).
 // hearing is what checks a key of a rule whose source is a recognizer
-// (a kind with adaptors.Grammar and a Check.Key), or nil.
+// (a kind with adaptors.Grammar and Check.Keys), or nil; made once per
+// adaptor and file.
 func (c *compiler) hearing(source string) func(key string) error {
-	k := c.kindOf(source)
-	d := c.adaptors[source]
-	if !k.Has(adaptors.Grammar) || k.Check.Key == nil || d == nil {
-		return nil
+	if h, ok := c.hearers[source]; ok {
+		return h
 	}
-	decl := adaptors.Decl{Name: d.Name, Attrs: d.Attrs, Dir: filepath.Dir(c.file)}
-	return func(key string) error { return k.Check.Key(decl, key) }
+	var h func(string) error
+	k, d := c.kindOf(source), c.adaptors[source]
+	if k.Has(adaptors.Grammar) && k.Check.Keys != nil && d != nil {
+		h = k.Check.Keys(adaptors.Decl{Name: d.Name, Attrs: d.Attrs, Dir: filepath.Dir(c.file)})
+	}
+	if c.hearers == nil {
+		c.hearers = map[string]func(string) error{}
+	}
+	c.hearers[source] = h
+	return h
 }
 
+// kindOf is the kind of the adaptor declared as name (the zero Kind when
+// there is none).
 func (c *compiler) kindOf(name string) adaptors.Kind {
 	if d := c.adaptors[name]; d != nil && !d.Ignored {
 		k, _ := adaptors.LookupKind(d.Type)
