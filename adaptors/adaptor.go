@@ -286,6 +286,13 @@ type Worker interface {
 	Idle() <-chan struct{}
 }
 
+// Interrupter is implemented by adaptors whose work the behavior's other
+// adaptors may cut short (a voice, when a recognizer hears the user
+// barge in): Interrupt says whether there was anything to cut.
+type Interrupter interface {
+	Interrupt() bool
+}
+
 // Addresser is implemented by adaptors that listen, so a port 0 can be
 // discovered.
 type Addresser interface {
@@ -344,6 +351,9 @@ type Config struct {
 	// Keys are what the behavior's rules listen for from this adaptor,
 	// for kinds that make a grammar of them (Caps Grammar).
 	Keys *Keys
+	// Peer returns the behavior's open adaptor of that name, nil if it
+	// has none (for an attribute naming another adaptor, Check.Refs).
+	Peer func(name string) Adaptor
 }
 
 // Keys are the keys of the rules that listen to one adaptor (their

@@ -17,6 +17,10 @@ type Check struct {
 	// it; a warning), or nil when it does not matter. It is asked once per
 	// declaration, and what it returns once per key.
 	Keys func(d Decl) func(key string) error
+	// Refs are the attributes that name another adaptor of the behavior,
+	// each with the kind it must be: seat check reports a name that is
+	// no such adaptor (Config.Peer finds it at run time).
+	Refs map[string]string
 }
 
 // Decl is an adaptor's declaration, as a kind's check sees it.

@@ -25,7 +25,7 @@ import (
 
 func init() {
 	adaptors.RegisterKind(adaptors.Kind{Name: "asr", New: newASR, Attrs: asrAttrs, Caps: adaptors.Grammar,
-		Check: adaptors.Check{Decl: checkASR, Keys: keyChecker}})
+		Check: adaptors.Check{Decl: checkASR, Keys: keyChecker, Refs: map[string]string{"bargein": "tts"}}})
 }
 
 // pocketsphinx's program, and where Debian's pocketsphinx-en-us puts its
@@ -41,6 +41,10 @@ const (
 // rejected is the event's word for speech not heard as a key.
 const rejected = "rejected"
 
+// defaultPause is the quiet that ends an utterance in a stream (the
+// microphone, a pipe).
+const defaultPause = 400 * time.Millisecond
+
 // defaultScoreLimit is the confidence under which a hypothesis is
 // rejected: the share of the utterance's speech that its words account
 // for (see confidence).
@@ -53,11 +57,20 @@ var asrAttrs = map[string]schema.AttrSpec{
 	"dict":       {},
 	"lm":         {},
 	"scorelimit": {},
+	"bargein":    {},
+	"pause":      {Kind: schema.PosFloat},
+	"device":     {},
 }
 
 // listener is how an asr adaptor hears, from its attributes.
 type listener struct {
-	input      string // a WAV file, or a directory whose WAV files are heard in name order
+	// input: a WAV file, a directory whose WAV files are heard in name
+	// order, a named pipe, or "mic".
+	input      string
+	device     string // the microphone's device (ALSA's name), "" for the default
+	recorder   string // arecord or rec, for the microphone
+	pause      time.Duration
+	bargein    string // the tts adaptor speech cuts short
 	grammar    string // "keys", "lm" (the language model: any words), or a JSGF file
 	hmm, dict  string
 	lm         string
@@ -66,7 +79,21 @@ type listener struct {
 
 func parseListener(d adaptors.Decl) (listener, []adaptors.Problem) {
 	var probs []adaptors.Problem
-	l := listener{input: d.Attrs["input"], grammar: d.Attrs["grammar"], scoreLimit: defaultScoreLimit}
+	l := listener{input: strings.TrimSpace(d.Attrs["input"]), grammar: d.Attrs["grammar"], scoreLimit: defaultScoreLimit,
+		device: d.Attrs["device"], bargein: d.Attrs["bargein"], pause: defaultPause}
+	if v, ok := d.Attrs["pause"]; ok {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f > 0 && f <= 10 {
+			l.pause = time.Duration(f * float64(time.Second))
+		} // else reported by the schema (a number > 0)
+	}
+	if l.input == mic {
+		if l.recorder = recorder(); l.recorder == "" {
+			probs = append(probs, adaptors.Problem{Attr: "input", Machine: true,
+				Msg: "nothing records sound on this machine (Debian: apt-get install alsa-utils, or sox)"})
+		}
+	} else if _, ok := d.Attrs["device"]; ok {
+		probs = append(probs, adaptors.Problem{Attr: "device", Warning: true, Msg: `device is the microphone's, for input="mic"`})
+	}
 	if l.grammar == "" {
 		l.grammar = "keys"
 	}
@@ -78,7 +105,7 @@ func parseListener(d adaptors.Decl) (listener, []adaptors.Problem) {
 	}
 	if strings.TrimSpace(l.input) == "" {
 		probs = append(probs, adaptors.Problem{Attr: "input", AtName: true,
-			Msg: `input is a WAV file or a directory of them (input="voice-in"); the microphone is not supported yet`})
+			Msg: `input is the microphone (input="mic"), a WAV file, a directory of them (input="voice-in"), or a named pipe`})
 	}
 	if v, ok := d.Attrs["scorelimit"]; ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -189,7 +216,10 @@ type asr struct {
 	l    listener
 	keys *adaptors.Keys
 	dict map[string]bool
-	dir  string // temporary files: the grammar
+	dir  string // temporary files: the grammar, the utterances of a stream
+	peer func(string) adaptors.Adaptor
+	// source names the input in logs.
+	source string
 
 	mu     sync.Mutex
 	active []string
@@ -212,7 +242,10 @@ func newASR(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			return nil, errors.New(p.Msg)
 		}
 	}
-	a := &asr{name: cfg.Name, log: cfg.Log, l: l, keys: cfg.Keys, done: make(chan struct{})}
+	a := &asr{name: cfg.Name, log: cfg.Log, l: l, keys: cfg.Keys, peer: cfg.Peer, source: l.input, done: make(chan struct{})}
+	if l.input == mic {
+		a.source = "the microphone"
+	}
 	if a.log == nil {
 		a.log = zap.NewNop()
 	}
@@ -258,13 +291,18 @@ func (a *asr) Open(ctx context.Context, sink adaptors.Sink) error {
 		return err
 	}
 	a.dir = dir
-	if st, err := os.Stat(a.l.input); err != nil || st.IsDir() {
+	stream := a.l.input == mic || isPipe(a.l.input)
+	if st, err := os.Stat(a.l.input); !stream && (err != nil || st.IsDir()) {
 		if err := os.MkdirAll(a.l.input, 0o755); err != nil {
 			return err
 		}
 	}
 	ctx, a.cancel = context.WithCancel(ctx)
-	go a.hear(ctx, sink)
+	if stream {
+		go a.hearStream(ctx, sink)
+	} else {
+		go a.hear(ctx, sink)
+	}
 	return nil
 }
 
@@ -272,6 +310,9 @@ func (a *asr) Open(ctx context.Context, sink adaptors.Sink) error {
 func (a *asr) Close() error {
 	if a.cancel != nil {
 		a.cancel()
+		if a.l.input != mic && isPipe(a.l.input) {
+			a.endPipeWait()
+		}
 		<-a.done
 		os.RemoveAll(a.dir)
 	}
@@ -318,7 +359,8 @@ func (a *asr) hear(ctx context.Context, sink adaptors.Sink) {
 			seen[f] = true
 			delete(size, f)
 			delete(still, f)
-			if text, ok := a.recognize(ctx, f); ok {
+			a.bargeIn()
+			if text, ok := a.recognize(ctx, f, f); ok {
 				_ = sink.Deliver(ctx, adaptors.Event{Source: a.name, Text: text})
 			}
 		}
@@ -396,9 +438,9 @@ func (a *asr) currentGrammar() (string, map[string]string, error) {
 	return path, phrases, nil
 }
 
-// recognize hears one WAV file; ok is false when it could not.
-func (a *asr) recognize(ctx context.Context, file string) (string, bool) {
-	name := file
+// recognize hears one WAV file, name in logs; ok is false when it could
+// not.
+func (a *asr) recognize(ctx context.Context, file, name string) (string, bool) {
 	w, err := wav.Read(file)
 	if err == nil && (w.Rate != 16000 || w.Channels != 1) {
 		// pocketsphinx hears 16 kHz mono: sox makes it so.

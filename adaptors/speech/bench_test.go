@@ -67,7 +67,7 @@ func BenchmarkRecognition(b *testing.B) {
 		var slowest, lmTime time.Duration
 		for _, u := range in {
 			start := time.Now()
-			text, _ := keys.recognize(ctx, u.file)
+			text, _ := keys.recognize(ctx, u.file, u.file)
 			slowest = max(slowest, time.Since(start))
 			if heard, _, _ := strings.Cut(text, ","); heard == u.text {
 				right++
@@ -75,7 +75,7 @@ func BenchmarkRecognition(b *testing.B) {
 				b.Logf("%s (%s) %q heard as %q", filepath.Base(u.file), voices[u.voice].voice, u.text, text)
 			}
 			start = time.Now()
-			text, _ = lm.recognize(ctx, u.file)
+			text, _ = lm.recognize(ctx, u.file, u.file)
 			lmTime += time.Since(start)
 			heard := strings.Fields(text[:strings.LastIndexByte(text, ',')+1])
 			words += len(strings.Fields(u.text))
@@ -83,7 +83,7 @@ func BenchmarkRecognition(b *testing.B) {
 		}
 		for _, u := range out {
 			start := time.Now()
-			text, _ := keys.recognize(ctx, u.file)
+			text, _ := keys.recognize(ctx, u.file, u.file)
 			slowest = max(slowest, time.Since(start))
 			if strings.HasPrefix(text, rejected+",") {
 				refused++

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/seatml/seat/adaptors"
+	"github.com/seatml/seat/adaptors/speech/wav"
 	"github.com/seatml/seat/schema"
 )
 
@@ -48,6 +49,7 @@ var ttsAttrs = map[string]schema.AttrSpec{
 	"wav":        {},
 	"device":     {},
 	"events":     {Kind: schema.Enum, Enum: []string{"on", "off"}},
+	"realtime":   {Kind: schema.Enum, Enum: []string{"on", "off"}},
 }
 
 // synth is how a tts adaptor speaks, from its attributes.
@@ -65,13 +67,17 @@ type synth struct {
 	player string // aplay or sox's play
 	device string // the sound device (ALSA's name), "" for the default
 	events bool
+	// realtime: an utterance written to a WAV file lasts as long as its
+	// sound, as one played does, so barge-in can cut it short.
+	realtime bool
 }
 
 // parseSynth reads a declaration, and says what is wrong with it or
 // missing on this machine (naming the Debian package to install).
 func parseSynth(d adaptors.Decl) (synth, []adaptors.Problem) {
 	var probs []adaptors.Problem
-	s := synth{engine: d.Attrs["engine"], speed: 1, wav: d.Attrs["wav"], device: d.Attrs["device"], events: d.Attrs["events"] != "off"}
+	s := synth{engine: d.Attrs["engine"], speed: 1, wav: d.Attrs["wav"], device: d.Attrs["device"], events: d.Attrs["events"] != "off",
+		realtime: d.Attrs["realtime"] == "on"}
 	lang := strings.ToLower(strings.TrimSpace(d.Attrs["lang"]))
 	if s.engine == "" {
 		s.engine = espeakNG
@@ -213,6 +219,10 @@ type tts struct {
 	current context.CancelFunc // ends the utterance being spoken
 	pending int                // utterances sent and not yet told done or interrupted
 	idle    chan struct{}      // closed while pending is 0
+	// queued counts the utterances put in the queue, taken those taken
+	// from it, and cut is queued when Interrupt ended the robot's turn:
+	// the utterances up to it are not spoken.
+	queued, taken, cut uint64
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -257,8 +267,12 @@ func (a *tts) Send(text string) error {
 		a.idle = make(chan struct{})
 	}
 	a.pending++
+	ok := a.queue.Put(text)
+	if ok {
+		a.queued++
+	}
 	a.mu.Unlock()
-	if !a.queue.Put(text) {
+	if !ok {
 		a.stats.Dropped.Add(1)
 		a.finished(1)
 		return adaptors.ErrQueueFull
@@ -290,13 +304,20 @@ func (a *tts) finished(n int) {
 	}
 }
 
-// Interrupt cuts the utterance being spoken short; those queued follow.
-func (a *tts) Interrupt() {
+// Interrupt ends the robot's turn (adaptors.Interrupter): the utterance
+// being spoken is cut short, and those queued behind it are not spoken;
+// each is told "interrupted". It says whether anything was being spoken.
+func (a *tts) Interrupt() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.current == nil && a.pending == 0 {
+		return false
+	}
 	if a.current != nil {
 		a.current()
 	}
+	a.cut = a.queued
+	return true
 }
 
 // Close stops speaking: the utterance being spoken is cut short, those
@@ -335,7 +356,17 @@ func (a *tts) speakAll(ctx context.Context, sink adaptors.Sink) {
 				a.finished(len(batch) - i)
 				break
 			}
-			a.speak(ctx, sink, text)
+			a.mu.Lock()
+			a.taken++
+			skip := a.taken <= a.cut
+			a.mu.Unlock()
+			if skip {
+				a.log.Info("utterance not spoken: the turn was interrupted", zap.String("text", text))
+				a.stats.Dropped.Add(1)
+				a.tell(ctx, sink, "interrupted", text)
+			} else {
+				a.speak(ctx, sink, text)
+			}
 			a.finished(1)
 		}
 		clear(batch)
@@ -401,6 +432,9 @@ func (a *tts) say(ctx context.Context, n int, text string) error {
 		return fmt.Errorf("%s wrote no sound to %s", a.s.engine, out)
 	}
 	if a.s.wav != "" {
+		if a.s.realtime {
+			return lasts(ctx, out)
+		}
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, playLimit)
@@ -410,6 +444,22 @@ func (a *tts) say(ctx context.Context, n int, text string) error {
 		return fmt.Errorf("playing on the sound device (%s): %w", a.s.player, err)
 	}
 	return nil
+}
+
+// lasts waits as long as the WAV file's sound lasts, or until ctx ends.
+func lasts(ctx context.Context, file string) error {
+	w, err := wav.Read(file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	t := time.NewTimer(w.Duration())
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // run runs a program; its error carries the last line it printed.

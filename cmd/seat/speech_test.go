@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,5 +216,81 @@ func TestASRKeysChecked(t *testing.T) {
 	}
 	if code != 0 || strings.Count(stderr, "warning") != 2 {
 		t.Errorf("exit %d, want 0 and two warnings:\n%s", code, stderr)
+	}
+}
+
+// TestBargeInOnTheRealBinary: the talking kiosk on the real binary hears
+// a named pipe, as it would a microphone: a visitor's "hello" is heard
+// where the visitor pauses, and the kiosk answers, taking as long as
+// its answer would to play; the visitor says "tickets" over it, and the
+// kiosk stops (its answer told interrupted), hears it, and answers that.
+func TestBargeInOnTheRealBinary(t *testing.T) {
+	speechtest.Require(t, "espeak-ng", "sox", "pocketsphinx_continuous")
+	dir := t.TempDir()
+	example, err := filepath.Abs("../../examples/speech/kiosk-talk.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "visitor.pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "talk.jsonl")
+	_, stderr := startSeatIn(t, dir, "run", "--record", rec, "--set", "ear.input=visitor.pipe", example)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(rec)
+			t.Logf("seat logged:\n%s\nrecorded:\n%s", stderr.String(), b)
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	speak := func(text string) {
+		wav := filepath.Join(dir, "visitor.wav")
+		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-s", "160", "-w", wav, text).CombinedOutput(); err != nil {
+			t.Fatalf("espeak-ng: %v\n%s", err, out)
+		}
+		// 16 kHz mono, with a second's pause after it, as a recorder
+		// would send it.
+		if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-b", "16", "-t", "wav", filepath.Join(dir, "visitor.pipe"), "pad", "0", "1").CombinedOutput(); err != nil {
+			t.Fatalf("sox: %v\n%s", err, out)
+		}
+	}
+	recorded := func(kind, source, text string) bool {
+		b, _ := os.ReadFile(rec)
+		return strings.Contains(string(b), `"kind":"`+kind+`","behavior":"kiosk-talk","source":"`+source+`","text":`+strconv.Quote(text))
+	}
+	welcome := "Welcome to the museum. Say tickets, map, or help."
+	speak("hello")
+	waitForWithin(t, 30*time.Second, func() bool { return recorded("in", "voice", "speaking,"+welcome) })
+	speak("tickets")
+	tickets := "Tickets are twelve euros, and free for children."
+	waitForWithin(t, 30*time.Second, func() bool { return recorded("in", "voice", "done,"+tickets) })
+	if !recorded("in", "voice", "interrupted,"+welcome) || recorded("in", "voice", "done,"+welcome) {
+		t.Errorf("the welcome was not cut short")
+	}
+	if !strings.Contains(stderr.String(), "barge-in") {
+		t.Errorf("no barge-in in the log")
+	}
+}
+
+// TestBargeInChecked: seat check refuses a bargein that names no tts
+// adaptor of the behavior, at the name.
+func TestBargeInChecked(t *testing.T) {
+	speechtest.Require(t, "pocketsphinx_continuous")
+	file := filepath.Join(t.TempDir(), "ear.seatml")
+	os.WriteFile(file, []byte(`<seatml><general name="ear">
+<adaptor name="ear" type="asr" input="in" bargein="voice"/>
+<adaptor name="peer" type="socket" port="0"/><adaptor name="ear2" type="asr" input="in2" bargein="peer"/>
+</general><state name="s"><rule><key>hello</key></rule></state></seatml>`), 0o644)
+	_, stderr, code := runSeat("check", file)
+	for _, want := range []string{
+		`ear.seatml:2:52: adaptor "ear": bargein names no adaptor "voice" (it names a tts adaptor of this behavior)`,
+		`ear.seatml:3:99: adaptor "ear2": bargein names adaptor "peer", a socket adaptor; it names a tts adaptor`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %s in\n%s", want, stderr)
+		}
+	}
+	if code == 0 {
+		t.Errorf("exit 0:\n%s", stderr)
 	}
 }

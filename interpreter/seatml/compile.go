@@ -642,6 +642,31 @@ func (c *compiler) declareGeneral(g *schema.Node) {
 		c.adaptors[d.Name] = d
 		p.Adaptors = append(p.Adaptors, *d)
 	}
+	c.checkRefs(g)
+}
+
+// checkRefs reports the attributes that name another adaptor
+// (adaptors.Check.Refs) when it is not one of the kind they need.
+func (c *compiler) checkRefs(g *schema.Node) {
+	for _, n := range g.Children {
+		if n.Name != "adaptor" {
+			continue
+		}
+		k, _ := adaptors.LookupKind(n.AttrValue("type"))
+		for attr, kind := range k.Check.Refs {
+			a, ok := n.Attr(attr)
+			if !ok || a.Value == "" {
+				continue
+			}
+			name := n.AttrValue("name")
+			switch d := c.adaptors[a.Value]; {
+			case d == nil:
+				c.errorf(a.ValuePos, "adaptor %q: %s names no adaptor %q (it names a %s adaptor of this behavior)", name, attr, a.Value, kind)
+			case d.Type != kind:
+				c.errorf(a.ValuePos, "adaptor %q: %s names adaptor %q, a %s adaptor; it names a %s adaptor", name, attr, a.Value, d.Type, kind)
+			}
+		}
+	}
 }
 
 // declareState declares the state n, inside parent (nil: at the top

@@ -56,6 +56,24 @@ func Read(path string) (*File, error) {
 	return w, nil
 }
 
+// Write writes 16-bit PCM samples as a WAV file.
+func Write(path string, rate, channels int, data []byte) error {
+	h := make([]byte, 44, 44+len(data))
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(data)))
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1)
+	binary.LittleEndian.PutUint16(h[22:], uint16(channels))
+	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate*channels*2))
+	binary.LittleEndian.PutUint16(h[32:], uint16(channels*2))
+	binary.LittleEndian.PutUint16(h[34:], 16)
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], uint32(len(data)))
+	return os.WriteFile(path, append(h, data...), 0o644)
+}
+
 // Duration is how long the sound lasts.
 func (w *File) Duration() time.Duration {
 	frames := len(w.Data) / (2 * w.Channels)
