@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seatml/seat/adaptors/speech/speechtest"
+	"github.com/seatml/seat/adaptors/web/webtest"
 )
 
 // TestSpeechOnTheRealBinary: the English kiosk on the real binary speaks
@@ -224,6 +226,8 @@ func TestASRKeysChecked(t *testing.T) {
 // where the visitor pauses, and the kiosk answers, taking as long as
 // its answer would to play; the visitor says "tickets" over it, and the
 // kiosk stops (its answer told interrupted), hears it, and answers that.
+// The monitor, in headless Chromium, shows what was heard with its
+// confidence, what was rejected, and what was said and became of it.
 func TestBargeInOnTheRealBinary(t *testing.T) {
 	speechtest.Require(t, "espeak-ng", "sox", "pocketsphinx_continuous")
 	dir := t.TempDir()
@@ -235,7 +239,8 @@ func TestBargeInOnTheRealBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := filepath.Join(dir, "talk.jsonl")
-	_, stderr := startSeatIn(t, dir, "run", "--record", rec, "--set", "ear.input=visitor.pipe", example)
+	control := freePort(t)
+	_, stderr := startSeatIn(t, dir, "run", "--record", rec, "--control", control, "--set", "ear.input=visitor.pipe", example)
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(rec)
@@ -243,6 +248,9 @@ func TestBargeInOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	b := webtest.Start(t)
+	b.Navigate("http://" + control + "/monitor/")
+	b.WaitFor("the monitor's speech table", `document.querySelector('section[data-behavior="kiosk-talk"] table.speech') != null`)
 	speak := func(text string) {
 		wav := filepath.Join(dir, "visitor.wav")
 		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-s", "160", "-w", wav, text).CombinedOutput(); err != nil {
@@ -269,6 +277,27 @@ func TestBargeInOnTheRealBinary(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "barge-in") {
 		t.Errorf("no barge-in in the log")
+	}
+	speak("how much does the ticket cost")
+	sorry := "Sorry, please say that again."
+	waitForWithin(t, 30*time.Second, func() bool { return recorded("in", "voice", "done,"+sorry) })
+
+	// The monitor's rows, newest first: what, adaptor, text, and the
+	// confidence or what became of the utterance.
+	rows := `Array.from(document.querySelectorAll('section[data-behavior="kiosk-talk"] table.speech tbody tr')).map(r => Array.from(r.cells).slice(1).map(c => c.textContent).join("|")).join("\n")`
+	conf := `0\.\d\d|1\.00`
+	want := regexp.MustCompile(`^said\|voice\|` + regexp.QuoteMeta(sorry) + `\|done\n` +
+		`rejected\|ear\|[a-z ]*\|(` + conf + `)\n` +
+		`said\|voice\|` + regexp.QuoteMeta(tickets) + `\|done\n` +
+		`heard\|ear\|tickets\|(` + conf + `)\n` +
+		`said\|voice\|` + regexp.QuoteMeta(welcome) + `\|interrupted\n` +
+		`heard\|ear\|hello\|(` + conf + `)$`)
+	deadline := time.Now().Add(10 * time.Second)
+	for got := ""; !want.MatchString(got); got, _ = b.Eval(rows).(string) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the monitor's speech rows:\n%s\nwant %s", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

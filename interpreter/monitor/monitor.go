@@ -1,7 +1,8 @@
 // Package monitor serves the live monitor: a page that shows every
 // behavior of the process as its graph with the current state
 // highlighted, the last events, messages and rules fired, the timers
-// armed and the adaptors' counters, updated over a WebSocket. It is
+// armed, the adaptors' counters, and what its voices said and its
+// recognizers heard, updated over a WebSocket. It is
 // mounted on the control API's address under /monitor/ (seat run
 // --control). The graph is laid out in the page by Graphviz compiled to
 // WebAssembly (Viz.js), served from the binary: no network at run time.
@@ -83,7 +84,10 @@ type behavior struct {
 	File   string        `json:"file"`
 	DOT    string        `json:"dot"`
 	Recent []record.Line `json:"recent"`
-	next   int           // where the ring's next line goes, once full
+	// Kinds are its adaptors' kinds, by name: the page shows what asr
+	// adaptors heard and tts adaptors said.
+	Kinds  map[string]string `json:"kinds"`
+	next   int               // where the ring's next line goes, once full
 	obs    *observer
 	counts map[string]*Count // counted while pages were open
 }
@@ -128,7 +132,11 @@ func (m *Monitor) Observe(p *seatml.Program) interpreter.Observer {
 	var dot strings.Builder
 	graph.New(p).DOT(&dot)
 	o := &observer{m: m, counts: map[string]*Count{}}
-	b := &behavior{Name: p.Name, File: p.File, DOT: dot.String(), Recent: make([]record.Line, 0, RecentLen), obs: o, counts: map[string]*Count{}}
+	b := &behavior{Name: p.Name, File: p.File, DOT: dot.String(), Recent: make([]record.Line, 0, RecentLen), obs: o, counts: map[string]*Count{},
+		Kinds: map[string]string{}}
+	for _, d := range p.Adaptors {
+		b.Kinds[d.Name] = d.Type
+	}
 	m.mu.Lock()
 	old, ok := m.behs[p.Name]
 	if !ok {

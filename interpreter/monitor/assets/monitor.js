@@ -39,6 +39,10 @@ function section(b) {
       adaptors: el("tbody"),
       log: el("tbody"),
     };
+    // A behavior with a voice or a recognizer shows what was said and
+    // heard, with confidences.
+    const speech = Object.values(b.kinds || {}).some(k => k === "asr" || k === "tts");
+    if (speech) els.speech = el("tbody");
     const sec = el("section", {class: "behavior", "data-behavior": b.name},
       els.title,
       el("div", {class: "status"}, els.state, els.timers),
@@ -50,10 +54,13 @@ function section(b) {
           // too narrow for it, never the page or the column.
           el("div", {class: "table-box"},
             el("table", {class: "adaptors"}, el("thead", {}, el("tr", {}, ...["adaptor", "address", "in", "out", "open", "accepted", "refused", "dropped", "too long", "slow"].map((h, i) => el("th", i > 1 ? {class: "n"} : {}, h)))), els.adaptors)),
+          ...(speech ? [el("h3", {}, "Said and heard"),
+            el("div", {class: "table-box"}, el("table", {class: "speech"},
+              el("thead", {}, el("tr", {}, ...["t", "", "adaptor", "text", "confidence or status"].map(h => el("th", {}, h)))), els.speech))] : []),
           el("h3", {}, "Events, messages, rules fired"),
           el("div", {class: "log"}, el("table", {}, els.log)))));
     document.getElementById("behaviors").append(sec);
-    s = {section: sec, els, state: "", timeout: null, tick: null};
+    s = {section: sec, els, state: "", timeout: null, tick: null, kinds: b.kinds || {}};
     behaviors.set(b.name, s);
   }
   return s;
@@ -132,6 +139,7 @@ function addLine(s, l) {
       break;
     default: details.append((l.source || "") + " " + (l.peer || ""));
   }
+  speechLine(s, l);
   const row = el("tr", {class: "line " + l.kind}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + l.kind}, l.kind)), details);
   s.els.log.prepend(row);
   while (s.els.log.rows.length > logLen) s.els.log.deleteRow(-1);
@@ -140,6 +148,42 @@ function addLine(s, l) {
     if (s.active && s.active.length) s.active = [...s.active, l.state]; // what it left goes with the next status
     highlight(s);
   }
+}
+
+const speechLen = 50; // rows of what was said and heard kept per behavior
+
+// speechLine shows what a recognizer heard ("tickets,0.95", or
+// "rejected,0.31,HEARD") and what a voice was given to say, with what
+// became of it (its "speaking", "done" and "interrupted" events).
+function speechLine(s, l) {
+  const kind = s.kinds[l.source], text = l.text ?? "";
+  if (!s.els.speech || (kind !== "asr" && kind !== "tts")) return;
+  if (kind === "asr" && l.kind === "in") {
+    const [word, conf, ...heard] = text.split(",");
+    if (word === "rejected") addSpeech(s, l, "rejected", heard.join(","), conf);
+    else addSpeech(s, l, "heard", word, conf);
+  } else if (kind === "tts" && l.kind === "out") {
+    addSpeech(s, l, "said", text, "queued");
+  } else if (kind === "tts" && l.kind === "in") {
+    const i = text.indexOf(","), status = text.slice(0, i), said = text.slice(i + 1);
+    // The oldest utterance of that text not yet over.
+    const rows = Array.from(s.els.speech.rows).reverse();
+    const row = rows.find(r => r.dataset.source === l.source && r.dataset.text === said && !["done", "interrupted"].includes(r.dataset.status));
+    if (row) {
+      row.dataset.status = status;
+      row.cells[4].textContent = status;
+    }
+  }
+}
+
+function addSpeech(s, l, what, text, detail) {
+  const row = el("tr", {class: "speech " + what}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + what}, what)),
+    el("td", {}, l.source), el("td", {}, text), el("td", {class: what === "said" ? "" : "n"}, detail ?? ""));
+  row.dataset.source = l.source;
+  row.dataset.text = text;
+  if (what === "said") row.dataset.status = detail;
+  s.els.speech.prepend(row);
+  while (s.els.speech.rows.length > speechLen) s.els.speech.deleteRow(-1);
 }
 
 function showStatus(now, infos, counts) {
