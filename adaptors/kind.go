@@ -29,6 +29,12 @@ type Kind struct {
 	// Check is what seat check asks it about a behavior.
 	Check Check
 	Caps  Caps
+	// Holds names what an adaptor of these attributes holds exclusively
+	// (a sound device, a named pipe), "" for nothing: a reload opens the
+	// new version's adaptor that holds the same only once the old one's
+	// is closed. Listening addresses and standard input are known
+	// without it.
+	Holds func(attrs map[string]string) string
 }
 
 // Caps are what a kind's adaptors can do, that the compiler, the runtime

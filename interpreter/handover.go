@@ -126,10 +126,16 @@ func (m *Machine) canTake(old *Machine, d seatml.AdaptorDecl) bool {
 }
 
 // holdKey names what an adaptor holds exclusively: its listening address,
-// or standard input; "" for nothing.
+// standard input, or what its kind says (Kind.Holds); "" for nothing.
 func holdKey(d seatml.AdaptorDecl) string {
-	if k, _ := adaptors.LookupKind(d.Type); k.Has(adaptors.Stdin) {
+	k, _ := adaptors.LookupKind(d.Type)
+	if k.Has(adaptors.Stdin) {
 		return "stdio"
+	}
+	if k.Holds != nil {
+		if h := k.Holds(d.Attrs); h != "" {
+			return d.Type + ":" + h
+		}
 	}
 	if d.Attrs["role"] == "client" || d.Attrs["port"] == "" || d.Attrs["port"] == "0" {
 		return ""

@@ -423,7 +423,7 @@ func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 		Behavior: m.prog.Name, Anonymous: m.prog.Anonymous, Name: d.Name, Type: d.Type, Attrs: d.Attrs, Dir: filepath.Dir(m.prog.File), Log: m.log,
 		Stdin: m.opts.Stdin, Stdout: m.opts.Stdout, Tuning: m.opts.Tuning,
 		Connections: m.prog.WantsConnections(d.Name),
-		Peer:        m.adaptorNamed,
+		Peer:        m.Adaptor,
 	}
 	if k, _ := adaptors.LookupKind(d.Type); k.Has(adaptors.Grammar) {
 		cfg.Keys = m.keysModel(d.Name)
@@ -434,13 +434,6 @@ func (m *Machine) adaptorConfig(d seatml.AdaptorDecl) adaptors.Config {
 		cfg.Log = cfg.BehaviorLog.With(zap.String("adaptor", d.Name))
 	}
 	return cfg
-}
-
-// adaptorNamed is the open adaptor of that name, nil if none.
-func (m *Machine) adaptorNamed(name string) adaptors.Adaptor {
-	m.adMu.RLock()
-	defer m.adMu.RUnlock()
-	return m.adaptors[name]
 }
 
 // adopt makes a the open adaptor of d: m sends through it and tells it of

@@ -25,7 +25,21 @@ import (
 
 func init() {
 	adaptors.RegisterKind(adaptors.Kind{Name: "asr", New: newASR, Attrs: asrAttrs, Caps: adaptors.Grammar,
-		Check: adaptors.Check{Decl: checkASR, Keys: keyChecker, Refs: map[string]string{"bargein": "tts"}}})
+		Check: adaptors.Check{Decl: checkASR, Keys: keyChecker, Refs: map[string]string{"bargein": "tts"}}, Holds: holds})
+}
+
+// holds is what a recognizer holds alone: its input. Two would share a
+// pipe's sound, contend for the microphone, and hear a directory's files
+// twice.
+func holds(attrs map[string]string) string {
+	in := strings.TrimSpace(attrs["input"])
+	if in == mic {
+		return mic + ":" + attrs["device"]
+	}
+	if abs, err := filepath.Abs(in); err == nil {
+		return abs
+	}
+	return in
 }
 
 // pocketsphinx's program, and where Debian's pocketsphinx-en-us puts its

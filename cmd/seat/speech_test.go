@@ -323,3 +323,51 @@ func TestBargeInChecked(t *testing.T) {
 		t.Errorf("exit 0:\n%s", stderr)
 	}
 }
+
+// TestSpeechReloadOnTheRealBinary: a reload of the talking kiosk, hearing
+// a named pipe, opens the new version's recognizer once the old one has
+// let the pipe go: the visitor's next "hello" is heard once, by the new
+// version, which answers with its own welcome.
+func TestSpeechReloadOnTheRealBinary(t *testing.T) {
+	speechtest.Require(t, "espeak-ng", "sox", "pocketsphinx_continuous")
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../examples/speech/kiosk-talk.seatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "kiosk-talk.seatml")
+	os.WriteFile(file, b, 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "visitor.pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, control := filepath.Join(dir, "talk.jsonl"), freePort(t)
+	_, stderr := startSeatIn(t, dir, "run", "--record", rec, "--control", control, "--set", "ear.input=visitor.pipe", file)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(rec)
+			t.Logf("seat logged:\n%s\nrecorded:\n%s", stderr.String(), b)
+		}
+	})
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	welcome := "Welcome back to the museum. Say tickets, map, or help."
+	os.WriteFile(file, []byte(strings.Replace(string(b), "Welcome to the museum.", "Welcome back to the museum.", 1)), 0o644)
+	if out, errOut, code := ctlAt(control, "reload", "kiosk-talk", "--set", "ear.input=visitor.pipe"); code != 0 {
+		t.Fatalf("reload: exit %d\n%s%s", code, out, errOut)
+	}
+	wav := filepath.Join(dir, "visitor.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-s", "160", "-w", wav, "hello").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-b", "16", "-t", "wav", filepath.Join(dir, "visitor.pipe"), "pad", "0", "1").CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v\n%s", err, out)
+	}
+	done := `"source":"voice","text":` + strconv.Quote("done,"+welcome)
+	waitForWithin(t, 30*time.Second, func() bool {
+		b, _ := os.ReadFile(rec)
+		return strings.Contains(string(b), done)
+	})
+	b, _ = os.ReadFile(rec)
+	if n := strings.Count(string(b), `"source":"ear","text":"hello,`); n != 1 {
+		t.Errorf("hello heard %d times, want once", n)
+	}
+}
