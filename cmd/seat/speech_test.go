@@ -247,7 +247,9 @@ func TestBargeInOnTheRealBinary(t *testing.T) {
 			t.Logf("seat logged:\n%s\nrecorded:\n%s", stderr.String(), b)
 		}
 	})
-	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	waitForWithin(t, 30*time.Second, func() bool {
+		return strings.Contains(stderr.String(), `"to": "attract"`) && strings.Contains(stderr.String(), "\tmonitor\t")
+	})
 	b := webtest.Start(t)
 	b.Navigate("http://" + control + "/monitor/")
 	b.WaitFor("the monitor's speech table", `document.querySelector('section[data-behavior="kiosk-talk"] table.speech') != null`)
@@ -348,7 +350,9 @@ func TestSpeechReloadOnTheRealBinary(t *testing.T) {
 			t.Logf("seat logged:\n%s\nrecorded:\n%s", stderr.String(), b)
 		}
 	})
-	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(stderr.String(), `"to": "attract"`) })
+	waitForWithin(t, 30*time.Second, func() bool {
+		return strings.Contains(stderr.String(), `"to": "attract"`) && strings.Contains(stderr.String(), "\tcontrol API\t")
+	})
 	welcome := "Welcome back to the museum. Say tickets, map, or help."
 	os.WriteFile(file, []byte(strings.Replace(string(b), "Welcome to the museum.", "Welcome back to the museum.", 1)), 0o644)
 	if out, errOut, code := ctlAt(control, "reload", "kiosk-talk", "--set", "ear.input=visitor.pipe"); code != 0 {
