@@ -215,6 +215,42 @@ func (r *Replacement) Switch(start bool) {
 	}
 }
 
+// KeepState asks the old version, before Switch, to leave what it is
+// doing for the new one instead of exiting its states as it stops: the
+// new version starts where the old one was (docs/lifecycle.md, "Reload
+// that keeps state"). It says why not when it cannot: a behavior with
+// sessions, or an SCXML document, starts afresh.
+func (r *Replacement) KeepState() error {
+	if r.switched {
+		panic("Replacement.KeepState after Switch")
+	}
+	if _, ok := r.old.b.(*seatmlBehavior); !ok || r.old.host != nil || r.new.host != nil {
+		return errors.New("only a SEATML behavior without sessions keeps its state across a reload yet; it starts from its initial state")
+	}
+	c := &carry{}
+	r.new.carried = c  // not started yet
+	r.old.runMu.Lock() // held by whoever runs it: its begin, its shutdown
+	r.old.carried = c
+	r.old.runMu.Unlock()
+	return nil
+}
+
+// Kept waits until the new version has started (or ctx ends) and says
+// what of the old version's state it could not carry over; ok is false
+// when it was not asked to (KeepState) or the old version left nothing.
+func (r *Replacement) Kept(ctx context.Context) (report []string, ok bool) {
+	c := r.new.carried
+	if c == nil {
+		return nil, false
+	}
+	select {
+	case <-r.new.ready:
+	case <-ctx.Done():
+		return nil, false
+	}
+	return c.report, c.taken
+}
+
 // handed is an adaptor handed over, with the relay it delivers through.
 type handed struct {
 	a     adaptors.Adaptor

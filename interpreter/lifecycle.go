@@ -321,7 +321,11 @@ func (m ownQueue) run(ctx context.Context) error {
 // shutdown is L6: no event reaches rules once it begins.
 func (m *Machine) shutdown() {
 	m.running.Store(false)
-	m.b.stop()
+	if sb, ok := m.b.(*seatmlBehavior); ok && m.carried != nil && !m.carried.taken {
+		takeCarry(sb, m.carried) // a reload that keeps state: no onexit
+	} else {
+		m.b.stop()
+	}
 	m.runCallback("onInput_onStop")
 	m.flushAdaptors() // a session's adaptors outlive it: what onexit sent goes now
 	m.stopDevices()

@@ -176,6 +176,11 @@ type env struct {
 	unqueued droppedEvents // the raises the full internal queue dropped since it was last drained
 	exitCode *int
 	endCause string // why exitCode was set (EndCause)
+	// carried is what a reload that keeps state carries (carry.go): to
+	// fill as the old version stops, or to start the new one from; kept,
+	// while it starts, the states it enters without their onentry lists.
+	carried *carry
+	kept    map[*seatml.State]bool
 }
 
 // binding is a machine's open adaptors: by name (for other goroutines),

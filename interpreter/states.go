@@ -16,6 +16,10 @@ import (
 // begin enters the initial state and carries out the transitions
 // its onentry list asks for.
 func (m *seatmlBehavior) begin() {
+	if c := m.carried; c != nil && c.taken {
+		beginFrom(m, c)
+		return
+	}
 	m.starting = true
 	m.sc.Start()
 	m.starting = false
@@ -53,7 +57,7 @@ func (m *seatmlBehavior) enteredFlat(s *seatml.State) {
 		}
 		m.observe(r)
 	}
-	if len(s.OnEntry) > 0 {
+	if len(s.OnEntry) > 0 && !m.kept[s] {
 		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))
 	}
 }
@@ -102,7 +106,7 @@ func (m *seatmlBehavior) entered(n *statechart.State) {
 	if m.wants(kState) {
 		m.observe(Record{Kind: RecState, State: s.Name, From: m.leftLeaves.from(seatmlName), Peer: m.sessionPeer()})
 	}
-	if len(s.OnEntry) > 0 {
+	if len(s.OnEntry) > 0 && !m.kept[s] {
 		prev := m.src
 		m.src = s // its transition leaves from it, not from the event's state
 		m.request(m.runList(s.OnEntry, m.ctx(ctxLifecycle)))

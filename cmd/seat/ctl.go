@@ -31,10 +31,12 @@ const ctlCommands = `Commands:
   start NAME              start a loaded or unloaded behavior
   stop NAME               stop a running behavior
   unload NAME             unload a behavior
-  reload [--set A.X=V] NAME
+  reload [--fresh] [--set A.X=V] NAME
                           load the file again, all or nothing: the new version is
                           checked and its adaptors opened (or kept, with their
-                          connections) before the old one stops
+                          connections) before the old one stops; it goes on where
+                          the old one was (states, stack, timers, plain Lua
+                          globals), or from its initial state with --fresh
 --control defaults to ` + DefaultControl + `; start seat with: seat run --control 7070 FILE...
 `
 
@@ -42,6 +44,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ctl", stderr)
 	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
 	start := fs.Bool("start", false, "With load: start the behavior too.")
+	fresh := fs.Bool("fresh", false, "With reload: start the new version from its initial state, with fresh Lua globals.")
 	var set []string
 	fs.Func("set", "With reload: override an adaptor attribute, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100), kept for later reloads; repeatable.", func(v string) error {
 		if _, err := seatml.ParseOverride(v); err != nil {
@@ -135,12 +138,20 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	case cmd == "reload" && len(rest) == 2:
 		var body any
-		if len(set) > 0 {
-			body = map[string]any{"set": set}
+		if len(set) > 0 || *fresh {
+			body = map[string]any{"set": set, "fresh": *fresh}
 		}
 		if err := c.Do(http.MethodPost, "/behaviors/"+rest[1]+"/reload", body, &info); err != nil {
 			return fail(err)
 		}
+		printList(stdout, []manager.Info{info})
+		if info.Kept {
+			fmt.Fprintf(stdout, "\nwent on where it was (%s)\n", orDash(strings.Join(info.Active, ", ")))
+		}
+		for _, n := range info.NotKept {
+			fmt.Fprintln(stdout, "not carried over:", n)
+		}
+		return nil
 	case (cmd == "start" || cmd == "stop" || cmd == "unload") && len(rest) == 2:
 		if err := c.Do(http.MethodPost, "/behaviors/"+rest[1]+"/"+cmd, nil, &info); err != nil {
 			return fail(err)

@@ -180,6 +180,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	logFormat := fs.String("log-format", "console", "Log format: console (for people) or json (for machines).")
 	control := fs.String("control", "", "Serve the control API on this address (a port alone listens on 127.0.0.1) and keep running for seat ctl; off by default.")
 	cpuprofile := fs.String("cpuprofile", "", "Write a CPU profile to this file (for benchmarks).")
+	watch := fs.Bool("watch", false, "Reload a behavior when its file is saved: checked first (a file with errors changes nothing, and its errors are logged), then reloaded where it was, as seat ctl reload does.")
 	recordFile := fs.String("record", "", "Record every event, message, rule fired, state entered and timer to this file (JSON Lines), for seat replay and seat test --from.")
 	level := zap.NewAtomicLevelAt(zap.InfoLevel)
 	fs.TextVar(&level, "log-level", &level, "Log level: debug (every rule fired), info, warn or error.")
@@ -314,6 +315,12 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			// Under --control the others keep running; this one is listed
 			// as unloaded with its reason, to be fixed and started again.
 		}
+	}
+	if *watch {
+		wctx, stopWatching := context.WithCancel(ctx)
+		defer stopWatching()
+		mg.Watch(wctx)
+		log.Info("watching the behaviors' files; a save reloads them")
 	}
 	if *control != "" {
 		stop, err := serveControl(*control, mg, mon, log)

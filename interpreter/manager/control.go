@@ -102,13 +102,14 @@ func Handler(mg *Manager) http.Handler {
 	})
 	mux.HandleFunc("POST /behaviors/{name}/reload", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Set []string `json:"set"`
+			Set   []string `json:"set"`
+			Fresh bool     `json:"fresh"`
 		}
 		if r.ContentLength != 0 {
 			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
-				writeJSON(w, http.StatusBadRequest, APIError{Message: `want {"set": ["ADAPTOR.ATTRIBUTE=VALUE", ...]} or no body`})
+				writeJSON(w, http.StatusBadRequest, APIError{Message: `want {"set": ["ADAPTOR.ATTRIBUTE=VALUE", ...], "fresh": true} or no body`})
 				return
 			}
 		}
@@ -121,7 +122,7 @@ func Handler(mg *Manager) http.Handler {
 			}
 			set = append(set, o)
 		}
-		info, err := mg.ReloadWith(r.PathValue("name"), set)
+		info, err := mg.ReloadWith(r.PathValue("name"), ReloadOptions{Set: set, Fresh: req.Fresh})
 		answer(w, info, err, http.StatusOK)
 	})
 	mux.HandleFunc("POST /behaviors/{name}/{op}", func(w http.ResponseWriter, r *http.Request) {

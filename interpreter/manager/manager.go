@@ -78,6 +78,21 @@ type Info struct {
 	// Sessions counts the sessions of a behavior that opens them
 	// (session="peer"); GET /behaviors/NAME/sessions lists them.
 	Sessions *interpreter.SessionStats `json:"sessions,omitempty"`
+	// Kept, in a reload's answer, says that the new version went on where
+	// the old one was; NotKept lists what of its state could not be
+	// carried over (a state gone, a global that is a function), or why
+	// it started afresh.
+	Kept    bool     `json:"kept,omitempty"`
+	NotKept []string `json:"not_kept,omitempty"`
+}
+
+// ReloadOptions are a reload's: Set overrides adaptor attributes as seat
+// run's --set does, after those of the command line, and is kept for the
+// behavior's later reloads; Fresh starts the new version from its initial
+// state instead of where the old one was.
+type ReloadOptions struct {
+	Set   []seatml.Override
+	Fresh bool
 }
 
 // Options configure a manager.
@@ -483,17 +498,18 @@ func (mg *Manager) Unload(name string) (Info, error) {
 }
 
 // Reload loads the behavior's file again: see ReloadWith.
-func (mg *Manager) Reload(name string) (Info, error) { return mg.ReloadWith(name, nil) }
+func (mg *Manager) Reload(name string) (Info, error) { return mg.ReloadWith(name, ReloadOptions{}) }
 
 // ReloadWith replaces a behavior with its file as it is now, all or
 // nothing (docs/lifecycle.md, "Reload"): the file is checked, the new
 // version created and its adaptors opened or taken over while the old one
 // runs; only then does the old one stop, and the new one start if the old
 // one was running. Any failure before that leaves the old version running,
-// untouched. set overrides adaptor attributes as seat run's --set does,
-// after those of the command line, and is kept for the behavior's later
-// reloads.
-func (mg *Manager) ReloadWith(name string, set []seatml.Override) (Info, error) {
+// untouched. A running SEATML behavior goes on where it was (its states,
+// stack, timers and plain Lua globals: docs/lifecycle.md, "Reload that
+// keeps state") unless opts.Fresh.
+func (mg *Manager) ReloadWith(name string, opts ReloadOptions) (Info, error) {
+	set := opts.Set
 	e, err := mg.lockEntry(name)
 	if err != nil {
 		return Info{}, err
@@ -512,9 +528,9 @@ func (mg *Manager) ReloadWith(name string, set []seatml.Override) (Info, error) 
 		mg.mu.Unlock()
 	}()
 	mg.trace(name, "compile")
-	opts := mg.opts.Load
-	opts.Set = append(slices.Clip(opts.Set), sets...)
-	prog, diags := seatml.Load(file, opts)
+	load := mg.opts.Load
+	load.Set = append(slices.Clip(load.Set), sets...)
+	prog, diags := seatml.Load(file, load)
 	if prog == nil {
 		return mg.infoOf(e), &LoadError{File: file, Diagnostics: diags}
 	}
@@ -554,6 +570,13 @@ func (mg *Manager) ReloadWith(name string, set []seatml.Override) (Info, error) 
 		return mg.infoOf(e), reloadError(name, err)
 	}
 	mg.log.Info("new version ready; stopping the old one", zap.String("behavior", name), zap.Strings("kept", rep.Taken()))
+	var notKept []string
+	if was == Running && !opts.Fresh {
+		if err := rep.KeepState(); err != nil {
+			notKept = append(notKept, err.Error())
+			mg.log.Warn("reload: not carried over", zap.String("behavior", name), zap.String("what", err.Error()))
+		}
+	}
 	mg.stopForReload(e, rep, was)
 	if err := rep.Finish(context.Background()); err != nil {
 		// Rare: an adaptor reopened on an address the old version let go
@@ -573,7 +596,18 @@ func (mg *Manager) ReloadWith(name string, set []seatml.Override) (Info, error) 
 	mg.mu.Lock()
 	e.prog, e.overrides = prog, sets
 	mg.mu.Unlock()
-	return mg.install(e, m, was)
+	info, err := mg.install(e, m, was)
+	if err == nil && was == Running && !opts.Fresh {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		report, kept := rep.Kept(ctx)
+		cancel()
+		info.Kept, info.NotKept = kept, append(notKept, report...)
+		if kept {
+			info = mg.infoOf(e) // where it went on
+			info.Kept, info.NotKept = true, report
+		}
+	}
+	return info, err
 }
 
 // stopForReload hands the taken-over adaptors to the new version and stops
@@ -773,6 +807,9 @@ func (mg *Manager) Wait(ctx context.Context) int {
 			// is written after Wait returns.
 			if e.state == Running || e.state == Stopping || e.done != nil && !closed(e.done) {
 				waits = append(waits, e.done)
+			}
+			if e.busy != nil { // a reload (seat run --watch) between its old version and its new
+				waits = append(waits, e.busy)
 			}
 			var ee *interpreter.ExitError
 			if errors.As(e.runErr, &ee) {

@@ -129,7 +129,7 @@ func TestFailedReloadKeepsRunning(t *testing.T) {
 	}
 
 	free := freePort(t)
-	info, err = r.mg.ReloadWith("kiosk", []seatml.Override{{Adaptor: "chat", Attr: "port", Value: free}})
+	info, err = r.mg.ReloadWith("kiosk", ReloadOptions{Set: []seatml.Override{{Adaptor: "chat", Attr: "port", Value: free}}})
 	if err != nil || info.State != Running {
 		t.Fatalf("reload --set chat.port=%s: %v, %+v", free, err, info)
 	}
@@ -142,7 +142,7 @@ func TestFailedReloadKeepsRunning(t *testing.T) {
 	if a := chatAddr(t, r, "kiosk"); a != "127.0.0.1:"+free {
 		t.Errorf("a later reload moved the socket to %s", a)
 	}
-	if _, err := r.mg.ReloadWith("kiosk", []seatml.Override{{Adaptor: "chta", Attr: "port", Value: "0"}}); err == nil ||
+	if _, err := r.mg.ReloadWith("kiosk", ReloadOptions{Set: []seatml.Override{{Adaptor: "chta", Attr: "port", Value: "0"}}}); err == nil ||
 		!strings.Contains(err.Error(), `declares no adaptor "chta" (its adaptors: chat)`) {
 		t.Errorf("--set naming no adaptor: %v", err)
 	}

@@ -216,17 +216,10 @@ func (in *Instance) RaiseError(err error) {
 // Start runs the chart's Setup, enters the initial configuration and runs
 // to the first stable configuration.
 func (in *Instance) Start() {
-	if in.started {
+	if !in.setUp() {
 		return
 	}
-	in.started, in.running = true, true
-	in.steps, in.lastT, in.lastEv = 0, nil, nil
-	for _, b := range in.chart.Setup {
-		in.exec(b)
-	}
 	root := in.chart.Root // the document: never in the configuration
-	in.entered[root.index] = true
-	in.exec(root.Init)
 	switch {
 	case root.Initial == nil:
 	case root.Initial.flat: // a top-level atomic state: nothing to compute
@@ -236,6 +229,53 @@ func (in *Instance) Start() {
 	}
 	in.settle()
 }
+
+// setUp runs the chart's Setup and the document's Init, once: false if
+// the instance had started already.
+func (in *Instance) setUp() bool {
+	if in.started {
+		return false
+	}
+	in.started, in.running = true, true
+	in.steps, in.lastT, in.lastEv = 0, nil, nil
+	for _, b := range in.chart.Setup {
+		in.exec(b)
+	}
+	root := in.chart.Root
+	in.entered[root.index] = true
+	in.exec(root.Init)
+	return true
+}
+
+// StartAt starts the instance in the configuration that a transition
+// from the document to targets enters (the targets, their ancestors, and
+// the default entry of what they leave open) instead of the initial one,
+// with the history states' records given: a run carried over from
+// another instance of a chart like this one (a reload that keeps its
+// state). The runtime's OnEnter sees every state entered; which of them
+// were active before is the runtime's to know. With no targets it is
+// Start.
+func (in *Instance) StartAt(targets []*State, history map[*State][]*State) {
+	if len(targets) == 0 {
+		in.Start()
+		return
+	}
+	if !in.setUp() {
+		return
+	}
+	root := in.chart.Root
+	for h, states := range history {
+		if in.history == nil {
+			in.history = map[*State][]*State{}
+		}
+		in.history[h] = append([]*State(nil), states...)
+	}
+	in.enterStates([]*Transition{in.chart.Transition(root, targets...)})
+	in.settle()
+}
+
+// History is what each history state recorded (read only).
+func (in *Instance) History() map[*State][]*State { return in.history }
 
 // Handle processes one external event: a macrostep. It does nothing once
 // the instance has ended. (Keeping a cancelled invocation's later events
