@@ -286,6 +286,15 @@ type Worker interface {
 	Idle() <-chan struct{}
 }
 
+// SentWatcher is implemented by adaptors that show what the behavior
+// sends to its other adaptors (an operator page's log of what the robot
+// said): Watched names those adaptors, and Sent is told each message to
+// one of them, on the machine's goroutine (it must not block).
+type SentWatcher interface {
+	Watched() []string
+	Sent(adaptor, text string)
+}
+
 // Interrupter is implemented by adaptors whose work the behavior's other
 // adaptors may cut short (a voice, when a recognizer hears the user
 // barge in): Interrupt says whether there was anything to cut.

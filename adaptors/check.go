@@ -18,8 +18,9 @@ type Check struct {
 	// declaration, and what it returns once per key.
 	Keys func(d Decl) func(key string) error
 	// Refs are the attributes that name another adaptor of the behavior,
-	// each with the kind it must be: seat check reports a name that is
-	// no such adaptor (Config.Peer finds it at run time).
+	// each with the kind it must be, or AnyAdaptors for a comma-separated
+	// list of adaptors of any kind: seat check reports a name that is no
+	// such adaptor (Config.Peer finds it at run time).
 	Refs map[string]string
 }
 
@@ -50,3 +51,7 @@ type Problem struct {
 	AtName    bool
 	Whole     bool
 }
+
+// AnyAdaptors, as a kind in Check.Refs, is an attribute that lists
+// adaptors of any kind, separated by commas.
+const AnyAdaptors = "*"

@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/seatml/seat/interpreter"
+	"github.com/seatml/seat/interpreter/monitor"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
@@ -19,6 +23,13 @@ func BenchmarkSocketPipelined(b *testing.B) {
 	for _, w := range []string{"message", "lua", "transition"} {
 		b.Run(w, func(b *testing.B) { socketPipelined(b, w+".seatml") })
 	}
+	// The message workload under seat run --control with no monitor
+	// page open: what the monitor's history of the last lines costs.
+	b.Run("monitored", func(b *testing.B) {
+		socketRoundTripsWith(b, "message.seatml", 64, func(p *seatml.Program) interpreter.Options {
+			return interpreter.Options{Observer: monitor.New(zap.NewNop()).Observe(p)}
+		})
+	})
 }
 
 // BenchmarkSocketOneLine is the same with one line in flight: each ping
@@ -33,11 +44,20 @@ func socketPipelined(b *testing.B, file string) { socketRoundTrips(b, file, 64) 
 
 // socketRoundTrips keeps window pings in flight.
 func socketRoundTrips(b *testing.B, file string, window int) {
+	socketRoundTripsWith(b, file, window, nil)
+}
+
+// socketRoundTripsWith is socketRoundTrips with the machine's options.
+func socketRoundTripsWith(b *testing.B, file string, window int, opts func(*seatml.Program) interpreter.Options) {
 	prog, diags := seatml.Load(file, seatml.LoadOptions{})
 	if prog == nil {
 		b.Fatal(diags)
 	}
-	m, stop := serve(b, prog)
+	var o interpreter.Options
+	if opts != nil {
+		o = opts(prog)
+	}
+	m, stop := serveWith(b, prog, o)
 	defer stop()
 	c, err := net.Dial("tcp", m.Adaptor("chat0").(interface{ Addr() string }).Addr())
 	if err != nil {

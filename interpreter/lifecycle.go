@@ -472,6 +472,14 @@ func (m *Machine) adopt(d seatml.AdaptorDecl, a adaptors.Adaptor, r *relay) {
 	if o, ok := a.(adaptors.GUIObserver); ok {
 		m.guiObs = append(m.guiObs, o)
 	}
+	if o, ok := a.(adaptors.SentWatcher); ok {
+		for _, name := range o.Watched() {
+			if m.sentObs == nil {
+				m.sentObs = map[string][]adaptors.SentWatcher{}
+			}
+			m.sentObs[name] = append(m.sentObs[name], o)
+		}
+	}
 }
 
 // AddrInUseError is an adaptor that cannot listen because its address is

@@ -206,6 +206,9 @@ type binding struct {
 	showsActive bool
 	shown       []*statechart.State
 	guiObs      []adaptors.GUIObserver
+	// sentObs are the adaptors that show what is sent to others, by the
+	// adaptor watched (nil: none, and no send looks).
+	sentObs map[string][]adaptors.SentWatcher
 }
 
 // luaWorld is a behavior's Lua state, and what its scripts see of the
@@ -800,7 +803,7 @@ func (m *Machine) handleItem(ctx context.Context, it item) bool {
 // sendSlot is send for an adaptor known by its index in Program.Adaptors.
 func (m *env) sendSlot(slot int, name, text string, at fmt.Stringer) {
 	m.sent = true
-	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.wants(kOut) {
+	if slot >= 0 && slot < len(m.slots) && m.slots[slot] != nil && !m.wants(kOut) && m.sentObs == nil {
 		if err := m.slots[slot].Send(text); err != nil {
 			m.log.Warn("message not sent", zap.String("adaptor", name), zap.Stringer("at", at), zap.Error(err))
 		}
@@ -819,6 +822,9 @@ func (m *env) sendWith(name, text string, at fmt.Stringer, publish func(adaptors
 	m.sent = true
 	if m.wants(kOut) {
 		m.observe(Record{Kind: RecOut, Source: name, Text: text})
+	}
+	for _, o := range m.sentObs[name] {
+		o.Sent(name, text)
 	}
 	m.adMu.RLock()
 	a, opened := m.adaptors[name], m.opened

@@ -333,12 +333,20 @@ func encodeFrame(kind int, payload []byte) string {
 // the JSON written as encoding/json writes frame{Type: "message", Text:
 // text, Adaptor: a.name}, byte for byte (TestMessageFrameIsJSONs), without
 // its reflection: it is every reply's.
-func (a *Adaptor) messageFrame(text string) string {
+func (a *Adaptor) messageFrame(text string) string { return messageFrameOf(a.name, text, false) }
+
+// messageFrameOf is a message frame for a message to adaptor; sent marks
+// one the behavior sent to another adaptor (show=), which the page's log
+// shows as said.
+func messageFrameOf(adaptor, text string, sent bool) string {
 	var scratch [256]byte
 	b := append(scratch[:0], `{"type":"message","text":`...)
 	b = adaptors.AppendJSONString(b, text)
 	b = append(b, `,"adaptor":`...)
-	b = adaptors.AppendJSONString(b, a.name)
+	b = adaptors.AppendJSONString(b, adaptor)
+	if sent {
+		b = append(b, `,"sent":true`...)
+	}
 	b = append(b, '}')
 	return textFrame(b)
 }

@@ -42,8 +42,9 @@ func init() {
 			"session":       {Kind: schema.Enum, Enum: []string{"peer"}},
 			"maxsessions":   {Kind: schema.PosInt},
 			"document_root": {Alias: "dir"},
+			"show":          {},
 		},
-		Check: adaptors.Check{Decl: checkDecl}})
+		Check: adaptors.Check{Decl: checkDecl, Refs: map[string]string{"show": adaptors.AnyAdaptors}}})
 }
 
 // checkDecl warns when dir (or eSEAT's document_root) is not a directory:
@@ -98,7 +99,10 @@ type Adaptor struct {
 	connEvents bool
 	// maxconns bounds open HTTP and WebSocket connections together.
 	maxconns int
-	stats    adaptors.Counters
+	// show names the other adaptors whose messages the pages' log shows
+	// (what the robot said to the visitor).
+	show  []string
+	stats adaptors.Counters
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -148,7 +152,31 @@ func New(cfg adaptors.Config) (adaptors.Adaptor, error) {
 			a.allow = append(a.allow, strings.TrimSuffix(o, "/"))
 		}
 	}
+	for _, s := range strings.Split(cfg.Attrs["show"], ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			a.show = append(a.show, s)
+		}
+	}
 	return a, nil
+}
+
+// Watched names the adaptors whose messages the pages' log shows
+// (adaptors.SentWatcher).
+func (a *Adaptor) Watched() []string { return a.show }
+
+// Sent shows a message the behavior sent to one of them in every page's
+// log.
+func (a *Adaptor) Sent(adaptor, text string) {
+	a.mu.Lock()
+	clients := a.clientsLocked()
+	a.mu.Unlock()
+	if len(clients) == 0 {
+		return
+	}
+	b := messageFrameOf(adaptor, text, true)
+	for _, c := range clients {
+		c.reply(b)
+	}
 }
 
 // Name returns the adaptor's name.

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -172,4 +174,37 @@ func TestMonitorHighlightsAnyStateName(t *testing.T) {
 		fmt.Fprintln(conn, step.key)
 		highlighted(step.state, step.cluster)
 	}
+}
+
+// TestMonitorHistoryAndTimerRows: touch-wave (a 10 Hz onexec) on the real
+// binary. Before any page opens, a console touches the head and asks
+// where the elbow is; the page opened afterwards, in headless Chromium,
+// shows that conversation and counts it. The onexec's timer lines make
+// one row counted ×N, not a row each, and the filter hides them and
+// keeps that choice when the page is opened again.
+func TestMonitorHistoryAndTimerRows(t *testing.T) {
+	port, ctl := freePortNumber(t), freePort(t)
+	_, log := startSeat(t, "run", "--control", ctl, "--set", "console.port="+port, "../../examples/touch-wave.seatml")
+	waitFor(t, func() bool { return strings.Contains(log.String(), "\tmonitor\t") })
+	console := dialSeat(t, port)
+	r := bufio.NewReader(console)
+	console.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintln(console, "where")
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "state idle") {
+		t.Fatalf("where: %q, %v", line, err)
+	}
+
+	b := webtest.Start(t)
+	b.Navigate("http://" + ctl + "/monitor/")
+	sec := `document.querySelector('section[data-behavior="touch-wave"]')`
+	b.WaitFor("the conversation before the page opened", sec+` != null && Array.from(`+sec+`.querySelectorAll('.log tr.line.in')).some(r => r.textContent.includes('console') && r.textContent.includes('where'))`)
+	b.WaitFor("the console's counts", sec+`.querySelector('.adaptors tbody tr td:nth-child(3)').textContent != "0"`)
+	b.WaitFor("the onexec counted on one row", sec+`.querySelector('.log tr.line.timer') != null && /×\d+$/.test(`+sec+`.querySelector('.log tr.line.timer').textContent)`)
+	if n, _ := b.Eval(sec + `.querySelectorAll('.log tr.line.timer').length`).(float64); n > 3 {
+		t.Errorf("%v timer rows: the onexec floods the log", n)
+	}
+	b.Click(`section[data-behavior="touch-wave"] .filter input[data-kind="timer"]`)
+	b.WaitFor("timer rows hidden", `getComputedStyle(`+sec+`.querySelector('.log tr.line.timer')).display === "none"`)
+	b.Navigate("http://" + ctl + "/monitor/")
+	b.WaitFor("the filter kept", sec+` != null && `+sec+`.querySelector('.filter input[data-kind="timer"]').checked === false && `+sec+`.classList.contains('hide-timer')`)
 }

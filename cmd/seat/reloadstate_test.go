@@ -86,9 +86,7 @@ func TestReloadKeepsStateOnTheRealBinary(t *testing.T) {
 		t.Errorf("seat ctl reload without 確認:\n%s", out)
 	}
 	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
-	if !strings.Contains(log.String(), "reload: not carried over") {
-		t.Errorf("the log does not say what was not carried over")
-	}
+	waitFor(t, func() bool { return strings.Contains(log.String(), "reload: not carried over") }) // the log, read as seat writes it
 
 	// --fresh: the initial state, and guest forgotten.
 	out = ctl("reload", "--fresh", "受付")

@@ -163,10 +163,10 @@ type observer struct {
 	ring   [RecentLen]interpreter.Record
 	n      int64
 	counts map[string]*Count
+	// lastSrc's count is last: the one the next record most likely needs.
+	lastSrc string
+	last    *Count
 }
-
-// Watching reports whether a page is open.
-func (o *observer) Watching() bool { return o.m.pages.Load() > 0 }
 
 // Observe keeps r for the pump: a copy and a count, no formatting.
 func (o *observer) Observe(r interpreter.Record) {
@@ -177,10 +177,14 @@ func (o *observer) Observe(r interpreter.Record) {
 	o.ring[o.n%RecentLen] = r
 	o.n++
 	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut {
-		c := o.counts[r.Source]
-		if c == nil {
-			c = &Count{}
-			o.counts[r.Source] = c
+		c := o.last
+		if r.Source != o.lastSrc || c == nil { // most records are one adaptor's, in and out
+			c = o.counts[r.Source]
+			if c == nil {
+				c = &Count{}
+				o.counts[r.Source] = c
+			}
+			o.lastSrc, o.last = r.Source, c
 		}
 		if r.Kind == interpreter.RecIn {
 			c.In++

@@ -659,6 +659,14 @@ func (c *compiler) checkRefs(g *schema.Node) {
 				continue
 			}
 			name := n.AttrValue("name")
+			if kind == adaptors.AnyAdaptors {
+				for _, ref := range strings.Split(a.Value, ",") {
+					if ref = strings.TrimSpace(ref); c.adaptors[ref] == nil {
+						c.errorf(a.ValuePos, "adaptor %q: %s names no adaptor %q of this behavior", name, attr, ref)
+					}
+				}
+				continue
+			}
 			switch d := c.adaptors[a.Value]; {
 			case d == nil:
 				c.errorf(a.ValuePos, "adaptor %q: %s names no adaptor %q (it names a %s adaptor of this behavior)", name, attr, a.Value, kind)

@@ -244,7 +244,8 @@
         break;
       }
       case 'message':
-        log(f.adaptor + ': ' + f.text, 'message');
+        // sent: what the behavior said to another adaptor (show=).
+        log((f.sent ? f.adaptor + ' ← ' : f.adaptor + ': ') + f.text, f.sent ? 'said' : 'message');
         break;
     }
   }

@@ -39,6 +39,7 @@ var cgPaths = []cgPath{
 	{Key: "cg-scxml-nocond", What: "the SCXML ping-pong without the cond: no Lua run, the counterpart of cg-pingpong", Bench: "^BenchmarkSCXMLPingPongNoCond$", Toggle: "*Machine).handleEvent", N: 20000},
 	{Key: "cg-socket-oneline", What: "a socket round trip, one line in flight (reader runs the behavior), whole program with the client", Bench: "^BenchmarkSocketOneLine$", N: 12000},
 	{Key: "cg-socket-pipelined", What: "a socket round trip, 64 lines in flight, whole program with the client", Bench: "^BenchmarkSocketPipelined$/^message$", N: 42000},
+	{Key: "cg-socket-monitored", What: "the same with the monitor on (seat run --control) and no page open: its history of each behavior's last lines", Bench: "^BenchmarkSocketPipelined$/^monitored$", N: 42000},
 	{Key: "cg-sessions", What: "an event to one of 10,000 peer sessions, 8 producers, every reply checked, whole program", Bench: "^BenchmarkSessionEvents$", N: 60000},
 	{Key: "cg-deep", What: "the statechart engine alone: a transition between leaves 4 levels deep across a 3-region parallel state", Bench: "^BenchmarkDeepTransition$/^engine$", N: 20000},
 	{Key: "cg-scxml-delayed", What: "an SCXML delayed <send> to itself: a line, its transition, the timer's event and the transition back, per op", Bench: "^BenchmarkSCXMLDelayedSend$", N: 12000},

@@ -58,7 +58,9 @@ function section(b) {
             el("div", {class: "table-box"}, el("table", {class: "speech"},
               el("thead", {}, el("tr", {}, ...["t", "", "adaptor", "text", "confidence or status"].map(h => el("th", {}, h)))), els.speech))] : []),
           el("h3", {}, "Events, messages, rules fired"),
+          logFilter(b.name),
           el("div", {class: "log"}, el("table", {}, els.log)))));
+    for (const k of hiddenKinds(b.name)) sec.classList.add("hide-" + k);
     document.getElementById("behaviors").append(sec);
     s = {section: sec, els, state: "", timeout: null, tick: null, kinds: b.kinds || {}};
     behaviors.set(b.name, s);
@@ -122,7 +124,44 @@ function highlight(s) {
   s.section.dataset.state = s.state;
 }
 
+// The kinds of log line a filter shows or hides, and what each is called.
+const filterKinds = [["in", "events"], ["out", "messages"], ["fire", "rules"], ["state", "states"], ["timer", "timers"]];
+
+// hiddenKinds are the kinds of line hidden in a behavior's log, as the
+// page's user left them (kept in the browser).
+function hiddenKinds(name) {
+  try { return JSON.parse(localStorage.getItem("seat-monitor-hide:" + name)) || []; } catch (e) { return []; }
+}
+
+// logFilter is a behavior's row of checkboxes that show or hide each kind
+// of log line (a 10 Hz onexec's timer lines, say).
+function logFilter(name) {
+  const hidden = new Set(hiddenKinds(name));
+  return el("div", {class: "filter"}, "show: ", ...filterKinds.map(([kind, label]) => {
+    const box = el("input", {type: "checkbox", "data-kind": kind});
+    box.checked = !hidden.has(kind);
+    box.addEventListener("change", () => {
+      const sec = box.closest("section.behavior");
+      sec.classList.toggle("hide-" + kind, !box.checked);
+      if (box.checked) hidden.delete(kind); else hidden.add(kind);
+      try { localStorage.setItem("seat-monitor-hide:" + name, JSON.stringify([...hidden])); } catch (e) { /* private mode: not kept */ }
+    });
+    return el("label", {}, box, " " + label);
+  }));
+}
+
 function addLine(s, l) {
+  // A timer that runs again in the same state, with nothing between, is
+  // counted on its line (×N) rather than given another: a 10 Hz onexec
+  // does not push the rest out of the log.
+  const top = s.els.log.rows[0];
+  if (l.kind === "timer" && top && top.dataset.timer === l.timer + " in " + l.state) {
+    const n = Number(top.dataset.repeat || 1) + 1;
+    top.dataset.repeat = n;
+    top.cells[0].textContent = fmtSeconds(l.t);
+    top.cells[2].textContent = l.timer + " in " + l.state + " ×" + n;
+    return;
+  }
   const details = el("td", {});
   switch (l.kind) {
     case "in": details.append((l.source || "") + (l.peer ? " " + l.peer : "") + (l.key ? " [" + l.key + "]" : "") + ": " + (l.text ?? "")); break;
@@ -141,6 +180,7 @@ function addLine(s, l) {
   }
   speechLine(s, l);
   const row = el("tr", {class: "line " + l.kind}, el("td", {class: "t"}, fmtSeconds(l.t)), el("td", {}, el("span", {class: "kind " + l.kind}, l.kind)), details);
+  if (l.kind === "timer") row.dataset.timer = l.timer + " in " + l.state;
   s.els.log.prepend(row);
   while (s.els.log.rows.length > logLen) s.els.log.deleteRow(-1);
   if (l.kind === "state") {
