@@ -24,10 +24,11 @@ func BenchmarkSocketPipelined(b *testing.B) {
 		b.Run(w, func(b *testing.B) { socketPipelined(b, w+".seatml") })
 	}
 	// The message workload under seat run --control with no monitor
-	// page open: what the monitor's history of the last lines costs.
+	// page open and no breakpoint: what the monitor's history of the last
+	// lines costs, and the debugger nothing while it has nothing to do.
 	b.Run("monitored", func(b *testing.B) {
 		socketRoundTripsWith(b, "message.seatml", 64, func(p *seatml.Program) interpreter.Options {
-			return interpreter.Options{Observer: monitor.New(zap.NewNop()).Observe(p)}
+			return interpreter.Options{Observer: monitor.New(zap.NewNop()).Observe(p), Debugger: interpreter.NewDebugger(nil)}
 		})
 	})
 }

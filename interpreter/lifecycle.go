@@ -71,6 +71,11 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		trace = traceObserver(opts.Trace)
 	}
 	m.observing = observeBy(opts.Observer, trace, newLogRecords(m.log))
+	if opts.Debugger != nil && prog.Document == nil && (prog.Session == "" || opts.session != nil) {
+		// A SEATML behavior's own machine, not a session host: the
+		// debugger joins its observers while it has something to do.
+		opts.Debugger.attach(m, []Observer{opts.Observer, trace, newLogRecords(m.log)})
+	}
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
 		m.host = &sessionHost{m: m, adaptor: prog.Session, sessions: map[any]*session{}, hungUp: map[any]bool{}, sandboxes: make(chan *lua.LState, sandboxAhead)}

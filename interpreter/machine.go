@@ -33,6 +33,9 @@ const (
 type Options struct {
 	Log   *zap.Logger
 	Clock Clock
+	// Debugger, if set, can stop the behavior at breakpoints, step it and
+	// poke it (debug.go); it watches only while it has something to do.
+	Debugger *Debugger
 	// ScriptTimeout limits each script, cond and general script.
 	ScriptTimeout time.Duration
 	// ScriptMemory limits how many bytes one script call may grow the

@@ -176,3 +176,27 @@ func (q *eventQueue) len() int {
 	defer q.mu.Unlock()
 	return q.events
 }
+
+// describe lists the first max queued events, as "source: text" (a
+// batch's each), for the debugger.
+func (q *eventQueue) describe(max int) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []string
+	add := func(ev adaptors.Event) {
+		if len(out) < max {
+			out = append(out, ev.Source+": "+ev.Text)
+		}
+	}
+	for _, it := range q.items[q.head:] {
+		switch {
+		case it.batch != nil:
+			for _, ev := range it.batch {
+				add(ev)
+			}
+		case it.fn == nil && !it.eof:
+			add(it.ev)
+		}
+	}
+	return out
+}

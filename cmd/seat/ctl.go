@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -45,6 +46,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
 	start := fs.Bool("start", false, "With load: start the behavior too.")
 	fresh := fs.Bool("fresh", false, "With reload: start the new version from its initial state, with fresh Lua globals.")
+	micro := fs.Bool("micro", false, "With step: go on to the next thing the behavior does (a state entered or left, a rule fired, a message sent), not the next event.")
 	var set []string
 	fs.Func("set", "With reload: override an adaptor attribute, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100), kept for later reloads; repeatable.", func(v string) error {
 		if _, err := seatml.ParseOverride(v); err != nil {
@@ -76,11 +78,25 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	cmd := rest[0]
 	if cmd == "help" {
 		fmt.Fprint(stdout, ctlCommands)
+		fmt.Fprint(stdout, debugCommands)
 		return nil
 	}
-	if !slices.Contains(ctlNames, cmd) {
+	if slices.Contains(debugNames, cmd) && len(rest) >= 2 {
+		err := debugCmd(c, cmd, rest[1], rest[2:], *micro, stdout)
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintln(stderr, "seat ctl:", err)
+			return exitStatus(2)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	if !slices.Contains(ctlNames, cmd) && !slices.Contains(debugNames, cmd) {
 		fmt.Fprintf(stderr, "seat ctl: unknown command %q%s\n", cmd, schema.DidYouMean(cmd, ctlNames, "%s"))
 		fmt.Fprint(stderr, ctlCommands)
+		fmt.Fprint(stderr, debugCommands)
 		return exitStatus(2)
 	}
 	if cmd != "list" && cmd != "load" && len(rest) == 1 {

@@ -254,7 +254,7 @@ func runBehavior(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}()
 
 	loadOpts.Tree = devices.Engine.Tree()
-	mgOpts := manager.Options{Log: log, Load: loadOpts, Machine: interpreter.Options{
+	mgOpts := manager.Options{Log: log, Load: loadOpts, Debug: *control != "", Machine: interpreter.Options{
 		Log: log, ScriptTimeout: *scriptTimeout, ScriptMemory: max(*scriptMemory, 1) << 20, Stdin: stdin, Stdout: stdout, AllowShell: *allowShell, Devices: devices,
 		Stopping: ctx,
 	}}

@@ -114,12 +114,7 @@ func TestWatchOnTheRealBinary(t *testing.T) {
 			t.Logf("seat logged:\n%s", log.String())
 		}
 	})
-	var port string
-	waitFor(t, func() bool {
-		_, after, ok := strings.Cut(log.String(), `"addr": "127.0.0.1:`)
-		port, _, _ = strings.Cut(after, `"`)
-		return ok && strings.Contains(log.String(), "watching the behaviors' files")
-	})
+	port := loggedPort(t, log, "watching the behaviors' files")
 	peer := dialSeat(t, port)
 	r := bufio.NewReader(peer)
 	ask := func(text string) string {

@@ -85,6 +85,19 @@ func dialSeat(t *testing.T, port string) net.Conn {
 	return c
 }
 
+// loggedPort waits until seat has logged an adaptor listening on port 0
+// and the line ready, and returns the port.
+func loggedPort(t *testing.T, log *syncBuffer, ready string) string {
+	t.Helper()
+	var port string
+	waitFor(t, func() bool {
+		_, after, ok := strings.Cut(log.String(), `"addr": "127.0.0.1:`)
+		port, _, _ = strings.Cut(after, `"`)
+		return ok && strings.Contains(log.String(), ready)
+	})
+	return port
+}
+
 // freePortNumber is freePort's port alone, for --set ADAPTOR.port=N.
 func freePortNumber(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(freePort(t))

@@ -40,6 +40,7 @@ type Watchdog struct {
 	last   time.Time
 	ctx    *progressCtx
 	fired  StopReason
+	held   bool // the call waits for a debugger: not charged (Hold)
 	cancel context.CancelFunc
 	sample []metrics.Sample
 
@@ -107,7 +108,7 @@ func (c *progressCtx) Done() <-chan struct{} {
 func (w *Watchdog) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.armed || w.fired != NotStopped {
+	if !w.armed || w.fired != NotStopped || w.held {
 		return
 	}
 	now := time.Now()
@@ -189,6 +190,30 @@ func (w *Watchdog) Stop() StopReason {
 		w.renew()
 	}
 	return fired
+}
+
+// Hold stops charging the call under way while it waits for a debugger
+// (a breakpoint on a message a script sends); Release charges it again,
+// from then. Both are called on the call's goroutine.
+func (w *Watchdog) Hold() {
+	w.timer.Stop()
+	w.mu.Lock()
+	w.held = true
+	w.mu.Unlock()
+}
+
+// Release ends Hold.
+func (w *Watchdog) Release() {
+	w.mu.Lock()
+	w.held = false
+	armed := w.armed
+	if !w.started.IsZero() {
+		w.last = time.Now()
+	}
+	w.mu.Unlock()
+	if armed {
+		w.timer.Reset(min(w.limit, memoryTick))
+	}
 }
 
 // Abort stops the call under way, if any, as the limits would: seat is

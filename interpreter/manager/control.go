@@ -68,6 +68,7 @@ func Handler(mg *Manager) http.Handler {
 			Priority: dev.Engine.Priority(),
 		})
 	})
+	debugRoutes(mux, mg)
 	mux.HandleFunc("GET /behaviors", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, mg.List())
 	})

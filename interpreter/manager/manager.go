@@ -109,6 +109,9 @@ type Options struct {
 	// Observe, if set, gives each machine its observer as it is created
 	// (seat run --record, the monitor); a reload gets a new one.
 	Observe func(prog *seatml.Program) interpreter.Observer
+	// Debug gives each behavior a debugger (seat run --control): its
+	// breakpoints stay across reloads (Debugger).
+	Debug bool
 }
 
 // Manager holds the behaviors of one process.
@@ -143,6 +146,8 @@ type entry struct {
 	// closed when it is over; other operations on the entry wait or
 	// refuse meanwhile.
 	busy chan struct{}
+	// dbg is the behavior's debugger (Options.Debug), every version's.
+	dbg *interpreter.Debugger
 }
 
 // New returns an empty manager.
@@ -342,12 +347,32 @@ func (mg *Manager) machineOptions(e *entry, prog *seatml.Program) interpreter.Op
 	if mg.opts.Observe != nil {
 		opts.Observer = interpreter.Observers(opts.Observer, mg.opts.Observe(prog))
 	}
+	if mg.opts.Debug {
+		if e.dbg == nil {
+			e.dbg = interpreter.NewDebugger(mg.log)
+		}
+		opts.Debugger = e.dbg
+	}
 	opts.OnResource = func(key, text string) {
 		mg.mu.Lock()
 		e.reason = key + ": " + text
 		mg.mu.Unlock()
 	}
 	return opts
+}
+
+// Debugger returns a behavior's debugger (Options.Debug).
+func (mg *Manager) Debugger(name string) (*interpreter.Debugger, error) {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	e, err := mg.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if e.dbg == nil {
+		return nil, fmt.Errorf("%q has no debugger: seat run --control gives each behavior one", name)
+	}
+	return e.dbg, nil
 }
 
 // Start runs a behavior: it is loaded again from its file if unloaded, then

@@ -166,12 +166,48 @@ type observer struct {
 	// lastSrc's count is last: the one the next record most likely needs.
 	lastSrc string
 	last    *Count
+	// used counts the records kept in this window while no page is open;
+	// window is the window's number, calls the Watching calls since the
+	// budget was spent.
+	used   atomic.Int64
+	window atomic.Int64
+	calls  atomic.Uint32
+}
+
+// While no page is open, the monitor keeps at most historyBudget records
+// of a behavior per historyWindow: a conversation's whole history, and a
+// sample of a behavior that handles thousands of events a second, whose
+// records would cost it more than the work itself (the pipelined figures
+// of bench/README.md).
+const (
+	historyBudget = 200
+	historyWindow = 100 * time.Millisecond
+)
+
+// Watching reports whether the machine should make records for the
+// monitor (interpreter.Watcher): always while a page is open, else while
+// the history's budget for this window lasts. The clock is read on one
+// call in 64 once the budget is spent.
+func (o *observer) Watching() bool {
+	if o.m.pages.Load() > 0 || o.used.Load() < historyBudget {
+		return true
+	}
+	if o.calls.Add(1)&63 == 0 {
+		if w := time.Now().UnixNano() / int64(historyWindow); o.window.Swap(w) != w {
+			o.used.Store(0)
+			return true
+		}
+	}
+	return false
 }
 
 // Observe keeps r for the pump: a copy and a count, no formatting.
 func (o *observer) Observe(r interpreter.Record) {
 	if r.Kind.Detail() { // a trace's, not the page's
 		return
+	}
+	if o.m.pages.Load() == 0 {
+		o.used.Add(1)
 	}
 	o.mu.Lock()
 	o.ring[o.n%RecentLen] = r

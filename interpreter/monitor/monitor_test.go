@@ -79,9 +79,9 @@ func testProgram(t *testing.T) *seatml.Program {
 // last RecentLen lines in order.
 func TestRecentAndLive(t *testing.T) {
 	m := New(zap.NewNop())
-	o := m.Observe(testProgram(t))
-	if _, ok := o.(interpreter.Watcher); ok {
-		t.Fatal("the monitor's observer watches only at times: a page opened late would miss what happened")
+	o := m.Observe(testProgram(t)).(interpreter.Watcher)
+	if !o.Watching() {
+		t.Fatal("not watching with no page open: a page opened late would miss what happened")
 	}
 	for i := range RecentLen + 50 {
 		o.Observe(interpreter.Record{Time: time.Now(), Kind: interpreter.RecIn, Source: "io", Text: fmt.Sprint(i)})
@@ -308,5 +308,28 @@ func TestPagesThatNeverReadAreCut(t *testing.T) {
 	}
 	if n := m.pages.Load(); n != 0 {
 		t.Errorf("%d pages counted as open", n)
+	}
+}
+
+// TestHistoryBudget: with no page open, the monitor asks for no more
+// than historyBudget records a window: a busy behavior is sampled, not
+// slowed; with a page open it gets them all.
+func TestHistoryBudget(t *testing.T) {
+	m := New(zap.NewNop())
+	o := m.Observe(testProgram(t)).(interpreter.Watcher)
+	kept := 0
+	for range 10 * historyBudget { // far less than a window's time
+		if o.Watching() {
+			o.Observe(interpreter.Record{Time: time.Now(), Kind: interpreter.RecIn, Source: "io", Text: "x"})
+			kept++
+		}
+	}
+	if kept < historyBudget || kept > 2*historyBudget {
+		t.Errorf("%d records kept of %d in a burst; want about %d", kept, 10*historyBudget, historyBudget)
+	}
+	m.pages.Add(1)
+	defer m.pages.Add(-1)
+	if !o.Watching() {
+		t.Error("not watching with a page open")
 	}
 }

@@ -1,0 +1,201 @@
+package interpreter
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// debugged starts src with a debugger.
+func debugged(t *testing.T, src string) (*harness, *Debugger) {
+	t.Helper()
+	d := NewDebugger(nil)
+	h := start(t, src, func(o *Options) { o.Debugger = d })
+	return h, d
+}
+
+// waitPaused waits until the debugger has stopped the behavior, and
+// returns what it shows.
+func waitPaused(t *testing.T, d *Debugger) DebugState {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		s, err := d.Show(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Paused {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not paused within 10 s: %+v", s)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPauseHoldsTheClock: a countdown paused at 3 s of 10 s fires 7 s
+// after continue, however long the pause; input sent meanwhile waits and
+// is handled in order after it.
+func TestPauseHoldsTheClock(t *testing.T) {
+	h, d := debugged(t, doc("", `<state name="a">`+rule("", `<key>go</key><statetransition>b</statetransition>`)+`</state>
+<state name="b"><ontimeout timeout="10">`+msg("timeout")+`</ontimeout>`+rule("", `<key>n\d</key><script>seat.send("chat", event.text)</script>`)+`</state>`))
+	h.event("chat", "go")
+	h.advance(3 * time.Second)
+	h.take()
+	if err := d.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	s := waitPaused(t, d)
+	if s.State != "b" || len(s.Timers) != 1 || s.Timers[0].What != "timeout" || s.Timers[0].In != 7*time.Second {
+		t.Fatalf("paused: %+v", s)
+	}
+	for _, text := range []string{"n1", "n2", "n3"} {
+		if err := d.Send(context.Background(), "chat", text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.clock.Advance(time.Minute) // no settle: the behavior is paused
+	s = waitPaused(t, d)
+	if diff := cmp.Diff([]string{"chat: n1", "chat: n2", "chat: n3"}, s.Queue); diff != "" || s.Timers[0].In != 7*time.Second {
+		t.Fatalf("queue (-want +got):\n%s\ntimers %+v", diff, s.Timers)
+	}
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("ran while paused: %q", got)
+	}
+	if err := d.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if diff := cmp.Diff([]string{"chat:n1", "chat:n2", "chat:n3"}, h.sends()); diff != "" {
+		t.Fatalf("after continue (-want +got):\n%s", diff)
+	}
+	// The events restarted the countdown at the continue: 10 s from there.
+	h.advance(9999 * time.Millisecond)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("fired early: %q", got)
+	}
+	h.advance(time.Millisecond)
+	if diff := cmp.Diff([]string{"chat:timeout"}, h.sends()); diff != "" {
+		t.Fatalf("timeout (-want +got):\n%s", diff)
+	}
+}
+
+// TestPauseKeepsTheTimeLeft: with nothing sent during the pause, the
+// countdown at 3 s of 10 s fires 7 s after continue.
+func TestPauseKeepsTheTimeLeft(t *testing.T) {
+	h, d := debugged(t, doc("", `<state name="b"><ontimeout timeout="10">`+msg("timeout")+`</ontimeout></state>`))
+	h.advance(3 * time.Second)
+	h.take()
+	d.Pause()
+	waitPaused(t, d)
+	h.clock.Advance(time.Hour)
+	d.Continue()
+	h.settle()
+	h.advance(6999 * time.Millisecond)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("fired early: %q", got)
+	}
+	h.advance(time.Millisecond)
+	if diff := cmp.Diff([]string{"chat:timeout"}, h.sends()); diff != "" {
+		t.Fatalf("7 s after continue (-want +got):\n%s", diff)
+	}
+}
+
+// TestBreakpoints: each kind stops the behavior where it says, shows
+// where; step goes to the next event, a micro step to the next thing
+// done; a variable set while paused is seen by a rule's cond; until runs
+// to a state.
+func TestBreakpoints(t *testing.T) {
+	h, d := debugged(t, doc(`<script>name = "none"</script>`, `<state name="待機">`+
+		rule("", `<key>こんにちは</key>`+msg("いらっしゃいませ")+`<statetransition>確認</statetransition>`)+
+		`</state><state name="確認">`+
+		rule("", `<key>はい</key><cond>name == "山田"</cond>`+msg("山田様ですね")+`<statetransition>待機</statetransition>`)+
+		rule("", `<key>はい</key>`+msg("どなたですか")+`<statetransition>待機</statetransition>`)+
+		`</state>`))
+	h.take()
+	b, err := d.Break(Breakpoint{Kind: BreakState, Name: "確認"})
+	if err != nil || b.ID != 1 {
+		t.Fatalf("%+v %v", b, err)
+	}
+	if _, err := d.Break(Breakpoint{Kind: BreakState, Name: "無い"}); err == nil {
+		t.Error("a breakpoint on a state that does not exist was set")
+	}
+	go h.m.Deliver(context.Background(), eventOf("chat", "こんにちは"))
+	s := waitPaused(t, d)
+	if s.Why != "breakpoint 1: entering 確認" || s.At != "entering 確認" || s.Event != "chat: こんにちは" {
+		t.Fatalf("%+v", s)
+	}
+	if err := d.Set(context.Background(), "name", `"山田"`); err != nil {
+		t.Fatal(err)
+	}
+	if s := waitPaused(t, d); s.Globals["name"] != "山田" {
+		t.Fatalf("globals %v", s.Globals)
+	}
+	d.Clear(1)
+	d.Break(Breakpoint{Kind: BreakMessage, Name: "chat", Pattern: "様"})
+	d.Continue()
+	go h.m.Deliver(context.Background(), eventOf("chat", "はい"))
+	// The message breakpoint: stopped as the message goes out.
+	s = waitPaused(t, d)
+	if s.At != "message to chat: 山田様ですね" {
+		t.Fatalf("%+v", s)
+	}
+	d.Step(true) // the next thing done: leaving 確認
+	s = waitPaused(t, d)
+	if s.At != "leaving 確認" {
+		t.Fatalf("micro step: %+v", s)
+	}
+	d.Clear(0)
+	d.Step(false) // the next event
+	go h.m.Deliver(context.Background(), eventOf("chat", "こんにちは"))
+	s = waitPaused(t, d)
+	if s.At != "event chat: こんにちは" || s.State != "待機" {
+		t.Fatalf("step: %+v", s)
+	}
+	d.Continue()
+	h.settle()
+	if got := strings.Join(h.sends(), "|"); got != "chat:いらっしゃいませ|chat:山田様ですね|chat:いらっしゃいませ" {
+		t.Errorf("sent %q", got)
+	}
+	// when: a Lua condition, before an event is handled.
+	d.Break(Breakpoint{Kind: BreakWhen, Cond: `name == "田中"`})
+	d.Set(context.Background(), "name", `"田中"`)
+	go h.m.Deliver(context.Background(), eventOf("chat", "はい"))
+	s = waitPaused(t, d)
+	if !strings.HasPrefix(s.Why, "breakpoint 3: when") || s.At != "event chat: はい" {
+		t.Fatalf("when: %+v", s)
+	}
+	d.Clear(0)
+	d.Until("確認") // はい goes to 待機 (どなたですか); the next こんにちは to 確認
+	h.m.Deliver(context.Background(), eventOf("chat", "こんにちは"))
+	s = waitPaused(t, d)
+	if s.At != "entering 確認" || len(s.Breakpoints) != 0 {
+		t.Fatalf("until: %+v", s)
+	}
+	d.Continue()
+	h.settle()
+}
+
+// TestSendFiresAWidget: send with the adaptor gui fires the widget of an
+// active state so named, as a click on the operator page does; an
+// adaptor the behavior does not have is refused.
+func TestSendFiresAWidget(t *testing.T) {
+	h, d := debugged(t, doc("", `<state name="s"><button label="呼ぶ">`+msg("呼びました")+`</button></state>`))
+	h.take()
+	if err := d.Send(context.Background(), "gui", "呼ぶ"); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if diff := cmp.Diff([]string{"chat:呼びました"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := d.Send(context.Background(), "無い", "x"); err == nil {
+		t.Error("an event of an adaptor the behavior does not have was sent")
+	}
+}

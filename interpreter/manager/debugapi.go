@@ -1,0 +1,111 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/seatml/seat/interpreter"
+)
+
+// DebugRequest is the body of POST /behaviors/{name}/debug/{op}: what
+// the op needs of it.
+type DebugRequest struct {
+	// break: the breakpoint.
+	Breakpoint *interpreter.Breakpoint `json:"breakpoint,omitempty"`
+	// clear: a breakpoint's number, 0 for all.
+	ID int `json:"id,omitempty"`
+	// step: to the next thing done, not the next event.
+	Micro bool `json:"micro,omitempty"`
+	// until: the state to run to.
+	State string `json:"state,omitempty"`
+	// set: a variable (name or name.field) and its value as JSON.
+	Variable string `json:"variable,omitempty"`
+	Value    string `json:"value,omitempty"`
+	// send: an event of the adaptor.
+	Adaptor string `json:"adaptor,omitempty"`
+	Text    string `json:"text,omitempty"`
+}
+
+// debugOps are the debugger's operations: each answers with what the
+// debugger shows afterwards (GET /behaviors/{name}/debug alone).
+var debugOps = map[string]func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error{
+	"break": func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error {
+		if req.Breakpoint == nil {
+			return errors.New(`want {"breakpoint": {"kind": "state", "name": "確認"}}`)
+		}
+		_, err := d.Break(*req.Breakpoint)
+		return err
+	},
+	"clear":    func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Clear(req.ID) },
+	"pause":    func(_ context.Context, d *interpreter.Debugger, _ DebugRequest) error { return d.Pause() },
+	"continue": func(_ context.Context, d *interpreter.Debugger, _ DebugRequest) error { return d.Continue() },
+	"step":     func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Step(req.Micro) },
+	"until":    func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Until(req.State) },
+	"set": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
+		return d.Set(ctx, req.Variable, req.Value)
+	},
+	"send": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
+		return d.Send(ctx, req.Adaptor, req.Text)
+	},
+}
+
+// debugWait bounds how long a debugger request waits for the behavior
+// (a script running to its time limit before it can pause).
+const debugWait = 15 * time.Second
+
+// debugRoutes adds the debugger's routes to mux.
+func debugRoutes(mux *http.ServeMux, mg *Manager) {
+	show := func(w http.ResponseWriter, r *http.Request, d *interpreter.Debugger) {
+		ctx, cancel := context.WithTimeout(r.Context(), debugWait)
+		defer cancel()
+		s, err := d.Show(ctx)
+		if err != nil {
+			writeJSON(w, http.StatusConflict, APIError{Message: err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, s)
+	}
+	debugger := func(w http.ResponseWriter, r *http.Request) *interpreter.Debugger {
+		d, err := mg.Debugger(r.PathValue("name"))
+		if err != nil {
+			answer(w, Info{}, err, http.StatusOK)
+			return nil
+		}
+		return d
+	}
+	mux.HandleFunc("GET /behaviors/{name}/debug", func(w http.ResponseWriter, r *http.Request) {
+		if d := debugger(w, r); d != nil {
+			show(w, r, d)
+		}
+	})
+	mux.HandleFunc("POST /behaviors/{name}/debug/{op}", func(w http.ResponseWriter, r *http.Request) {
+		op := debugOps[r.PathValue("op")]
+		if op == nil {
+			writeJSON(w, http.StatusNotFound, APIError{Message: fmt.Sprintf("unknown debugger operation %q: break, clear, pause, continue, step, until, set, send", r.PathValue("op"))})
+			return
+		}
+		var req DebugRequest
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+			writeJSON(w, http.StatusBadRequest, APIError{Message: "the request is not a DebugRequest: " + err.Error()})
+			return
+		}
+		d := debugger(w, r)
+		if d == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), debugWait)
+		defer cancel()
+		if err := op(ctx, d, req); err != nil {
+			writeJSON(w, http.StatusConflict, APIError{Message: err.Error()})
+			return
+		}
+		show(w, r, d)
+	})
+}
