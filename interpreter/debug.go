@@ -31,6 +31,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
 
@@ -205,7 +206,7 @@ func boundary(k RecordKind) bool {
 func (d *Debugger) hit(r Record) string {
 	switch {
 	case d.pauseAt:
-		return "paused"
+		return "pause asked"
 	case d.step == stepEvent && boundary(r.Kind):
 		return "stepped to the next event"
 	case d.step == stepMicro && r.Kind != RecStep:
@@ -352,6 +353,27 @@ func shiftTimers(m *Machine, d time.Duration) {
 	}
 }
 
+// hasRuleAt reports whether a rule or widget of prog starts at line of
+// file (any of its files when file is "").
+func hasRuleAt(prog *seatml.Program, file string, line int) bool {
+	at := func(p schema.Pos) bool {
+		return p.Line == line && (file == "" || filepath.Base(p.File) == filepath.Base(file))
+	}
+	for _, r := range prog.Rules {
+		if r != nil && at(r.Pos) {
+			return true
+		}
+	}
+	for _, s := range prog.States {
+		for _, w := range s.Widgets {
+			if at(w.Pos) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ErrNotPaused is what a step or a continue of a running behavior gets.
 var ErrNotPaused = errors.New("the behavior is not paused")
 
@@ -446,6 +468,13 @@ func (d *Debugger) Break(b Breakpoint) (Breakpoint, error) {
 	if (b.Kind == BreakState || b.Kind == BreakLeave) && d.m != nil && d.m.prog.State(b.Name) == nil {
 		return b, fmt.Errorf("the behavior has no state %q", b.Name)
 	}
+	if b.Kind == BreakRule && d.m != nil && !hasRuleAt(d.m.prog, b.File, b.Line) {
+		where := fmt.Sprintf("line %d", b.Line)
+		if b.File != "" {
+			where = fmt.Sprintf("%s:%d", b.File, b.Line)
+		}
+		return b, fmt.Errorf("no rule or widget of the behavior starts at %s (a rule's line is its <rule> tag's)", where)
+	}
 	d.nextID++
 	b.ID = d.nextID
 	d.bps = append(d.bps, &b)
@@ -513,7 +542,7 @@ func (d *Debugger) Pause() error {
 		still := d.pauseAt
 		d.mu.Unlock()
 		if still {
-			d.pauseHere(Record{}, "paused")
+			d.pauseHere(Record{}, "pause asked")
 		}
 	}}})
 	return nil
@@ -624,7 +653,7 @@ func showMachine(m *Machine, s *DebugState, now time.Time) {
 		}
 	}
 	sort.Slice(s.Timers, func(i, j int) bool { return s.Timers[i].In < s.Timers[j].In })
-	if ev := m.evBuf; ev.Source != "" || ev.Text != "" {
+	if ev := m.evBuf; s.Paused && (ev.Source != "" || ev.Text != "") { // idle, none is being handled
 		s.Event = ev.Source + ": " + ev.Text
 	}
 	s.Queue = m.q.describe(50)

@@ -126,6 +126,13 @@ func TestBreakpoints(t *testing.T) {
 	if _, err := d.Break(Breakpoint{Kind: BreakState, Name: "無い"}); err == nil {
 		t.Error("a breakpoint on a state that does not exist was set")
 	}
+	if _, err := d.Break(Breakpoint{Kind: BreakRule, Line: 999}); err == nil || !strings.Contains(err.Error(), "no rule or widget of the behavior starts at line 999") {
+		t.Errorf("a breakpoint on a line with no rule: %v", err)
+	}
+	line := h.m.prog.Rules[0].Pos.Line
+	if _, err := d.Break(Breakpoint{Kind: BreakRule, File: "other.seatml", Line: line}); err == nil {
+		t.Error("a breakpoint in a file the behavior does not have was set")
+	}
 	go h.m.Deliver(context.Background(), eventOf("chat", "こんにちは"))
 	s := waitPaused(t, d)
 	if s.Why != "breakpoint 1: entering 確認" || s.At != "entering 確認" || s.Event != "chat: こんにちは" {

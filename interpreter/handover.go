@@ -228,10 +228,8 @@ func (r *Replacement) KeepState() error {
 		return errors.New("only a SEATML behavior without sessions keeps its state across a reload yet; it starts from its initial state")
 	}
 	c := &carry{}
-	r.new.carried = c  // not started yet
-	r.old.runMu.Lock() // held by whoever runs it: its begin, its shutdown
-	r.old.carried = c
-	r.old.runMu.Unlock()
+	r.new.carried.Store(c)
+	r.old.carried.Store(c) // read as it stops, on its goroutine
 	return nil
 }
 
@@ -239,7 +237,7 @@ func (r *Replacement) KeepState() error {
 // what of the old version's state it could not carry over; ok is false
 // when it was not asked to (KeepState) or the old version left nothing.
 func (r *Replacement) Kept(ctx context.Context) (report []string, ok bool) {
-	c := r.new.carried
+	c := r.new.carried.Load()
 	if c == nil {
 		return nil, false
 	}

@@ -326,8 +326,8 @@ func (m ownQueue) run(ctx context.Context) error {
 // shutdown is L6: no event reaches rules once it begins.
 func (m *Machine) shutdown() {
 	m.running.Store(false)
-	if sb, ok := m.b.(*seatmlBehavior); ok && m.carried != nil && !m.carried.taken {
-		takeCarry(sb, m.carried) // a reload that keeps state: no onexit
+	if c := m.carried.Load(); c != nil && !c.taken && isSEATML(m.b) {
+		takeCarry(m.b.(*seatmlBehavior), c) // a reload that keeps state: no onexit
 	} else {
 		m.b.stop()
 	}

@@ -182,7 +182,8 @@ type env struct {
 	// carried is what a reload that keeps state carries (carry.go): to
 	// fill as the old version stops, or to start the new one from; kept,
 	// while it starts, the states it enters without their onentry lists.
-	carried *carry
+	// (atomic: the manager sets the old version's while it runs)
+	carried atomic.Pointer[carry]
 	kept    map[*seatml.State]bool
 }
 

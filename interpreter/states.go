@@ -16,7 +16,7 @@ import (
 // begin enters the initial state and carries out the transitions
 // its onentry list asks for.
 func (m *seatmlBehavior) begin() {
-	if c := m.carried; c != nil && c.taken {
+	if c := m.carried.Load(); c != nil && c.taken {
 		beginFrom(m, c)
 		return
 	}

@@ -507,6 +507,7 @@ func (a *asr) recognize(ctx context.Context, file, name string) (string, bool) {
 		a.log.Info("speech rejected", zap.String("file", name), zap.String("heard", heard), zap.String("confidence", c))
 		return rejected + "," + c + "," + heard, true
 	}
+	a.log.Info("speech heard", zap.String("file", name), zap.String("text", text), zap.String("confidence", c))
 	return text + "," + c, true
 }
 

@@ -166,7 +166,7 @@ func (a *asr) hearPipe(ctx context.Context, seg *wav.Segmenter) {
 			a.log.Warn("pipe not heard", zap.String("input", a.l.input), zap.Error(err))
 			a.stats.Dropped.Add(1)
 		case rate != 0 && (rate != 16000 || channels != 1):
-			a.log.Warn("pipe not heard: it carries "+strconv.Itoa(rate)+" Hz, "+strconv.Itoa(channels)+" channels; asr hears 16 kHz mono "+
+			a.log.Warn("pipe not heard: it carries "+strconv.Itoa(rate)+" Hz "+channelsOf(channels)+"; asr hears 16 kHz mono "+
 				"(sox FILE -r 16000 -c 1 -b 16 -t wav PIPE)", zap.String("input", a.l.input))
 			a.stats.Dropped.Add(1)
 			_, _ = io.Copy(io.Discard, samples) // the rest of this writer's stream
@@ -219,4 +219,15 @@ func (t *tail) Write(p []byte) (int, error) {
 func (t *tail) last() string {
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// channelsOf says how many channels a stream has, in words.
+func channelsOf(n int) string {
+	switch n {
+	case 1:
+		return "mono"
+	case 2:
+		return "stereo"
+	}
+	return strconv.Itoa(n) + " channels"
 }

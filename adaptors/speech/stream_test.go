@@ -59,7 +59,7 @@ func TestHearsAPipe(t *testing.T) {
 		t.Errorf("heard %q", got)
 	}
 	refused := logs.FilterMessageSnippet("pipe not heard").All()
-	if len(refused) != 1 || !strings.Contains(refused[0].Message, "22050 Hz, 2 channels") || a.Stats().Dropped != 1 {
+	if len(refused) != 1 || !strings.Contains(refused[0].Message, "22050 Hz stereo") || a.Stats().Dropped != 1 {
 		t.Errorf("stats %+v, log %v", a.Stats(), logs.All())
 	}
 }

@@ -391,6 +391,7 @@ func (a *tts) speak(ctx context.Context, sink adaptors.Sink, text string) {
 	err := a.say(uctx, n, text)
 	switch {
 	case err == nil:
+		a.log.Info("utterance spoken", zap.String("text", text))
 		a.tell(ctx, sink, "done", text)
 		return
 	case uctx.Err() != nil && ctx.Err() == nil:

@@ -142,9 +142,12 @@ func parseBreak(args []string) (interpreter.Breakpoint, error) {
 
 // printDebug shows what the debugger shows, one thing a line.
 func printDebug(w io.Writer, name string, s interpreter.DebugState) {
-	if s.Paused {
+	switch {
+	case s.Paused && s.At == "between events":
+		fmt.Fprintf(w, "%s: paused (%s) between events\n", name, s.Why)
+	case s.Paused:
 		fmt.Fprintf(w, "%s: paused (%s) at %s\n", name, s.Why, s.At)
-	} else {
+	default:
 		fmt.Fprintf(w, "%s: running\n", name)
 	}
 	row := func(label, text string) { fmt.Fprintf(w, "%-12s%s\n", label, text) }
