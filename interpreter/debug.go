@@ -122,6 +122,9 @@ type Debugger struct {
 	pausing chan struct{}
 
 	watching atomic.Bool
+	// refused says why the behavior cannot be debugged (an SCXML
+	// document, a session host); nil when it can.
+	refused atomic.Pointer[string]
 }
 
 // NewDebugger returns a debugger with no breakpoint.
@@ -132,6 +135,14 @@ func NewDebugger(log *zap.Logger) *Debugger {
 	return &Debugger{log: log, cmds: make(chan func()), pausing: make(chan struct{})}
 }
 
+// refuse says why the debugger has no machine to debug (New).
+func (d *Debugger) refuse(why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m = nil
+	d.refused.Store(&why)
+}
+
 // attach makes m the machine it debugs (New); base are m's other
 // observers, which it joins while it watches.
 func (d *Debugger) attach(m *Machine, base []Observer) {
@@ -139,6 +150,7 @@ func (d *Debugger) attach(m *Machine, base []Observer) {
 	defer d.mu.Unlock()
 	d.m, d.base = m, base
 	d.log = m.log
+	d.refused.Store(nil)
 	d.joined = false
 	if d.watching.Load() { // a new version: the breakpoints stay
 		m.observing = observeBy(append(base, d)...)
@@ -374,6 +386,14 @@ func hasRuleAt(prog *seatml.Program, file string, line int) bool {
 	return false
 }
 
+// notRunning says why there is no machine to work on.
+func (d *Debugger) notRunning() error {
+	if why := d.refused.Load(); why != nil {
+		return errors.New(*why)
+	}
+	return errors.New("the behavior is not running")
+}
+
 // ErrNotPaused is what a step or a continue of a running behavior gets.
 var ErrNotPaused = errors.New("the behavior is not paused")
 
@@ -385,7 +405,7 @@ func (d *Debugger) run(ctx context.Context, f func()) error {
 	m := d.m
 	d.mu.Unlock()
 	if m == nil {
-		return errors.New("the behavior is not running")
+		return d.notRunning()
 	}
 	var once sync.Once
 	done := make(chan struct{})
@@ -526,7 +546,7 @@ func (d *Debugger) Pause() error {
 	m, paused := d.m, d.paused
 	if m == nil {
 		d.mu.Unlock()
-		return errors.New("the behavior is not running")
+		return d.notRunning()
 	}
 	if paused {
 		d.mu.Unlock()
@@ -803,7 +823,7 @@ func (d *Debugger) Send(ctx context.Context, adaptor, text string) error {
 	m := d.m
 	d.mu.Unlock()
 	if m == nil {
-		return errors.New("the behavior is not running")
+		return d.notRunning()
 	}
 	known := adaptor == "gui"
 	for _, a := range m.prog.Adaptors {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seatml/seat/interpreter/seatml"
 )
 
 // debugged starts src with a debugger.
@@ -204,5 +206,19 @@ func TestSendFiresAWidget(t *testing.T) {
 	}
 	if err := d.Send(context.Background(), "無い", "x"); err == nil {
 		t.Error("an event of an adaptor the behavior does not have was sent")
+	}
+}
+
+// TestDebuggerRefusesWhatItCannotDebug: an SCXML document says why it
+// cannot be stopped, instead of "not running".
+func TestDebuggerRefusesWhatItCannotDebug(t *testing.T) {
+	d := NewDebugger(nil)
+	prog, diags := seatml.LoadBytes("t.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" name="t"><state id="s"/></scxml>`), seatml.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	startProgram(t, prog, func(o *Options) { o.Debugger = d })
+	if err := d.Pause(); err == nil || err.Error() != "only a SEATML behavior without sessions can be debugged yet" {
+		t.Errorf("pause: %v", err)
 	}
 }

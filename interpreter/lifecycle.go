@@ -75,6 +75,8 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		// A SEATML behavior's own machine, not a session host: the
 		// debugger joins its observers while it has something to do.
 		opts.Debugger.attach(m, []Observer{opts.Observer, trace, newLogRecords(m.log)})
+	} else if opts.Debugger != nil {
+		opts.Debugger.refuse("only a SEATML behavior without sessions can be debugged yet")
 	}
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.
