@@ -337,9 +337,3 @@ func restoreTimers(b *seatmlBehavior, c *carry) {
 		b.publishTick()
 	}
 }
-
-// isSEATML reports whether b is a SEATML behavior.
-func isSEATML(b behavior) bool {
-	_, ok := b.(*seatmlBehavior)
-	return ok
-}

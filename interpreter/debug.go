@@ -739,31 +739,6 @@ func jsonOf(v lua.LValue, depth int) any {
 	return v.Type().String()
 }
 
-// luaOfJSON is a JSON value as Lua holds it.
-func luaOfJSON(L *lua.LState, v any) lua.LValue {
-	switch x := v.(type) {
-	case bool:
-		return lua.LBool(x)
-	case float64:
-		return lua.LNumber(x)
-	case string:
-		return lua.LString(x)
-	case []any:
-		t := L.NewTable()
-		for _, e := range x {
-			t.Append(luaOfJSON(L, e))
-		}
-		return t
-	case map[string]any:
-		t := L.NewTable()
-		for k, e := range x {
-			t.RawSetString(k, luaOfJSON(L, e))
-		}
-		return t
-	}
-	return lua.LNil
-}
-
 // Set gives a Lua global (or a field of one: self.name, visitor.tags)
 // the value value, as JSON writes it ("\"山田\"", 3, {"a": 1}).
 func (d *Debugger) Set(ctx context.Context, path, value string) error {
@@ -788,7 +763,7 @@ func (d *Debugger) Set(ctx context.Context, path, value string) error {
 			ferr = fmt.Errorf("%s is set by each event", parts[0])
 			return
 		}
-		lv := luaOfJSON(m.L, v)
+		lv := toLua(m.L, v)
 		if len(parts) == 1 {
 			m.L.G.Global.RawSetString(parts[0], lv)
 			m.noteGlobalSet(m.L, parts[0], lv == lua.LNil)

@@ -565,9 +565,12 @@ func (m *env) motionHandle(L *lua.LState, mo *motion.Motion) *lua.LTable {
 	return h
 }
 
-// toLua converts a memory value for Lua.
+// toLua converts a Go value for Lua: a memory value, or JSON's (the
+// debugger's set): nil, numbers, booleans, strings, lists and objects.
 func toLua(L *lua.LState, v any) lua.LValue {
 	switch x := v.(type) {
+	case nil:
+		return lua.LNil
 	case float64:
 		return lua.LNumber(x)
 	case int64:
@@ -582,6 +585,12 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		t := L.NewTable()
 		for _, e := range x {
 			t.Append(toLua(L, e))
+		}
+		return t
+	case map[string]any:
+		t := L.NewTable()
+		for k, e := range x {
+			t.RawSetString(k, toLua(L, e))
 		}
 		return t
 	}

@@ -328,8 +328,8 @@ func (m ownQueue) run(ctx context.Context) error {
 // shutdown is L6: no event reaches rules once it begins.
 func (m *Machine) shutdown() {
 	m.running.Store(false)
-	if c := m.carried.Load(); c != nil && !c.taken && isSEATML(m.b) {
-		takeCarry(m.b.(*seatmlBehavior), c) // a reload that keeps state: no onexit
+	if sb, ok := m.b.(*seatmlBehavior); ok && m.carried.Load() != nil && !m.carried.Load().taken {
+		takeCarry(sb, m.carried.Load()) // a reload that keeps state: no onexit
 	} else {
 		m.b.stop()
 	}

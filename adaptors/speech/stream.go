@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -216,10 +215,7 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tail) last() string {
-	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
+func (t *tail) last() string { return lastLine(t.b) }
 
 // channelsOf says how many channels a stream has, in words.
 func channelsOf(n int) string {

@@ -467,11 +467,17 @@ func lasts(ctx context.Context, file string) error {
 func run(cmd *exec.Cmd) error {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); lines[len(lines)-1] != "" {
-			return fmt.Errorf("%w: %s", err, lines[len(lines)-1])
+		if last := lastLine(out); last != "" {
+			return fmt.Errorf("%w: %s", err, last)
 		}
 	}
 	return err
+}
+
+// lastLine is the last line a program printed, trimmed.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // tell delivers a status event, unless events="off".

@@ -151,6 +151,13 @@ func printDebug(w io.Writer, name string, s interpreter.DebugState) {
 		fmt.Fprintf(w, "%s: running\n", name)
 	}
 	row := func(label, text string) { fmt.Fprintf(w, "%-12s%s\n", label, text) }
+	// first labels the first row of a list; the others are indented.
+	first := func(i int, label string) string {
+		if i == 0 {
+			return label
+		}
+		return ""
+	}
 	if s.State != "" {
 		st := s.State
 		if len(s.Active) > 1 {
@@ -165,10 +172,10 @@ func printDebug(w io.Writer, name string, s interpreter.DebugState) {
 		row("event", s.Event)
 	}
 	for i, q := range s.Queue {
-		row(map[bool]string{true: "queue"}[i == 0], q)
+		row(first(i, "queue"), q)
 	}
 	for i, t := range s.Timers {
-		row(map[bool]string{true: "timers"}[i == 0], fmt.Sprintf("%s in %s", t.What, t.In.Round(time.Millisecond)))
+		row(first(i, "timers"), fmt.Sprintf("%s in %s", t.What, t.In.Round(time.Millisecond)))
 	}
 	names := make([]string, 0, len(s.Globals))
 	for n := range s.Globals {
@@ -177,7 +184,7 @@ func printDebug(w io.Writer, name string, s interpreter.DebugState) {
 	sort.Strings(names)
 	for i, n := range names {
 		v, _ := jsonText(s.Globals[n])
-		row(map[bool]string{true: "globals"}[i == 0], n+" = "+v)
+		row(first(i, "globals"), n+" = "+v)
 	}
 	if len(s.Breakpoints) > 0 {
 		fmt.Fprintln(w, "breakpoints")

@@ -65,8 +65,8 @@ func TestJapaneseSpeechOnTheRealBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := freePortNumber(t)
-	_, log := startSeatIn(t, dir, "run", "--set", "来客.port="+port, example)
+	port, control := freePortNumber(t), freePort(t)
+	_, log := startSeatIn(t, dir, "run", "--control", control, "--set", "来客.port="+port, example)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("seat logged:\n%s", log.String())
@@ -95,6 +95,20 @@ func TestJapaneseSpeechOnTheRealBinary(t *testing.T) {
 		if secs := soxSpeech(t, file); secs < 0.08*chars || secs > 0.4*chars {
 			t.Errorf("%s (%q): %v s of sound, want %.1f to %.1f", file, c.answer, secs, 0.08*chars, 0.4*chars)
 		}
+	}
+	// The monitor, opened after the conversation (it keeps the history),
+	// shows what the voice said in Japanese and that it was said whole.
+	waitForWithin(t, 30*time.Second, func() bool { return strings.Contains(log.String(), "\tmonitor\t") })
+	b := webtest.Start(t)
+	b.Navigate("http://" + control + "/monitor/")
+	rows := `Array.from(document.querySelectorAll('section[data-behavior="受付音声"] table.speech tbody tr')).map(r => Array.from(r.cells).slice(1).map(c => c.textContent).join("|")).join("\n")`
+	want := "said|声|かしこまりました。担当の者をお呼びしますので、少々お待ちください。|done\nsaid|声|こんにちは。受付ロボットです。ご用件をどうぞ。|done"
+	deadline := time.Now().Add(10 * time.Second)
+	for got := ""; got != want; got, _ = b.Eval(rows).(string) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the monitor's speech rows:\n%s\nwant\n%s", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -626,11 +626,10 @@ func (mg *Manager) ReloadWith(name string, opts ReloadOptions) (Info, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		report, kept := rep.Kept(ctx)
 		cancel()
-		info.Kept, info.NotKept = kept, append(notKept, report...)
 		if kept {
 			info = mg.infoOf(e) // where it went on
-			info.Kept, info.NotKept = true, report
 		}
+		info.Kept, info.NotKept = kept, append(notKept, report...)
 	}
 	return info, err
 }

@@ -13,7 +13,7 @@ import (
 const WatchEvery = 200 * time.Millisecond
 
 // fileStamp is what Watch compares: a file's size and modification time
-// ("" when it cannot be read).
+// (size -1 when it cannot be read).
 type fileStamp struct {
 	size int64
 	mod  time.Time
