@@ -1,6 +1,6 @@
 package interpreter
 
-// The debugger (docs/debugging.md): breakpoints, pause, step and
+// The debugger (docs/tools.md, "The debugger"): breakpoints, pause, step and
 // continue, and looking at and poking a running SEATML behavior. It is an
 // observer that watches only while it has something to do (a breakpoint,
 // a pause or a step asked for): with none, the machine builds no record
@@ -608,6 +608,37 @@ func (d *Debugger) goOn(step int) error {
 	return nil
 }
 
+// DebugSummary is what a debugger is doing, known without asking the
+// machine: the monitor's status shows it every half second.
+type DebugSummary struct {
+	Paused bool   `json:"paused"`
+	Why    string `json:"why,omitempty"`
+	At     string `json:"at,omitempty"`
+	// Refused says why the behavior cannot be debugged (an SCXML
+	// document, a session host).
+	Refused     string       `json:"refused,omitempty"`
+	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
+}
+
+// Summary says whether the behavior is paused, where, and its
+// breakpoints.
+func (d *Debugger) Summary() DebugSummary {
+	var s DebugSummary
+	if why := d.refused.Load(); why != nil {
+		s.Refused = *why
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.Paused, s.Why = d.paused, d.why
+	if d.paused {
+		s.At = describe(d.at)
+	}
+	for _, b := range d.bps {
+		s.Breakpoints = append(s.Breakpoints, *b)
+	}
+	return s
+}
+
 // DebugState is what the debugger shows of a behavior.
 type DebugState struct {
 	Paused bool   `json:"paused"`
@@ -710,7 +741,8 @@ func timerName(b *seatmlBehavior, t *timer) string {
 }
 
 // jsonOf is a Lua value as JSON shows it: a table with keys 1..n is an
-// array, other tables objects; a function or userdata is its type.
+// array, other tables objects; a function or userdata is its type in
+// angle brackets ("<function>").
 func jsonOf(v lua.LValue, depth int) any {
 	switch x := v.(type) {
 	case lua.LBool:
@@ -736,7 +768,7 @@ func jsonOf(v lua.LValue, depth int) any {
 	case *lua.LNilType:
 		return nil
 	}
-	return v.Type().String()
+	return "<" + v.Type().String() + ">" // not data: it cannot be set, nor carried over a reload
 }
 
 // Set gives a Lua global (or a field of one: self.name, visitor.tags)

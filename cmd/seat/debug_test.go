@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seatml/seat/adaptors/web/webtest"
 )
 
 // TestDebuggerOnTheRealBinary: the reception robot on the real binary,
@@ -73,9 +76,9 @@ func TestDebuggerOnTheRealBinary(t *testing.T) {
 	// An event sent with seat ctl, as if the visitor had said it.
 	ctl("send", "受付", "音声", "トイレはどこ")
 	hear("お手洗いは廊下の突き当たり、右側です。")
-	if !strings.Contains(log.String(), "debugger: set") || !strings.Contains(log.String(), "debugger: event sent") {
-		t.Errorf("the log does not say what the debugger did")
-	}
+	waitFor(t, func() bool { // the log comes through a pipe: it may lag behind the answer
+		return strings.Contains(log.String(), "debugger: set") && strings.Contains(log.String(), "debugger: event sent")
+	})
 }
 
 // TestPausedTimerOnTheRealBinary: a countdown paused at 3 s of 10 s fires
@@ -116,4 +119,121 @@ func TestPausedTimerOnTheRealBinary(t *testing.T) {
 	if left < 6*time.Second || left > 8*time.Second || after < left-500*time.Millisecond || after > left+2*time.Second {
 		t.Errorf("paused with %v left; fired %v after continue, want about %v", left, after, left)
 	}
+}
+
+// TestMonitorDebuggerOnTheRealBinary: the reception robot's monitor in
+// headless Chromium is its debugger. A click on 確認 in the graph sets a
+// breakpoint; the conversation stops there and the page says so, with the
+// visitor's name among the variables; the name is changed in the panel;
+// a step lets the visitor's はい through and stops at the next event; on
+// continue the robot answers with the new name. Screenshots of the
+// paused page are kept as the test's artifacts (-update writes
+// docs/debugger.png, which the README shows).
+func TestMonitorDebuggerOnTheRealBinary(t *testing.T) {
+	port, staff, control := freePortNumber(t), freePortNumber(t), freePort(t)
+	_, log := startSeat(t, "run", "--control", control, "--set", "音声.port="+port, "--set", "係員.port="+staff, "../../examples/reception.seatml")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), "\tmonitor\t") })
+
+	b := webtest.Start(t)
+	b.SetViewport(1400, 1000)
+	b.Navigate("http://" + control + "/monitor/")
+	sec := `document.querySelector('section[data-behavior="受付"]')`
+	b.WaitFor("the debugger's panel", sec+` != null && `+sec+`.querySelector('.debug .dstate') != null && `+sec+`.querySelector('.graph g.node[data-state="確認"]') != null`)
+	b.Click(`section[data-behavior="受付"] .graph g.node[data-state="確認"]`)
+	b.WaitFor("the breakpoint listed and drawn", sec+`.querySelector('ul.bps').textContent.includes('entering 確認') && `+sec+`.querySelector('.graph g.node[data-state="確認"]').classList.contains('bp')`)
+
+	visitor := dialSeat(t, port)
+	r := bufio.NewReader(visitor)
+	visitor.SetDeadline(time.Now().Add(60 * time.Second))
+	say := func(text string) { visitor.Write([]byte(text + "\n")) }
+	hear := func(want string) {
+		t.Helper()
+		got, err := r.ReadString('\n')
+		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
+			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
+		}
+	}
+	say("こんにちは")
+	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	say("山田さんと約束があります")
+	hear("山田様ですね。お約束の方でよろしいですか。")
+	guest := sec + `.querySelector('.inspect tr[data-variable="guest"] td.value')`
+	b.WaitFor("the page paused at 確認 with the visitor's name", sec+`.classList.contains('paused') && `+sec+`.querySelector('.debug .dstate').textContent.includes('breakpoint 1: entering 確認') && `+guest+` != null && `+guest+`.textContent === '"山田"'`)
+	b.WaitFor("確認's countdown held", sec+`.querySelector('.inspect table.where').textContent.includes('timeout of 確認 in 1')`)
+	say("はい") // waits in the queue while paused
+	b.WaitFor("the はい queued", sec+`.querySelector('.inspect table.where').textContent.includes('音声: はい')`)
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "debugger-paused.png"), b.Screenshot(), 0o644); err != nil {
+		t.Error(err)
+	}
+
+	b.Click(`section[data-behavior="受付"] .inspect tr[data-variable="guest"] td.value`)
+	b.WaitFor("the value's editor", guest+`.querySelector('input') != null`)
+	b.Eval(guest + `.querySelector('input').value = ''`)
+	b.TypeText(`section[data-behavior="受付"] .inspect tr[data-variable="guest"] td.value input`, `"田中"`, true)
+	b.WaitFor("the name changed", guest+` != null && `+guest+`.textContent === '"田中"'`)
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "debugger-set.png"), b.Screenshot(), 0o644); err != nil {
+		t.Error(err)
+	}
+	if *update {
+		os.WriteFile("../../docs/debugger.png", b.Screenshot(), 0o644)
+	}
+
+	// A step goes on to the next event: the queued はい, where it stops
+	// before handling it.
+	b.Click(`section[data-behavior="受付"] .debug button[data-op="step"]`)
+	b.WaitFor("stopped at the next event", sec+`.querySelector('.debug .dstate').textContent.includes('stepped to the next event') && `+sec+`.querySelector('.debug .dstate').textContent.includes('音声: はい')`)
+	b.Click(`section[data-behavior="受付"] ul.bps button.clear`)
+	b.WaitFor("the breakpoint cleared", sec+`.querySelector('ul.bps li.none') != null && !`+sec+`.querySelector('.graph g.node[data-state="確認"]').classList.contains('bp')`)
+	b.Click(`section[data-behavior="受付"] .debug button[data-op="continue"]`)
+	hear("田中様をお呼びします。少々お待ちください。")
+	b.WaitFor("running again", `!`+sec+`.classList.contains('paused') && `+sec+`.querySelector('.debug .dstate').textContent.startsWith('running')`)
+
+	// A rule fired in the log stops the behavior when it fires again.
+	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	say("トイレはどこ")
+	hear("お手洗いは廊下の突き当たり、右側です。")
+	line := ruleLine(t, "../../examples/reception.seatml", "(トイレ|お手洗い)")
+	toilet := fmt.Sprintf(`section[data-behavior="受付"] .log tr.line.fire button.bp[data-at$=":%d"]`, line)
+	b.WaitFor("the rule fired in the log", fmt.Sprintf(`document.querySelector(%q) != null`, toilet))
+	b.Click(toilet)
+	b.WaitFor("the rule's breakpoint", fmt.Sprintf(`document.querySelector(%q).classList.contains('on') && %s.querySelector('ul.bps').textContent.includes('rule at reception.seatml:%d')`, toilet, sec, line))
+	say("お手洗いはどこ")
+	b.WaitFor("stopped at the rule", fmt.Sprintf(`%s.querySelector('.debug .dstate').textContent.includes('breakpoint 2: rule at ../../examples/reception.seatml:%d')`, sec, line))
+	// An event sent from the panel, as if the visitor had said it: it
+	// waits behind the pause.
+	b.Eval(sec + `.querySelector('form.send select').value = "音声"`)
+	b.TypeText(`section[data-behavior="受付"] form.send input`, "さようなら", true)
+	b.WaitFor("the event queued", sec+`.querySelector('.inspect table.where').textContent.includes('音声: さようなら')`)
+	b.Click(`section[data-behavior="受付"] .debug button[data-op="continue"]`)
+	hear("お手洗いは廊下の突き当たり、右側です。")
+	hear("ありがとうございました。お気をつけて。")
+	for _, want := range []string{"debugger: breakpoint set", "debugger: set", "debugger: event sent"} {
+		waitFor(t, func() bool { return strings.Contains(log.String(), want) })
+	}
+}
+
+// ruleLine is the line of the <rule> tag before the first line of file
+// holding text.
+func ruleLine(t *testing.T, file, text string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := 0
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, "<rule") {
+			rule = i + 1
+		}
+		if strings.Contains(l, text) {
+			return rule
+		}
+	}
+	t.Fatalf("%s holds no %q", file, text)
+	return 0
 }

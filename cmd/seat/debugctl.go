@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,6 +185,9 @@ func printDebug(w io.Writer, name string, s interpreter.DebugState) {
 	sort.Strings(names)
 	for i, n := range names {
 		v, _ := jsonText(s.Globals[n])
+		if t, ok := s.Globals[n].(string); ok && opaque.MatchString(t) {
+			v = t // a function or userdata: its type, not a string
+		}
 		row(first(i, "globals"), n+" = "+v)
 	}
 	if len(s.Breakpoints) > 0 {
@@ -193,6 +197,9 @@ func printDebug(w io.Writer, name string, s interpreter.DebugState) {
 		}
 	}
 }
+
+// opaque is how the debugger shows a value that is not data: <function>.
+var opaque = regexp.MustCompile(`^<[a-z]+>$`)
 
 // jsonText is a value as JSON writes it, on one line, Japanese as it is.
 func jsonText(v any) (string, error) {

@@ -60,7 +60,26 @@ const debugWait = 15 * time.Second
 
 // debugRoutes adds the debugger's routes to mux.
 func debugRoutes(mux *http.ServeMux, mg *Manager) {
-	show := func(w http.ResponseWriter, r *http.Request, d *interpreter.Debugger) {
+	show, op := DebugHandlers(mg)
+	mux.HandleFunc("GET /behaviors/{name}/debug", show)
+	mux.HandleFunc("POST /behaviors/{name}/debug/{op}", op)
+}
+
+// DebugHandlers serve the debugger of the behavior named by the path
+// value name: show answers what it shows (DebugState), op does the
+// operation named by the path value op with a DebugRequest in the body
+// and answers what it shows afterwards. The control API and the monitor
+// mount them, each behind its own guard.
+func DebugHandlers(mg *Manager) (show, op http.HandlerFunc) {
+	debugger := func(w http.ResponseWriter, r *http.Request) *interpreter.Debugger {
+		d, err := mg.Debugger(r.PathValue("name"))
+		if err != nil {
+			answer(w, Info{}, err, http.StatusOK)
+			return nil
+		}
+		return d
+	}
+	answerShow := func(w http.ResponseWriter, r *http.Request, d *interpreter.Debugger) {
 		ctx, cancel := context.WithTimeout(r.Context(), debugWait)
 		defer cancel()
 		s, err := d.Show(ctx)
@@ -70,22 +89,14 @@ func debugRoutes(mux *http.ServeMux, mg *Manager) {
 		}
 		writeJSON(w, http.StatusOK, s)
 	}
-	debugger := func(w http.ResponseWriter, r *http.Request) *interpreter.Debugger {
-		d, err := mg.Debugger(r.PathValue("name"))
-		if err != nil {
-			answer(w, Info{}, err, http.StatusOK)
-			return nil
-		}
-		return d
-	}
-	mux.HandleFunc("GET /behaviors/{name}/debug", func(w http.ResponseWriter, r *http.Request) {
+	show = func(w http.ResponseWriter, r *http.Request) {
 		if d := debugger(w, r); d != nil {
-			show(w, r, d)
+			answerShow(w, r, d)
 		}
-	})
-	mux.HandleFunc("POST /behaviors/{name}/debug/{op}", func(w http.ResponseWriter, r *http.Request) {
-		op := debugOps[r.PathValue("op")]
-		if op == nil {
+	}
+	op = func(w http.ResponseWriter, r *http.Request) {
+		do := debugOps[r.PathValue("op")]
+		if do == nil {
 			writeJSON(w, http.StatusNotFound, APIError{Message: fmt.Sprintf("unknown debugger operation %q: break, clear, pause, continue, step, until, set, send", r.PathValue("op"))})
 			return
 		}
@@ -102,10 +113,11 @@ func debugRoutes(mux *http.ServeMux, mg *Manager) {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), debugWait)
 		defer cancel()
-		if err := op(ctx, d, req); err != nil {
+		if err := do(ctx, d, req); err != nil {
 			writeJSON(w, http.StatusConflict, APIError{Message: err.Error()})
 			return
 		}
-		show(w, r, d)
-	})
+		answerShow(w, r, d)
+	}
+	return show, op
 }

@@ -84,6 +84,8 @@ type Info struct {
 	// it started afresh.
 	Kept    bool     `json:"kept,omitempty"`
 	NotKept []string `json:"not_kept,omitempty"`
+	// Debug is what its debugger is doing (seat run --control).
+	Debug *interpreter.DebugSummary `json:"debug,omitempty"`
 }
 
 // ReloadOptions are a reload's: Set overrides adaptor attributes as seat
@@ -244,6 +246,10 @@ func (e *entry) info() Info {
 			c := e.m.SessionCounts()
 			i.Sessions = &c
 		}
+	}
+	if e.dbg != nil {
+		d := e.dbg.Summary()
+		i.Debug = &d
 	}
 	return i
 }

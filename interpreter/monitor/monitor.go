@@ -400,7 +400,7 @@ func (m *Monitor) Handler(mg *manager.Manager) http.Handler {
 	mux.HandleFunc("GET /monitor/{$}", func(w http.ResponseWriter, r *http.Request) { m.asset(w, "index.html") })
 	mux.HandleFunc("GET /monitor/{file}", func(w http.ResponseWriter, r *http.Request) {
 		switch f := r.PathValue("file"); f {
-		case "monitor.js", "monitor.css", "viz-global.js":
+		case "monitor.js", "debugger.js", "monitor.css", "viz-global.js":
 			m.asset(w, f)
 		default:
 			http.NotFound(w, r)
@@ -408,6 +408,18 @@ func (m *Monitor) Handler(mg *manager.Manager) http.Handler {
 	})
 	mux.HandleFunc("GET /monitor/ws", func(w http.ResponseWriter, r *http.Request) { m.serveWS(w, r, mg) })
 	mux.HandleFunc("GET /monitor/source", m.serveSource)
+	// The debugger (docs/tools.md, "The debugger"), for the page's own requests:
+	// guard refuses another origin's, and an operation must be sent as
+	// JSON, which a form of another page cannot do without an Origin.
+	show, op := manager.DebugHandlers(mg)
+	mux.HandleFunc("GET /monitor/debug/{name}", show)
+	mux.HandleFunc("POST /monitor/debug/{name}/{op}", func(w http.ResponseWriter, r *http.Request) {
+		if mt := r.Header.Get("Content-Type"); !strings.HasPrefix(mt, "application/json") {
+			http.Error(w, "an operation is sent as application/json", http.StatusUnsupportedMediaType)
+			return
+		}
+		op(w, r)
+	})
 	return guard(mux)
 }
 

@@ -3,8 +3,11 @@ package monitor
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -331,5 +334,71 @@ func TestHistoryBudget(t *testing.T) {
 	defer m.pages.Add(-1)
 	if !o.Watching() {
 		t.Error("not watching with a page open")
+	}
+}
+
+// TestDebugRoutes: the page's debugger routes answer the page's own
+// requests, and refuse another origin's, an operation not sent as JSON
+// and a foreign Host.
+func TestDebugRoutes(t *testing.T) {
+	f := t.TempDir() + "/b.seatml"
+	src := `<seatml><general name="b"/><state name="一"><rule><key>x</key><statetransition>二</statetransition></rule></state><state name="二"/></seatml>`
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mon := New(zap.NewNop())
+	mg := manager.New(manager.Options{Log: zap.NewNop(), Observe: mon.Observe, Debug: true})
+	defer mg.StopAll()
+	if _, err := mg.Load(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mg.Start("b"); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mon.Handler(mg))
+	defer srv.Close()
+	post := func(path, body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	own := map[string]string{"Origin": srv.URL, "Content-Type": "application/json"}
+	if code, body := post("/monitor/debug/b/break", `{"breakpoint": {"kind": "state", "name": "二"}}`, own); code != 200 || !strings.Contains(body, `"name": "二"`) {
+		t.Errorf("the page's break: %d %s", code, body)
+	}
+	if code, body := post("/monitor/debug/b/break", `{"breakpoint": {"kind": "state", "name": "三"}}`, own); code != 409 || !strings.Contains(body, `no state \"三\"`) {
+		t.Errorf("a breakpoint on no state: %d %s", code, body)
+	}
+	if code, _ := post("/monitor/debug/b/pause", `{}`, map[string]string{"Origin": "http://evil.example", "Content-Type": "application/json"}); code != 403 {
+		t.Errorf("another origin's pause: %d", code)
+	}
+	if code, _ := post("/monitor/debug/b/pause", `{}`, map[string]string{"Origin": srv.URL, "Content-Type": "text/plain"}); code != 415 {
+		t.Errorf("a pause sent as text/plain: %d", code)
+	}
+	if code, body := post("/monitor/debug/nobody/pause", `{}`, own); code != 404 {
+		t.Errorf("no such behavior: %d %s", code, body)
+	}
+	// Nothing refused above was done: one breakpoint, not paused.
+	resp, err := http.Get(srv.URL + "/monitor/debug/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s interpreter.DebugState
+	json.NewDecoder(resp.Body).Decode(&s)
+	resp.Body.Close()
+	if len(s.Breakpoints) != 1 || s.Paused || s.State != "一" {
+		t.Errorf("the debugger shows %+v", s)
+	}
+	if got := mg.List()[0].Debug; got == nil || len(got.Breakpoints) != 1 || got.Paused {
+		t.Errorf("the status's summary: %+v", got)
 	}
 }

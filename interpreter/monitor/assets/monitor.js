@@ -62,7 +62,7 @@ function section(b) {
           el("div", {class: "log"}, el("table", {}, els.log)))));
     for (const k of hiddenKinds(b.name)) sec.classList.add("hide-" + k);
     document.getElementById("behaviors").append(sec);
-    s = {section: sec, els, state: "", timeout: null, tick: null, kinds: b.kinds || {}};
+    s = {name: b.name, section: sec, els, state: "", timeout: null, tick: null, kinds: b.kinds || {}};
     behaviors.set(b.name, s);
   }
   return s;
@@ -74,6 +74,7 @@ async function drawGraph(s, dot) {
   s.els.graph.replaceChildren(svg);
   try { fitLabels(svg); } catch (e) { console.warn("labels not fitted:", e); } // the graph is shown anyway
   highlight(s);
+  stateClicks(s);
 }
 
 // Graphviz in WebAssembly has no fonts: it makes room for a label by a
@@ -168,7 +169,7 @@ function addLine(s, l) {
     case "out": details.append((l.source || "") + (l.peer ? " → " + l.peer : "") + ": " + (l.text ?? "")); break;
     case "raise": details.append("event " + (l.key || "") + (l.text ? ": " + l.text : "")); break;
     case "answer": details.append((l.source || "") + (l.key === "error" ? " failed: " : ": ") + (l.text ?? "")); break;
-    case "fire": details.append("rule at ", sourceLink(l.at)); break;
+    case "fire": details.append(ruleButton(s, l.at), "rule at ", sourceLink(l.at)); break;
     case "state": details.append(l.state); break;
     case "timer": details.append(l.timer + " in " + l.state); break;
     case "skipped": details.append(l.text); break;
@@ -232,12 +233,14 @@ function showStatus(now, infos, counts) {
     const s = behaviors.get(i.name);
     if (!s) continue;
     const active = (i.active || []).join("\n");
-    if (i.seatml_state && (i.seatml_state !== s.state || active !== (s.active || []).join("\n"))) {
+    const held = s.dbg && s.dbg.paused; // the debugger says where it stopped
+    if (!held && i.seatml_state && (i.seatml_state !== s.state || active !== (s.active || []).join("\n"))) {
       s.state = i.seatml_state;
       s.active = i.active || [];
       highlight(s);
     }
     if (!i.seatml_state) s.els.state.replaceChildren("behavior " + i.state);
+    if (i.debug) showDebug(s, i.debug, false);
     s.timeout = i.timeout ? Date.parse(i.timeout) : null;
     s.tick = i.tick ? Date.parse(i.tick) : null;
     s.els.adaptors.replaceChildren(...(i.adaptors || []).map(a =>
@@ -263,6 +266,10 @@ function showTimers() {
   const now = Date.now() + serverOffset;
   for (const s of behaviors.values()) {
     const parts = [];
+    if (s.dbg && s.dbg.paused) {
+      s.els.timers.textContent = "timers held while paused";
+      continue;
+    }
     if (s.timeout) parts.push("timeout in " + Math.max(0, (s.timeout - now) / 1000).toFixed(1) + " s");
     if (s.tick) parts.push("next onexec in " + Math.max(0, (s.tick - now) / 1000).toFixed(2) + " s");
     s.els.timers.textContent = parts.length ? parts.join(" · ") : "no timer armed";
