@@ -13,6 +13,7 @@ package interpreter
 // each fires with the time it had left.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -310,6 +311,9 @@ wait:
 	}
 	held := m.clock.Now().Sub(d.since)
 	shiftTimers(m, held)
+	if m.wants(kPaused) { // a replay leaves the pause's time out, as the timers did
+		m.observe(Record{Kind: RecPaused, Key: why, Text: strconv.FormatFloat(held.Seconds(), 'f', -1, 64)})
+	}
 	d.mu.Lock()
 	d.paused = false
 	d.pausing = make(chan struct{})
@@ -774,51 +778,78 @@ func jsonOf(v lua.LValue, depth int) any {
 // Set gives a Lua global (or a field of one: self.name, visitor.tags)
 // the value value, as JSON writes it ("\"山田\"", 3, {"a": 1}).
 func (d *Debugger) Set(ctx context.Context, path, value string) error {
-	var v any
-	if err := json.Unmarshal([]byte(value), &v); err != nil {
-		return fmt.Errorf("the value is not JSON (a string is quoted: '\"山田\"'): %w", err)
-	}
-	parts := strings.Split(path, ".")
-	for _, p := range parts {
-		if !identifier.MatchString(p) {
-			return fmt.Errorf("%q is not a Lua variable (name, or name.field)", path)
-		}
+	if err := CheckSet(path, value); err != nil {
+		return err
 	}
 	var ferr error
 	err := d.run(ctx, func() {
+		d.mu.Lock()
 		m := d.m
-		if !m.luaOpen {
-			ferr = errors.New("the behavior has no Lua state")
-			return
-		}
-		if eventGlobal(parts[0]) >= 0 {
-			ferr = fmt.Errorf("%s is set by each event", parts[0])
-			return
-		}
-		lv := toLua(m.L, v)
-		if len(parts) == 1 {
-			m.L.G.Global.RawSetString(parts[0], lv)
-			m.noteGlobalSet(m.L, parts[0], lv == lua.LNil)
-		} else {
-			t, ok := m.L.GetGlobal(parts[0]).(*lua.LTable)
-			for _, p := range parts[1 : len(parts)-1] {
-				if !ok {
-					break
-				}
-				t, ok = t.RawGetString(p).(*lua.LTable)
-			}
-			if !ok {
-				ferr = fmt.Errorf("%s is not a table", strings.Join(parts[:len(parts)-1], "."))
-				return
-			}
-			t.RawSetString(parts[len(parts)-1], lv)
-		}
-		m.log.Info("debugger: set", zap.String("variable", path), zap.String("value", value))
+		d.mu.Unlock()
+		ferr = SetGlobal(m, path, value)
 	})
 	if err != nil {
 		return err
 	}
 	return ferr
+}
+
+// checkSet says what is wrong with setting path to value, or nil.
+func CheckSet(path, value string) error {
+	if !json.Valid([]byte(value)) {
+		var v any
+		err := json.Unmarshal([]byte(value), &v)
+		return fmt.Errorf("the value is not JSON (a string is quoted: '\"山田\"'): %w", err)
+	}
+	for _, p := range strings.Split(path, ".") {
+		if !identifier.MatchString(p) {
+			return fmt.Errorf("%q is not a Lua variable (name, or name.field)", path)
+		}
+	}
+	return nil
+}
+
+// SetGlobal gives m's Lua global path (name, or name.field.field) the
+// JSON value value, logs it and records it (RecSet), so that a replay
+// sets it again. It runs on m's goroutine (the debugger's set, a
+// transcript's @set).
+func SetGlobal(m *Machine, path, value string) error {
+	if err := CheckSet(path, value); err != nil {
+		return err
+	}
+	var v any
+	json.Unmarshal([]byte(value), &v) // valid: checkSet
+	parts := strings.Split(path, ".")
+	if !m.luaOpen {
+		return errors.New("the behavior has no Lua state")
+	}
+	if eventGlobal(parts[0]) >= 0 {
+		return fmt.Errorf("%s is set by each event", parts[0])
+	}
+	lv := toLua(m.L, v)
+	if len(parts) == 1 {
+		m.L.G.Global.RawSetString(parts[0], lv)
+		m.noteGlobalSet(m.L, parts[0], lv == lua.LNil)
+	} else {
+		t, ok := m.L.GetGlobal(parts[0]).(*lua.LTable)
+		for _, p := range parts[1 : len(parts)-1] {
+			if !ok {
+				break
+			}
+			t, ok = t.RawGetString(p).(*lua.LTable)
+		}
+		if !ok {
+			return fmt.Errorf("%s is not a table", strings.Join(parts[:len(parts)-1], "."))
+		}
+		t.RawSetString(parts[len(parts)-1], lv)
+	}
+	var compact bytes.Buffer
+	json.Compact(&compact, []byte(value))
+	m.log.Info("debugger: set", zap.String("variable", path), zap.String("value", compact.String()))
+	if m.wants(kSet) {
+		m.observe(Record{Kind: RecSet, Key: path, Text: compact.String()})
+	}
+	return nil
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -41,6 +41,8 @@ const (
 	RecAnswer     RecordKind = "answer"     // a service answered seat.call (Source), as JSON, or with Key "error" the call failed (Text: why); its request is the RecOut before
 	RecRaise      RecordKind = "raise"      // an internal event the behavior raised is handled (Key: its name, Text: its data); a replay raises it again itself
 	RecCut        RecordKind = "cut"        // seat stopping stopped a script of the event being handled: that event was not handled, and a replay leaves it out
+	RecSet        RecordKind = "set"        // the debugger set a Lua variable (Key: its name, Text: its value as JSON); a replay sets it again
+	RecPaused     RecordKind = "paused"     // the debugger's pause ended (Text: how long it took, in seconds; Key: why it paused); a replay leaves the time out, as the timers did
 
 	// The details: a trace (Options.Trace) shows them; the recorder and
 	// the monitor leave them out (Detail).
@@ -67,6 +69,8 @@ const (
 	kAnswer
 	kRaise
 	kCut
+	kSet
+	kPaused
 	kExit
 	kStep
 	kHandler
@@ -102,6 +106,10 @@ func (k RecordKind) bit() KindSet {
 		return kRaise
 	case RecCut:
 		return kCut
+	case RecSet:
+		return kSet
+	case RecPaused:
+		return kPaused
 	case RecExit:
 		return kExit
 	case RecStep:

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,6 +193,7 @@ func TestMonitorDebuggerOnTheRealBinary(t *testing.T) {
 	b.Click(`section[data-behavior="受付"] .debug button[data-op="continue"]`)
 	hear("田中様をお呼びします。少々お待ちください。")
 	b.WaitFor("running again", `!`+sec+`.classList.contains('paused') && `+sec+`.querySelector('.debug .dstate').textContent.startsWith('running')`)
+	b.WaitFor("the set and the pause in the log", sec+`.querySelector('.log tr.line.set') != null && `+sec+`.querySelector('.log tr.line.set').textContent.includes('debugger set guest = "田中"') && `+sec+`.querySelector('.log tr.line.paused') != null`)
 
 	// A rule fired in the log stops the behavior when it fires again.
 	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
@@ -236,4 +238,66 @@ func ruleLine(t *testing.T, file, text string) int {
 	}
 	t.Fatalf("%s holds no %q", file, text)
 	return 0
+}
+
+// TestDebuggerRecordingReplays: what the debugger does is recorded, and
+// a replay of the recording does it again. A behavior paused for longer
+// than its countdown had left, with a variable set meanwhile, answers
+// with the new value before the countdown ends; the replay sets the
+// variable at the same point and leaves the pause's time out of its
+// clock (else the countdown would end before the second question), and
+// matches.
+func TestDebuggerRecordingReplays(t *testing.T) {
+	dir := t.TempDir()
+	file, rec := filepath.Join(dir, "記録.seatml"), filepath.Join(dir, "記録.jsonl")
+	os.WriteFile(file, []byte(`<seatml><general name="記録"><adaptor name="窓口" type="socket" role="server" port="0"/><script>guest = "山田"</script></general>
+<state name="待機">
+  <ontimeout timeout="3"><message sendto="窓口">時間切れ</message><statetransition>終了</statetransition></ontimeout>
+  <rule><key>名前</key><script>seat.send("窓口", guest .. "様")</script></rule>
+</state>
+<state name="終了"/></seatml>`), 0o644)
+	control := freePort(t)
+	cmd, log := startSeat(t, "run", "--control", control, "--record", rec, file)
+	port := loggedPort(t, log, "\tcontrol API\t")
+	peer := dialSeat(t, port)
+	r := bufio.NewReader(peer)
+	peer.SetDeadline(time.Now().Add(30 * time.Second))
+	ask := func(want string) {
+		t.Helper()
+		peer.Write([]byte("名前\n"))
+		if line, err := r.ReadString('\n'); err != nil || line != want+"\n" {
+			t.Fatalf("heard %q (%v), want %q", line, err, want)
+		}
+	}
+	ctl := func(args ...string) {
+		t.Helper()
+		if out, errOut, code := ctlAt(control, args...); code != 0 {
+			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	ask("山田様")
+	ctl("pause", "記録")
+	ctl("set", "記録", "guest", `"田中"`)
+	time.Sleep(3500 * time.Millisecond) // paused longer than the countdown had left
+	ctl("continue", "記録")
+	ask("田中様")
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := waitExit(t, cmd, 20*time.Second, log); err != nil {
+		t.Fatalf("seat run: %v\n%s", err, log.String())
+	}
+	data, _ := os.ReadFile(rec)
+	for _, want := range []string{`"kind":"set","behavior":"記録","text":"\"田中\"","key":"guest"`, `"kind":"paused","behavior":"記録","text":"3.`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the recording has no %s:\n%s", want, data)
+		}
+	}
+	stdout, errOut, code := runSeat("replay", rec)
+	if code != 0 || !strings.Contains(stdout, "2 inputs, 2 messages match") {
+		t.Errorf("replay: exit %d\n%s%s", code, stdout, errOut)
+	}
+	// Its transcript sets the variable where the debugger did.
+	got, errOut, code := runSeat("test", "--from", rec)
+	if code != 0 || !strings.Contains(got, "\n@set guest \"田中\"\n") {
+		t.Errorf("seat test --from: exit %d, no @set guest in\n%s%s", code, got, errOut)
+	}
 }

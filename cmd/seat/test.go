@@ -147,6 +147,7 @@ const testSteps = `Steps, one per line (# starts a comment; a first line "behavi
                   an SCXML document gets the external event NAME, with
                   JSON as its _event.data
   gui:ID> TEXT    submit an input of the page; gui:LABEL> presses a button
+  @set NAME JSON  the Lua variable NAME (or name.field) is given the value
   memory> KEY=VALUE
                   set a memory key or press a simulated sensor
   ...             skip the messages not yet expected; at the end, allow more`

@@ -299,7 +299,7 @@ func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 	l := Line{T: Seconds(r.Time.Sub(start).Seconds()), Kind: string(r.Kind), Behavior: behavior, Source: r.Source, Peer: r.Peer,
 		Key: r.Key, State: r.State, Timer: r.Timer, Message: r.Message}
 	switch r.Kind {
-	case interpreter.RecIn, interpreter.RecOut, interpreter.RecAnswer:
+	case interpreter.RecIn, interpreter.RecOut, interpreter.RecAnswer, interpreter.RecSet, interpreter.RecPaused:
 		text := r.Text
 		l.Text = &text
 	case interpreter.RecRaise:

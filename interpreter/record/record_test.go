@@ -183,3 +183,38 @@ func BenchmarkRecord(b *testing.B) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// TestDebuggerLines: a variable the debugger set and a pause it ended
+// are written with their text (the value, the seconds), as LineOf
+// writes them.
+func TestDebuggerLines(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	f, _ := os.Create(file)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w, err := New(f, t0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := w.Behavior("受付", "reception.seatml")
+	recs := []interpreter.Record{
+		{Time: t0.Add(time.Second), Kind: interpreter.RecSet, Key: "guest", Text: `"田中"`},
+		{Time: t0.Add(3 * time.Second), Kind: interpreter.RecPaused, Key: "breakpoint 1: entering 確認", Text: "2.5"},
+	}
+	for _, r := range recs {
+		o.Observe(r)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	for _, r := range recs {
+		l := LineOf("受付", t0, r)
+		want := string(l.AppendJSON(nil))
+		if !strings.Contains(string(data), want+"\n") {
+			t.Errorf("no line %s in\n%s", want, data)
+		}
+	}
+	if !strings.Contains(string(data), `{"t":1,"kind":"set","behavior":"受付","text":"\"田中\"","key":"guest"}`) {
+		t.Errorf("the set's line:\n%s", data)
+	}
+}

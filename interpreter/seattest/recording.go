@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -174,6 +175,14 @@ func (g *generator) line(l record.Line) {
 			i--
 		}
 		g.t.Steps = slices.Insert(g.t.Steps, i, st)
+	case "set": // the debugger set a variable: the replay sets it at the same point
+		g.add(Set, l, "@set "+l.Key+" "+l.TextOf(), Step{Key: l.Key, Text: l.TextOf()})
+	case "paused":
+		// The debugger held the behavior, and its timers, for that long:
+		// the replay's clock leaves the time out, as the timers did.
+		if held, err := strconv.ParseFloat(l.TextOf(), 64); err == nil && held > 0 {
+			g.t0 += time.Duration(held * float64(time.Second))
+		}
 	case "raise":
 		// An internal event: the replayed behavior raises it itself.
 	case "error":

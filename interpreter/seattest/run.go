@@ -310,6 +310,10 @@ func newRunner(t *Transcript, prog *seatml.Program, opts Options) (*runner, erro
 			if prog.Session != "" {
 				diags.Errorf(st.Pos, "== checks the one configuration of a behavior; this one has a session for each peer of %s: check a peer's state with = STATE", prog.Session)
 			}
+		case Set:
+			if prog.Document != nil || prog.Session != "" {
+				diags.Errorf(st.Pos, "@set sets a Lua variable of a SEATML behavior without sessions, as the debugger does; %s is not one", prog.File)
+			}
 		case Event:
 			if prog.Document == nil {
 				diags.Errorf(st.Pos, "@event sends an SCXML document a named event; %s is a SEATML behavior: send it input with > TEXT (a rule of source=\"event\" hears what seat.raise raises)", prog.File)
@@ -646,6 +650,15 @@ func (r *runner) step(st Step) *Failure {
 			return r.fail(st, "wrong state", st.Text, s)
 		}
 		r.remember("= " + st.Text)
+	case Set:
+		r.remember(st.Line)
+		var err error
+		if !r.sync(func() { err = interpreter.SetGlobal(r.m, st.Key, st.Text) }) {
+			return r.fail(st, "the behavior has stopped: "+r.stopped.Error(), "", "")
+		}
+		if err != nil {
+			return r.fail(st, err.Error(), "", "")
+		}
 	case Event:
 		r.remember(st.Line)
 		if r.stopped != nil {

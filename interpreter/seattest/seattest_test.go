@@ -415,3 +415,47 @@ func TestDeviceEventMessageWithinACycle(t *testing.T) {
 		t.Fatalf("want a failure, got %+v\n%s", res.Failure, v)
 	}
 }
+
+// TestSet: @set gives a Lua variable a value, as the debugger's set does
+// (a replay's transcript has it where the recording had it): a rule's
+// cond and script see it. Bad names and values are refused where they
+// are written, and a behavior it cannot set is refused before it runs.
+func TestSet(t *testing.T) {
+	behavior := `<seatml><general name="b"><adaptor name="io" type="socket" role="server" port="0"/><script>guest = "山田"; visitor = {tags = {}}</script></general>
+<state name="s">
+  <rule><key>名前</key><cond>guest ~= "nobody"</cond><script>seat.send("io", guest .. "様 " .. tostring(visitor.age))</script></rule>
+  <rule><key>名前</key><message sendto="io">いません</message></rule>
+</state></seatml>`
+	res, v, err := runFiles(t, "b.seattest", map[string]string{"b.seatml": behavior, "b.seattest": `> 名前
+< 山田様 nil
+@set guest "田中"
+@set visitor.age 42
+> 名前
+< 田中様 42
+@set guest "nobody"
+> 名前
+< いません
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, res, v)
+	res, _, err = runFiles(t, "b.seattest", map[string]string{"b.seatml": behavior, "b.seattest": "@set visitor.tags.x.y 1\n"})
+	if err != nil || res.Failure == nil || !strings.Contains(res.Failure.What, "visitor.tags.x is not a table") {
+		t.Errorf("a field of no table: %+v, %v", res, err)
+	}
+	for text, want := range map[string]string{
+		"@set guest 田中\n": `@set: the value is not JSON`,
+		"@set 名前 \"x\"\n": `@set: "名前" is not a Lua variable`,
+		"@set guest\n":    "@set wants a Lua variable and its value as JSON",
+	} {
+		_, diags := Parse("x.seattest", []byte(text))
+		if !strings.Contains(diags.Error(), "x.seattest:1:1: "+want) {
+			t.Errorf("%q: %v, want %s", text, diags.Error(), want)
+		}
+	}
+	_, _, err = runFiles(t, "b.seattest", map[string]string{"b.scxml": `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua"><state id="a"/></scxml>`, "b.seattest": "@set x 1\n"})
+	if err == nil || !strings.Contains(err.Error(), "b.seattest:1:1: @set sets a Lua variable of a SEATML behavior without sessions") {
+		t.Errorf("@set in SCXML: %v", err)
+	}
+}

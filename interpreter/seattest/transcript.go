@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/seatml/seat/interpreter"
+
 	"github.com/seatml/seat/schema"
 )
 
@@ -37,6 +39,7 @@ const (
 	Answer                 // NAME=> JSON: the next seat.call to NAME returns JSON; NAME=> !REASON: it fails
 	Event                  // @event NAME [JSON]: an SCXML document gets the external event NAME
 	Config                 // == A, B, C: the active states are exactly these
+	Set                    // @set NAME JSON: the Lua variable NAME (or name.field) is given the value, as the debugger's set does
 )
 
 // Step is one line of a transcript.
@@ -197,6 +200,16 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 			}
 		}
 		return st, ""
+	case body == "@set" || strings.HasPrefix(body, "@set ") || strings.HasPrefix(body, "@set\t"):
+		name, value, _ := strings.Cut(strings.TrimSpace(body[len("@set"):]), " ")
+		st.Kind, st.Key, st.Text = Set, name, strings.TrimSpace(value)
+		if name == "" || st.Text == "" {
+			return st, "@set wants a Lua variable and its value as JSON: @set guest \"田中\""
+		}
+		if err := interpreter.CheckSet(st.Key, st.Text); err != nil {
+			return st, "@set: " + err.Error()
+		}
+		return st, ""
 	case strings.HasPrefix(body, "@"):
 		f := strings.Fields(body)
 		switch f[0] {
@@ -205,7 +218,7 @@ func parseStep(body string, pos schema.Pos) (Step, string) {
 		case "@disconnect":
 			st.Kind = Disconnect
 		default:
-			return st, fmt.Sprintf("unknown step %q: want @connect NAME, @disconnect NAME or @event NAME", f[0])
+			return st, fmt.Sprintf("unknown step %q: want @connect NAME, @disconnect NAME, @event NAME or @set NAME JSON", f[0])
 		}
 		if len(f) < 2 || len(f) > 3 {
 			return st, fmt.Sprintf("%s takes an adaptor's name and, optionally, a peer's", f[0])

@@ -173,6 +173,8 @@ function addLine(s, l) {
     case "state": details.append(l.state); break;
     case "timer": details.append(l.timer + " in " + l.state); break;
     case "skipped": details.append(l.text); break;
+    case "set": details.append("debugger set " + l.key + " = " + (l.text ?? "")); break;
+    case "paused": details.append("debugger: went on after " + Number(l.text).toFixed(1) + " s paused (" + (l.key || "") + ")"); break;
     case "error": // what failed, and the failing line of code with a caret under the culprit
       details.append((l.key || "error") + ": " + (l.text ?? ""));
       if (l.detail) details.append(el("pre", {class: "detail"}, l.detail));
