@@ -690,6 +690,15 @@ func (d *Debugger) Show(ctx context.Context) (DebugState, error) {
 	return s, err
 }
 
+// Snapshot is what the debugger would show of m now, not paused: its
+// states, stack, queue, timers and Lua globals. It runs on m's goroutine
+// (a replay's timeline takes one after each step).
+func Snapshot(m *Machine) DebugState {
+	var s DebugState
+	showMachine(m, &s, m.clock.Now())
+	return s
+}
+
 // showMachine fills s from m, on its goroutine; now is the clock as the
 // timers count it.
 func showMachine(m *Machine, s *DebugState, now time.Time) {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -299,5 +301,84 @@ func TestDebuggerRecordingReplays(t *testing.T) {
 	got, errOut, code := runSeat("test", "--from", rec)
 	if code != 0 || !strings.Contains(got, "\n@set guest \"田中\"\n") {
 		t.Errorf("seat test --from: exit %d, no @set guest in\n%s%s", code, got, errOut)
+	}
+}
+
+// TestTimelineOnTheRealBinary: time travel over a recording. The
+// reception robot runs on the real binary with --record while a visitor
+// reaches 確認 and answers はい; the monitor's page, in headless
+// Chromium, opens the recording with its file picker, and the slider
+// scrubs to the step where the visitor gave a name: the graph highlights
+// 確認, the variables hold "山田", and the panel shows what the robot
+// said. seat replay --until stops at the same step and shows the same.
+func TestTimelineOnTheRealBinary(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "受付.jsonl")
+	port, staff, control := freePortNumber(t), freePortNumber(t), freePort(t)
+	_, log := startSeat(t, "run", "--control", control, "--record", rec, "--set", "音声.port="+port, "--set", "係員.port="+staff, "../../examples/reception.seatml")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), "\tmonitor\t") })
+	visitor := dialSeat(t, port)
+	r := bufio.NewReader(visitor)
+	visitor.SetDeadline(time.Now().Add(30 * time.Second))
+	for _, x := range [][2]string{{"こんにちは", "いらっしゃいませ。本日はどのようなご用件でしょうか。"}, {"山田さんと約束があります", "山田様ですね。お約束の方でよろしいですか。"}, {"はい", "山田様をお呼びします。少々お待ちください。"}} {
+		visitor.Write([]byte(x[0] + "\n"))
+		if got, err := r.ReadString('\n'); err != nil || got != x[1]+"\n" {
+			t.Fatalf("heard %q (%v), want %q", got, err, x[1])
+		}
+	}
+	// The recording is flushed every 100 ms: wait for the answer to はい.
+	waitFor(t, func() bool {
+		data, _ := os.ReadFile(rec)
+		return strings.Contains(string(data), "山田様をお呼びします")
+	})
+
+	b := webtest.Start(t)
+	b.SetViewport(1400, 1000)
+	b.Navigate("http://" + control + "/monitor/")
+	b.WaitFor("the page", `document.querySelector('#recording-file') != null && document.querySelector('section[data-behavior="受付"] .graph svg') != null`)
+	var doc struct {
+		Root struct {
+			NodeID int `json:"nodeId"`
+		} `json:"root"`
+	}
+	json.Unmarshal(b.Call("DOM.getDocument", map[string]any{"depth": 0}), &doc)
+	var input struct {
+		NodeID int `json:"nodeId"`
+	}
+	json.Unmarshal(b.Call("DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#recording-file"}), &input)
+	b.Call("DOM.setFileInputFiles", map[string]any{"nodeId": input.NodeID, "files": []string{rec}})
+	tl := `document.querySelector('section.timeline')`
+	b.WaitFor("the timeline", tl+` != null && `+tl+`.querySelector('.graph svg') != null && `+tl+`.querySelector('input[type=range]').max > 5`)
+	// Scrub to the step after the name was given, as a hand on the slider would.
+	n := b.Eval(`timeline.tl.frames.findIndex(f => f.line === '音声> 山田さんと約束があります')`).(float64)
+	if n < 1 {
+		t.Fatalf("no step gives the name: %v", b.Eval(`JSON.stringify(timeline.tl.frames.map(f => f.line))`))
+	}
+	b.Eval(fmt.Sprintf(`(() => { const s = %s.querySelector('input[type=range]'); s.value = %v; s.dispatchEvent(new Event('input')); })()`, tl, n))
+	b.WaitFor("確認 at that step", tl+`.querySelector('.graph g.node.current[data-state="確認"]') != null && `+tl+`.querySelector('tr[data-variable="guest"] td.value').textContent === '"山田"' && `+tl+`.querySelector('table.where').textContent.includes('音声< 山田様ですね。お約束の方でよろしいですか。')`)
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "timeline.png"), b.Screenshot(), 0o644); err != nil {
+		t.Error(err)
+	}
+	if *update {
+		os.WriteFile("../../docs/timeline.png", b.Screenshot(), 0o644)
+	}
+	// One step back: the name is not given yet.
+	b.Click(`section.timeline .scrub button[data-go="-1"]`)
+	b.WaitFor("the step before", tl+`.querySelector('tr[data-variable="guest"]') == null && `+tl+`.querySelector('.graph g.node.current[data-state="用件"]') != null`)
+	// The last step: はい answered, back in 用件.
+	b.Eval(fmt.Sprintf(`(() => { const s = %s.querySelector('input[type=range]'); s.value = s.max; s.dispatchEvent(new Event('input')); })()`, tl))
+	b.WaitFor("the end", tl+`.querySelector('.graph g.node.current[data-state="用件"]') != null && `+tl+`.querySelector('tr[data-variable="visitors"] td.value').textContent === '1'`)
+
+	// seat replay --until stops at the same step.
+	out, errOut, code := runSeat("replay", "--until", strconv.Itoa(int(n)), rec)
+	for _, want := range []string{"paused (seat replay --until: step " + strconv.Itoa(int(n)) + " of ", ") at 音声> 山田さんと約束があります\n", "\nstate       確認 (active: ", "\nglobals     guest = \"山田\"\n", "said        音声< 山田様ですね。お約束の方でよろしいですか。\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("seat replay --until %v: exit %d, no %q in\n%s%s", n, code, want, out, errOut)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 
 	"github.com/seatml/seat/interpreter/record"
 	"github.com/seatml/seat/interpreter/replay"
@@ -18,6 +20,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", stderr)
 	name := fs.String("name", "", "The behavior to replay, when the recording holds several.")
 	allowShell := fs.Bool("allow-shell", false, "Allow <shell> actions in the behavior.")
+	until := fs.String("until", "", "Stop after step `N` of the replay (as seat test --from numbers its steps, from 1), or at the last step at or before a recorded time (12.5s), and show what the debugger shows there: states, queue, timers, Lua variables.")
 	files, err := parseFiles(fs, args, stdout, stderr)
 	if files == nil {
 		return err
@@ -30,6 +33,23 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 2 {
 		opts.Behavior = files[1]
 	}
+	var stop *seattest.Frame
+	if *until != "" {
+		at, err := untilFrame(*until)
+		if err != nil {
+			fmt.Fprintf(stderr, "seat replay: --until %s: %v\n", *until, err)
+			return exitStatus(2)
+		}
+		var last seattest.Frame
+		opts.Frame = func(f seattest.Frame) bool {
+			if at(f) {
+				last = f
+				return true
+			}
+			stop = &last
+			return false
+		}
+	}
 	res, err := replay.Run(files[0], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "seat replay: %v\n", err)
@@ -37,6 +57,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if res.Warning != "" {
 		fmt.Fprintf(stderr, "seat replay: warning: %s\n", res.Warning)
+	}
+	if *until != "" && !res.Diverged() {
+		if stop == nil {
+			fmt.Fprintf(stdout, "the replay ended before --until %s: %s\n", *until, seattest.Summary(res.Transcript))
+			return nil
+		}
+		printFrame(stdout, res, *stop)
+		return nil
 	}
 	res.Report(stdout)
 	if res.Diverged() {
@@ -71,4 +99,39 @@ func fromRecording(file, name string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "seat test: %v\n", err)
 	}
 	return exitStatus(2)
+}
+
+// untilFrame reads --until: a step's number, or a recorded time. It
+// returns whether a frame is still before the stop.
+func untilFrame(v string) (func(seattest.Frame) bool, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return nil, errors.New("a step's number is 0 (the start) or more")
+		}
+		return func(f seattest.Frame) bool { return f.Step <= n }, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return nil, errors.New("want a step's number (12) or a recorded time (12.5s)")
+	}
+	return func(f seattest.Frame) bool { return f.Step == 0 || f.Recorded == nil || f.Recorded.T <= d }, nil
+}
+
+// printFrame shows where a replay stopped and what the debugger shows
+// there.
+func printFrame(w io.Writer, res *replay.Result, f seattest.Frame) {
+	where := fmt.Sprintf("step %d of %d", f.Step, len(res.Transcript.Steps))
+	if f.Recorded != nil {
+		where += fmt.Sprintf(" (recording line %d, %v)", f.Recorded.Line, f.Recorded.T.Round(time.Millisecond))
+	}
+	s := f.Show
+	s.Paused, s.Why, s.At = true, "seat replay --until: "+where, f.Line
+	printDebug(w, res.Behavior, s)
+	for i, said := range f.Said {
+		label := ""
+		if i == 0 {
+			label = "said"
+		}
+		fmt.Fprintf(w, "%-12s%s\n", label, said)
+	}
 }

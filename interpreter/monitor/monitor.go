@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -31,7 +32,9 @@ import (
 	"github.com/seatml/seat/interpreter/graph"
 	"github.com/seatml/seat/interpreter/manager"
 	"github.com/seatml/seat/interpreter/record"
+	"github.com/seatml/seat/interpreter/replay"
 	"github.com/seatml/seat/interpreter/seatml"
+	"github.com/seatml/seat/interpreter/seattest"
 )
 
 //go:embed assets
@@ -77,6 +80,8 @@ type Monitor struct {
 	clients map[*client]struct{}
 	pumping chan struct{} // closed to stop the pump
 	status  []byte        // the last status frame
+	// replaying is held while a timeline is made: one at a time.
+	replaying sync.Mutex
 }
 
 type behavior struct {
@@ -400,7 +405,7 @@ func (m *Monitor) Handler(mg *manager.Manager) http.Handler {
 	mux.HandleFunc("GET /monitor/{$}", func(w http.ResponseWriter, r *http.Request) { m.asset(w, "index.html") })
 	mux.HandleFunc("GET /monitor/{file}", func(w http.ResponseWriter, r *http.Request) {
 		switch f := r.PathValue("file"); f {
-		case "monitor.js", "debugger.js", "monitor.css", "viz-global.js":
+		case "monitor.js", "debugger.js", "timeline.js", "monitor.css", "viz-global.js":
 			m.asset(w, f)
 		default:
 			http.NotFound(w, r)
@@ -420,6 +425,7 @@ func (m *Monitor) Handler(mg *manager.Manager) http.Handler {
 		}
 		op(w, r)
 	})
+	mux.HandleFunc("POST /monitor/timeline", m.serveTimeline)
 	return guard(mux)
 }
 
@@ -556,4 +562,98 @@ func (m *Monitor) serveSource(w http.ResponseWriter, r *http.Request) {
 	}
 	b.WriteString("</pre></body>")
 	w.Write([]byte(b.String()))
+}
+
+// Timelines: the page sends a recording (seat run --record), the monitor
+// replays it on a virtual clock against the recorded behavior, a file of
+// a loaded behavior, and answers what the behavior was like after each
+// step (docs/tools.md, "Time travel").
+const (
+	maxRecording = 32 << 20
+	maxFrames    = 5000
+)
+
+// Timeline is the answer to POST /monitor/timeline.
+type Timeline struct {
+	Recording string `json:"recording"`
+	Behavior  string `json:"behavior"` // its file
+	Name      string `json:"name"`
+	DOT       string `json:"dot"`
+	// Frames are the start and each step, at most maxFrames; Truncated
+	// says there were more.
+	Frames    []seattest.Frame `json:"frames"`
+	Truncated bool             `json:"truncated,omitempty"`
+	// Diverged is the replay's report when the behavior did not do what
+	// was recorded (the last frame is where).
+	Diverged string `json:"diverged,omitempty"`
+	Warning  string `json:"warning,omitempty"`
+}
+
+func (m *Monitor) serveTimeline(w http.ResponseWriter, r *http.Request) {
+	if mt := r.Header.Get("Content-Type"); !strings.HasPrefix(mt, "application/x-ndjson") {
+		http.Error(w, "a recording is sent as application/x-ndjson", http.StatusUnsupportedMediaType)
+		return
+	}
+	if !m.replaying.TryLock() {
+		http.Error(w, "a timeline is being made; try again when it is done", http.StatusServiceUnavailable)
+		return
+	}
+	defer m.replaying.Unlock()
+	name := r.URL.Query().Get("file")
+	if name == "" {
+		name = "recording.jsonl"
+	}
+	lines, warning, err := record.Read(name, http.MaxBytesReader(w, r.Body, maxRecording))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	tl := Timeline{Recording: name, Warning: warning}
+	opts := replay.Options{Name: r.URL.Query().Get("name"), Allowed: m.loaded, Frame: func(f seattest.Frame) bool {
+		if len(tl.Frames) == maxFrames {
+			tl.Truncated = true
+			return false
+		}
+		tl.Frames = append(tl.Frames, f)
+		return true
+	}}
+	res, err := replay.RunLines(name, lines, warning, opts)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err)
+		return
+	}
+	tl.Behavior, tl.Name = res.Behavior, res.Program.Name
+	var dot strings.Builder
+	graph.New(res.Program).DOT(&dot)
+	tl.DOT = dot.String()
+	if res.Diverged() {
+		var b strings.Builder
+		res.Report(&b)
+		tl.Diverged = b.String()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(tl)
+}
+
+// loaded reports whether file is a file of a loaded behavior: the only
+// files a timeline runs.
+func (m *Monitor) loaded(file string) bool {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for f := range m.sources {
+		if a, err := filepath.Abs(f); err == nil && a == abs {
+			return true
+		}
+	}
+	return false
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"message": err.Error()})
 }

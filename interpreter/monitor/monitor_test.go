@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -400,5 +401,66 @@ func TestDebugRoutes(t *testing.T) {
 	}
 	if got := mg.List()[0].Debug; got == nil || len(got.Breakpoints) != 1 || got.Paused {
 		t.Errorf("the status's summary: %+v", got)
+	}
+}
+
+// TestTimelineRefusals: a timeline runs only the files of loaded
+// behaviors, of a recording sent as JSON Lines by the page itself.
+func TestTimelineRefusals(t *testing.T) {
+	dir := t.TempDir()
+	loaded, other := filepath.Join(dir, "a.seatml"), filepath.Join(dir, "b.seatml")
+	src := `<seatml><general name="NAME"><adaptor name="io" type="socket" role="server" port="0"/></general><state name="s"><rule><key>x</key><message sendto="io">y</message></rule></state></seatml>`
+	os.WriteFile(loaded, []byte(strings.Replace(src, "NAME", "a", 1)), 0o644)
+	os.WriteFile(other, []byte(strings.Replace(src, "NAME", "b", 1)), 0o644)
+	mon := New(zap.NewNop())
+	mg := manager.New(manager.Options{Log: zap.NewNop(), Observe: mon.Observe})
+	defer mg.StopAll()
+	if _, err := mg.Load(loaded); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mon.Handler(mg))
+	defer srv.Close()
+	recording := func(file, name string) string {
+		return `{"t":0,"kind":"recording","wall":"2026-11-28T00:00:00Z","seat":"test"}
+{"t":0,"kind":"start","behavior":"` + name + `","file":"` + file + `"}
+{"t":0.001,"kind":"state","behavior":"` + name + `","state":"s"}
+{"t":0.5,"kind":"in","behavior":"` + name + `","source":"io","text":"x"}
+{"t":0.5,"kind":"out","behavior":"` + name + `","source":"io","text":"y"}
+`
+	}
+	post := func(body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+"/monitor/timeline?file=r.jsonl", strings.NewReader(body))
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	own := map[string]string{"Origin": srv.URL, "Content-Type": "application/x-ndjson"}
+	code, body := post(recording(loaded, "a"), own)
+	var tl Timeline
+	if err := json.Unmarshal([]byte(body), &tl); code != 200 || err != nil || len(tl.Frames) < 3 || tl.Name != "a" || tl.Diverged != "" {
+		t.Fatalf("a loaded behavior's timeline: %d %s", code, body)
+	}
+	if last := tl.Frames[len(tl.Frames)-1]; last.Show.State != "s" {
+		t.Errorf("the last frame: %+v", last)
+	}
+	if code, body := post(recording(other, "b"), own); code != 422 || !strings.Contains(body, "is not a file of a loaded behavior") {
+		t.Errorf("a file not loaded: %d %s", code, body)
+	}
+	if code, _ := post(recording(loaded, "a"), map[string]string{"Origin": "http://evil.example", "Content-Type": "application/x-ndjson"}); code != 403 {
+		t.Errorf("another origin: %d", code)
+	}
+	if code, _ := post(recording(loaded, "a"), map[string]string{"Origin": srv.URL, "Content-Type": "text/plain"}); code != 415 {
+		t.Errorf("text/plain: %d", code)
+	}
+	if code, body := post("not json\n{}\n", own); code != 400 || !strings.Contains(body, "r.jsonl:1") {
+		t.Errorf("not a recording: %d %s", code, body)
 	}
 }

@@ -24,6 +24,12 @@ type Options struct {
 	// Name picks a behavior of a recording that holds several.
 	Name       string
 	AllowShell bool
+	// Frame, if set, is given the behavior after each step
+	// (seattest.Options.Frame): the timeline, seat replay --until.
+	Frame func(seattest.Frame) bool
+	// Allowed, if set, says whether the behavior file may be run (the
+	// monitor runs only the files of loaded behaviors).
+	Allowed func(file string) bool
 }
 
 // Result is a replay's outcome.
@@ -32,6 +38,8 @@ type Result struct {
 	Behavior   string // the file replayed against
 	Transcript *seattest.Transcript
 	Run        *seattest.Result
+	// Program is the behavior as loaded for the replay.
+	Program *seatml.Program
 	// Warning, if set, says the recording's last line was cut short: it
 	// was left out, and what came after it was not expected.
 	Warning string
@@ -47,6 +55,12 @@ func Run(file string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return RunLines(file, lines, warning, opts)
+}
+
+// RunLines replays a recording read already (record.Read): file names
+// it, warning is what reading it warned of.
+func RunLines(file string, lines []record.Line, warning string, opts Options) (*Result, error) {
 	t, err := seattest.FromRecording(file, lines, opts.Name)
 	if err != nil {
 		return nil, err
@@ -59,15 +73,18 @@ func Run(file string, opts Options) (*Result, error) {
 	if beh == "" {
 		beh = findRecorded(file, t.Behavior)
 	}
+	if opts.Allowed != nil && !opts.Allowed(beh) {
+		return nil, fmt.Errorf("%s: the recorded behavior %s is not a file of a loaded behavior", file, beh)
+	}
 	prog, diags := seatml.Load(beh, seatml.LoadOptions{AllowShell: opts.AllowShell})
 	if prog == nil || diags.HasErrors() {
 		return nil, &seattest.BadInputError{Diags: diags}
 	}
-	res, err := seattest.RunProgram(t, prog, seattest.Options{AllowShell: opts.AllowShell})
+	res, err := seattest.RunProgram(t, prog, seattest.Options{AllowShell: opts.AllowShell, Frame: opts.Frame})
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Recording: file, Behavior: beh, Transcript: t, Run: res, Warning: warning}, nil
+	return &Result{Recording: file, Behavior: beh, Transcript: t, Run: res, Program: prog, Warning: warning}, nil
 }
 
 // findRecorded finds the recorded behavior file: as recorded (relative to

@@ -40,6 +40,29 @@ type Options struct {
 	// Context, if set, ends the run when it is done (seat test on SIGINT
 	// or SIGTERM): the step under way fails as interrupted.
 	Context context.Context
+	// Frame, if set, is given what the behavior is like after it starts
+	// and after each step (a replay's timeline, seat replay --until);
+	// when it returns false the run ends there, passed so far.
+	Frame func(Frame) bool
+}
+
+// Frame is the behavior after a step of a transcript: a point of a
+// replay's timeline.
+type Frame struct {
+	// Step is the step's number, from 1; 0 is the start, before any.
+	Step int    `json:"step"`
+	Line string `json:"line"`
+	// T is the virtual time since the start; Recorded what the recording
+	// says of the step, if it came from one.
+	T        time.Duration `json:"t"`
+	Recorded *Recorded     `json:"recorded,omitempty"`
+	// Said are the messages the behavior sent during the step.
+	Said []string `json:"said,omitempty"`
+	// Show is what the debugger would show: the states, stack, queue,
+	// timers and Lua globals.
+	Show interpreter.DebugState `json:"show"`
+	// Failed says why the step failed; the run ends with it.
+	Failed string `json:"failed,omitempty"`
 }
 
 // Result is the outcome of one transcript.
@@ -179,14 +202,20 @@ func RunProgram(t *Transcript, prog *seatml.Program, opts Options) (*Result, err
 	if err := r.start(); err != nil {
 		return nil, err
 	}
-	for _, st := range steps {
+	more := r.frame(0, Step{Line: "(start)"}, nil)
+	for i, st := range steps {
+		if !more {
+			break
+		}
 		res.Steps++
-		if f := r.step(st); f != nil {
+		f := r.step(st)
+		more = r.frame(len(t.Steps)-len(steps)+i+1, st, f)
+		if f != nil {
 			res.Failure = f
 			break
 		}
 	}
-	if res.Failure == nil {
+	if res.Failure == nil && more {
 		res.Failure = r.finish()
 	}
 	r.stop()
@@ -236,6 +265,7 @@ type runner struct {
 	mu      sync.Mutex
 	fired   string    // the last rule fired, file:line
 	out     []message // sent and not yet expected
+	said    []string  // sent during the step, for Options.Frame
 	peers   map[string][]*conn
 	npeers  int
 	history []string
@@ -1128,10 +1158,32 @@ func (q *request) Send(text string) error {
 func (c *conn) String() string { return c.adaptor + " " + c.peer }
 func (c *conn) Peer() string   { return c.peer }
 
+// frame gives Options.Frame the behavior after step n (0: the start);
+// false ends the run.
+func (r *runner) frame(n int, st Step, failed *Failure) bool {
+	if r.opts.Frame == nil {
+		return true
+	}
+	fr := Frame{Step: n, Line: st.Line, T: r.now(), Recorded: st.Recorded}
+	r.mu.Lock()
+	fr.Said, r.said = r.said, nil
+	r.mu.Unlock()
+	if failed != nil {
+		fr.Failed = failed.What
+	}
+	if !r.sync(func() { fr.Show = interpreter.Snapshot(r.m) }) {
+		fr.Show.State = r.m.CurrentState()
+	}
+	return r.opts.Frame(fr)
+}
+
 func (r *runner) sent(m message) {
 	r.mu.Lock()
 	m.at, m.rule = r.now(), r.fired
 	r.out = append(r.out, m)
+	if r.opts.Frame != nil {
+		r.said = append(r.said, m.String())
+	}
 	r.mu.Unlock()
 	r.verbose("        %-6v %s\n", m.at, m)
 }

@@ -80,9 +80,9 @@ type Step struct {
 
 // Recorded is what a recording says about a step.
 type Recorded struct {
-	Line int           // the recording's line
-	T    time.Duration // time since the behavior started
-	Rule string        // file:line of the rule that sent an expected message
+	Line int           `json:"line"`           // the recording's line
+	T    time.Duration `json:"t"`              // time since the behavior started
+	Rule string        `json:"rule,omitempty"` // file:line of the rule that sent an expected message
 }
 
 // At is the step's file:line.
