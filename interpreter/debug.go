@@ -194,6 +194,12 @@ func (d *Debugger) rewatch() {
 // resync has the machine's goroutine rejoin, and waits for it: a
 // breakpoint set is in force when Break returns.
 func (d *Debugger) resync() error {
+	d.mu.Lock()
+	m := d.m
+	d.mu.Unlock()
+	if m != nil && !m.running.Load() {
+		return nil // loaded, not started: it joins as it starts (Run)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	return d.run(ctx, d.rejoin)
@@ -866,24 +872,40 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // Send delivers text as an event of the adaptor, as if it had arrived:
 // queued behind what is waiting, handled once the behavior goes on.
 func (d *Debugger) Send(ctx context.Context, adaptor, text string) error {
+	ev := adaptors.Event{Source: adaptor, Text: text}
+	if adaptor == "gui" {
+		ev.ID = text
+	}
+	return d.send(ctx, ev)
+}
+
+// SendMessage delivers a structured message (plain values: a ROS
+// message, an OpenRTM value) as an event of the adaptor, as the adaptor
+// gives one that arrives: rtc_in_data and event.data in scripts, and its
+// JSON as the text.
+func (d *Debugger) SendMessage(ctx context.Context, adaptor string, data any) error {
+	if adaptor == "gui" {
+		return errors.New("a widget takes text, not a structured message")
+	}
+	return d.send(ctx, adaptors.Event{Source: adaptor, Data: data, Text: adaptors.JSON(data)})
+}
+
+func (d *Debugger) send(ctx context.Context, ev adaptors.Event) error {
 	d.mu.Lock()
 	m := d.m
 	d.mu.Unlock()
 	if m == nil {
 		return d.notRunning()
 	}
-	known := adaptor == "gui"
+	known := ev.Source == "gui"
 	for _, a := range m.prog.Adaptors {
-		known = known || a.Name == adaptor
+		known = known || a.Name == ev.Source
 	}
 	if !known {
-		return fmt.Errorf("the behavior has no adaptor %q", adaptor)
+		return fmt.Errorf("the behavior has no adaptor %q", ev.Source)
 	}
-	m.log.Info("debugger: event sent", zap.String("adaptor", adaptor), zap.String("text", text))
-	ev := adaptors.Event{Source: adaptor, Text: text, Time: m.clock.Now()}
-	if adaptor == "gui" {
-		ev.ID = text
-	}
+	m.log.Info("debugger: event sent", zap.String("adaptor", ev.Source), zap.String("text", ev.Text), zap.Bool("message", ev.Data != nil))
+	ev.Time = m.clock.Now()
 	return m.enqueue(ctx, item{ev: ev, at: ev.Time})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
 )
 
@@ -206,6 +207,28 @@ func TestSendFiresAWidget(t *testing.T) {
 	}
 	if err := d.Send(context.Background(), "無い", "x"); err == nil {
 		t.Error("an event of an adaptor the behavior does not have was sent")
+	}
+}
+
+// TestSendAStructuredMessage: a structured message sent by the debugger
+// reaches a key-less rule as the table rtc_in_data (and event.data), as
+// a ROS message or an OpenRTM value does; a widget takes no message.
+func TestSendAStructuredMessage(t *testing.T) {
+	h, d := debugged(t, doc("", `<state name="s"><rule source="chat"><script>seat.send("chat", string.format("%s %s %s", rtc_in_data.axes[2], event.data.buttons[1], rtc_in_data.name))</script></rule></state>`))
+	h.take()
+	v, err := adaptors.ParseText(`{"axes": [-0.5, 1.5], "buttons": [1, 0], "name": "腕"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SendMessage(context.Background(), "chat", v); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if diff := cmp.Diff([]string{"chat:1.5 1 腕"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := d.SendMessage(context.Background(), "gui", v); err == nil {
+		t.Error("a widget was sent a structured message")
 	}
 }
 

@@ -272,6 +272,9 @@ func (m ownQueue) run(ctx context.Context) error {
 	}
 	m.running.Store(true)
 	m.runCtx = ctx
+	if d := m.opts.Debugger; d != nil {
+		d.rejoin() // breakpoints set while it was loaded, not started (resync)
+	}
 	if m.opts.Stopping != nil { // seat stopping does not wait for a script's time limit
 		defer context.AfterFunc(m.opts.Stopping, m.dog.Abort)()
 	}

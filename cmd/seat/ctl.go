@@ -46,6 +46,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
 	start := fs.Bool("start", false, "With load: start the behavior too.")
 	fresh := fs.Bool("fresh", false, "With reload: start the new version from its initial state, with fresh Lua globals.")
+	asJSON := fs.Bool("json", false, "With send: the text is a structured message (a ROS message, an OpenRTM value) as JSON or YAML, given to the behavior as one (event.data, rtc_in_data).")
 	micro := fs.Bool("micro", false, "With step: go on to the next thing the behavior does (a state entered or left, a rule fired, a message sent), not the next event.")
 	var set []string
 	fs.Func("set", "With reload: override an adaptor attribute, as ADAPTOR.ATTRIBUTE=VALUE (--set chat.port=5100), kept for later reloads; repeatable.", func(v string) error {
@@ -82,7 +83,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if slices.Contains(debugNames, cmd) && len(rest) >= 2 {
-		err := debugCmd(c, cmd, rest[1], rest[2:], *micro, stdout)
+		err := debugCmd(c, cmd, rest[1], rest[2:], *micro, *asJSON, stdout)
 		var u usageError
 		if errors.As(err, &u) {
 			fmt.Fprintln(stderr, "seat ctl:", err)

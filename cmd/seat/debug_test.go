@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seatml/seat/adaptors/ros/rostest"
 	"github.com/seatml/seat/adaptors/web/webtest"
 )
 
@@ -380,5 +381,39 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("seat replay --until %v: exit %d, no %q in\n%s%s", n, code, want, out, errOut)
 		}
+	}
+}
+
+// TestDebuggerSendsAROSMessage: seat ctl send --json gives a behavior a
+// sensor_msgs/Joy as if it had come from the ROS master (Debian's ROS 1
+// master, on the real binary): its rule reads rtc_in_data and publishes a
+// Twist, which rostopic echo sees; the recording holds the message as
+// one, and replays.
+func TestDebuggerSendsAROSMessage(t *testing.T) {
+	m := rostest.Start(t)
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	control := freePort(t)
+	rec := filepath.Join(t.TempDir(), "joy.jsonl")
+	cmd, _ := runROS(t, `<seatml><general name="ジョイ">
+  <adaptor name="/turtle1/cmd_vel" type="ros_pub" datatype="geometry_msgs/Twist" size="1"/>
+  <adaptor name="/joy" type="ros_sub" datatype="sensor_msgs/Joy"/>
+</general>
+<state name="運転">
+  <rule source="/joy"><script>seat.publish("/turtle1/cmd_vel", {linear = {x = rtc_in_data.axes[2]}, angular = {z = rtc_in_data.axes[1]}})</script></rule>
+</state></seatml>`, "運転", "--control", control, "--record", rec)
+	got := m.EchoOne(t, "turtle1/cmd_vel", func() {
+		if out, errOut, code := ctlAt(control, "send", "--json", "ジョイ", "/joy", `{"axes": [-0.5, 1.5], "buttons": [1, 0]}`); code != 0 {
+			t.Errorf("seat ctl send --json: exit %d\n%s%s", code, out, errOut)
+		}
+	})
+	if want := "linear: \n  x: 1.5\n  y: 0.0\n  z: 0.0\nangular: \n  x: 0.0\n  y: 0.0\n  z: -0.5"; !strings.Contains(got, want) {
+		t.Errorf("rostopic echo /turtle1/cmd_vel printed:\n%s\nwithout\n%s", got, want)
+	}
+	if out, errOut, code := ctlAt(control, "send", "--json", "ジョイ", "/joy", `{"axes": [`); code == 0 || !strings.Contains(errOut, "the message is not YAML or JSON") {
+		t.Errorf("a message that is not JSON: exit %d\n%s%s", code, out, errOut)
+	}
+	data := stopAndReplay(t, cmd, rec)
+	if !strings.Contains(data, `"source":"/joy","text":"{\"axes\":[-0.5,1.5],\"buttons\":[1,0]}","message":true`) {
+		t.Errorf("the recording does not hold the message as one:\n%s", data)
 	}
 }

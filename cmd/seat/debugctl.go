@@ -31,6 +31,7 @@ const debugCommands = `Debugger (a behavior of a seat run --control):
   show NAME                         where it stopped, its states, queue, timers, Lua globals
   set NAME VARIABLE JSON            set a Lua global (or name.field): set 受付 guest '"山田"'
   send NAME ADAPTOR TEXT            an event of the adaptor, as if it had arrived
+  send --json NAME ADAPTOR JSON     a structured message (a ROS message, an OpenRTM value), as JSON or YAML
 `
 
 // debugNames are the debugger's commands.
@@ -38,7 +39,7 @@ var debugNames = []string{"break", "clear", "pause", "continue", "step", "until"
 
 // debugCmd runs a debugger command on the behavior rest[1]; args are
 // what follows its name.
-func debugCmd(c *manager.Client, cmd, name string, args []string, micro bool, stdout io.Writer) error {
+func debugCmd(c *manager.Client, cmd, name string, args []string, micro, asJSON bool, stdout io.Writer) error {
 	var req manager.DebugRequest
 	op := cmd
 	switch cmd {
@@ -91,9 +92,12 @@ func debugCmd(c *manager.Client, cmd, name string, args []string, micro bool, st
 		req.Variable, req.Value = args[0], args[1]
 	case "send":
 		if len(args) != 2 {
-			return usageError("send NAME ADAPTOR TEXT")
+			return usageError("send [--json] NAME ADAPTOR TEXT")
 		}
 		req.Adaptor, req.Text = args[0], args[1]
+		if asJSON {
+			req.Text, req.Message = "", args[1]
+		}
 	}
 	var s interpreter.DebugState
 	if err := c.Do(http.MethodPost, "/behaviors/"+name+"/debug/"+op, req, &s); err != nil {

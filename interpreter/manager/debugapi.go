@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter"
 )
 
@@ -26,9 +27,12 @@ type DebugRequest struct {
 	// set: a variable (name or name.field) and its value as JSON.
 	Variable string `json:"variable,omitempty"`
 	Value    string `json:"value,omitempty"`
-	// send: an event of the adaptor.
+	// send: an event of the adaptor, its text or, for a structured
+	// message (a ROS message, an OpenRTM value), Message: the message as
+	// JSON (or YAML, as rostopic pub takes it).
 	Adaptor string `json:"adaptor,omitempty"`
 	Text    string `json:"text,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // debugOps are the debugger's operations: each answers with what the
@@ -50,7 +54,14 @@ var debugOps = map[string]func(ctx context.Context, d *interpreter.Debugger, req
 		return d.Set(ctx, req.Variable, req.Value)
 	},
 	"send": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
-		return d.Send(ctx, req.Adaptor, req.Text)
+		if req.Message == "" {
+			return d.Send(ctx, req.Adaptor, req.Text)
+		}
+		v, err := adaptors.ParseText(req.Message)
+		if err != nil {
+			return err
+		}
+		return d.SendMessage(ctx, req.Adaptor, v)
 	},
 }
 

@@ -582,3 +582,46 @@ func TestStopOneLeavesTheOtherAndFailedLoadHarmsNone(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakBeforeStart: a breakpoint set on a behavior loaded and not
+// started is set at once (it used to wait 15 s for a machine that was not
+// running), and stops the behavior once it starts.
+func TestBreakBeforeStart(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "b.seatml")
+	os.WriteFile(f, []byte(`<seatml><general name="b"/><state name="一"><ontimeout timeout="0.05"><statetransition>二</statetransition></ontimeout></state><state name="二"/></seatml>`), 0o644)
+	mg := New(Options{Log: zap.NewNop(), Debug: true})
+	defer mg.StopAll()
+	if _, err := mg.Load(f); err != nil {
+		t.Fatal(err)
+	}
+	d, err := mg.Debugger("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Break(interpreter.Breakpoint{Kind: interpreter.BreakState, Name: "二"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("break on a behavior not started has not returned within 5 s")
+	}
+	if _, err := mg.Start("b"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s := d.Summary(); !s.Paused || s.Why != "breakpoint 1: entering 二"; s = d.Summary() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not stopped on entering 二: %+v", s)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := d.Continue(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -31,10 +31,12 @@ function debugPanel(s) {
   look.addEventListener("click", () => debugCall(s));
   const adaptor = el("select", {"aria-label": "adaptor"}, ...[...Object.keys(s.kinds), "gui"].map(n => el("option", {value: n}, n)));
   const text = el("input", {type: "text", placeholder: "text of the event (a gui widget's id)", "aria-label": "event text"});
-  const send = el("form", {class: "send"}, "send an event: ", adaptor, text, el("button", {type: "submit"}, "send"));
+  const asJSON = el("input", {type: "checkbox", title: "a structured message (a ROS message, an OpenRTM value) as JSON or YAML: rtc_in_data in scripts"});
+  const send = el("form", {class: "send"}, "send an event: ", adaptor, text, el("label", {}, asJSON, " message as JSON"), el("button", {type: "submit"}, "send"));
   send.addEventListener("submit", (e) => {
     e.preventDefault();
-    debugCall(s, "send", {adaptor: adaptor.value, text: text.value}).then(ok => { if (ok) text.value = ""; });
+    const body = asJSON.checked ? {adaptor: adaptor.value, message: text.value} : {adaptor: adaptor.value, text: text.value};
+    debugCall(s, "send", body).then(ok => { if (ok) text.value = ""; });
   });
   d.panel = el("div", {class: "debug"},
     el("div", {class: "toolbar"}, d.pause, d.cont, d.step, d.micro, look, d.state, d.error),
