@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"go.uber.org/zap"
 
+	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/statechart"
 )
@@ -54,6 +55,21 @@ type carry struct {
 	// report says, once, what could not be carried over and what was
 	// done instead; the reload's answer gives it.
 	report []string
+	// left are the events a session had queued when it stopped: its new
+	// version handles them first.
+	left []item
+	// sessions are a host's sessions, each with its own carry: the new
+	// host makes them again for the same peers (sessions.go, adopt).
+	sessions []heldSession
+}
+
+// heldSession is a session of the old version of a host, kept for the
+// new one: its peer's connection and what its machine left.
+type heldSession struct {
+	from  adaptors.Conn
+	peer  string
+	since time.Time
+	c     *carry
 }
 
 // plainTable is a Lua table of plain data, its keys and values in pairs.
@@ -220,6 +236,15 @@ func beginFrom(b *seatmlBehavior, c *carry) {
 		b.L.G.Global.RawSetString(name, luaOf(b.L, p))
 		if name == "self" {
 			b.selfMade = true
+			continue
+		}
+		// Made by the behavior, as if this version had set it: a later
+		// reload carries it again (set raw, it would not be seen as set).
+		if b.globalSets == nil {
+			b.globalSets = map[string]globalSet{}
+		}
+		if _, ok := b.globalSets[name]; !ok {
+			b.globalSets[name] = globalSet{at: "the version before a reload"}
 		}
 	}
 	var targets []*statechart.State

@@ -3,6 +3,7 @@ package interpreter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 
 	"go.uber.org/zap"
@@ -33,11 +34,13 @@ type Replacement struct {
 }
 
 // Taken lists the adaptors the new version takes over, with their
-// connections, in declaration order.
+// connections, in declaration order. A host's are taken over only when
+// it keeps its state (KeepState, called before).
 func (r *Replacement) Taken() []string {
 	var out []string
+	fresh := r.new.host != nil && r.new.carried.Load() == nil
 	for _, d := range r.new.prog.Adaptors {
-		if r.taken[d.Name] {
+		if r.taken[d.Name] && !fresh {
 			out = append(out, d.Name)
 		}
 	}
@@ -102,9 +105,14 @@ func (m *Machine) OpenBeside(ctx context.Context, old *Machine, start bool) (*Re
 
 // canTake reports whether m can take over old's open adaptor of d's name:
 // same type, attributes and connection events, an adaptor that can serve
-// a new version (adaptors.Keeper), and neither version opens sessions.
+// a new version (adaptors.Keeper), and both versions open sessions of
+// the same adaptor or neither does. A host's are kept only in a reload
+// that keeps state (KeepState; Switch).
 func (m *Machine) canTake(old *Machine, d seatml.AdaptorDecl) bool {
-	if m.host != nil || old.host != nil || m.opts.OpenAdaptor != nil {
+	if (m.host == nil) != (old.host == nil) || m.opts.OpenAdaptor != nil {
+		return false
+	}
+	if m.host != nil && m.prog.Session != old.prog.Session {
 		return false
 	}
 	old.adMu.RLock()
@@ -183,6 +191,17 @@ func (r *Replacement) Abandon() {
 
 func (r *Replacement) Switch(start bool) {
 	r.switched = true
+	if r.new.host != nil && r.new.carried.Load() == nil {
+		// A host's sessions start afresh: its peers connect again to
+		// the new version, as its adaptors open again once the old
+		// version has closed them.
+		for _, d := range r.new.prog.Adaptors {
+			if r.taken[d.Name] {
+				delete(r.taken, d.Name)
+				r.later = append(r.later, d)
+			}
+		}
+	}
 	if start {
 		r.new.running.Store(true)
 	}
@@ -224,12 +243,21 @@ func (r *Replacement) KeepState() error {
 	if r.switched {
 		panic("Replacement.KeepState after Switch")
 	}
-	if _, ok := r.old.b.(*seatmlBehavior); !ok || r.old.host != nil || r.new.host != nil {
-		return errors.New("only a SEATML behavior without sessions keeps its state across a reload yet; it starts from its initial state")
+	if _, ok := r.old.b.(*seatmlBehavior); !ok {
+		return errors.New("only a SEATML behavior keeps its state across a reload yet; it starts from its initial state")
+	}
+	if (r.old.host == nil) != (r.new.host == nil) || r.old.host != nil && r.old.prog.Session != r.new.prog.Session {
+		return errors.New("the new version opens sessions of another adaptor, or none: every session starts afresh")
+	}
+	if r.new.host != nil && !r.taken[r.new.prog.Session] {
+		return fmt.Errorf("the session adaptor %s changed (its attributes), so it opens again: every session starts afresh", r.new.prog.Session)
 	}
 	c := &carry{}
 	r.new.carried.Store(c)
 	r.old.carried.Store(c) // read as it stops, on its goroutine
+	if r.new.host != nil {
+		r.new.host.prev.Store(r.old.host) // its peers' events wait for their sessions
+	}
 	return nil
 }
 
@@ -246,7 +274,13 @@ func (r *Replacement) Kept(ctx context.Context) (report []string, ok bool) {
 	case <-ctx.Done():
 		return nil, false
 	}
-	return c.report, c.taken
+	report = c.report
+	for _, hs := range c.sessions { // a host's: each session's, by its peer
+		for _, line := range hs.c.report {
+			report = append(report, "session "+hs.peer+": "+line)
+		}
+	}
+	return report, c.taken
 }
 
 // handed is an adaptor handed over, with the relay it delivers through.

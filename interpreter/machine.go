@@ -122,7 +122,11 @@ type Machine struct {
 	// next is the version a reload replaces this one with: events that
 	// reach this one once it has stopped go there.
 	next atomic.Pointer[Machine]
-	left []item // events left for next (machine goroutine)
+	// handedBack marks a session its host keeps across a reload: what it
+	// can no longer take, once stopping, goes back to the host's
+	// successor (errStopped) instead of being dropped.
+	handedBack atomic.Bool
+	left       []item // events left for next (machine goroutine)
 
 	// runMu is held by whoever runs the machine: its own goroutine, or a
 	// producer that found it idle (handOver). Everything below it, and
@@ -367,6 +371,9 @@ func (m ownQueue) deliver(ctx context.Context, ev adaptors.Event, inline bool) e
 		if n := m.next.Load(); n != nil { // replaced by a reload
 			return n.in.deliver(ctx, ev, inline)
 		}
+		if m.handedBack.Load() {
+			return errStopped
+		}
 		m.dropped.Add(1)
 		m.log.Debug("event dropped: the behavior is not running", zap.String("source", ev.Source), zap.String("text", ev.Text))
 		if ev.Done != nil {
@@ -403,6 +410,9 @@ func (m *Machine) DeliverBatch(ctx context.Context, evs []adaptors.Event) error 
 
 func (m ownQueue) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
 	if !m.running.Load() {
+		if m.handedBack.Load() {
+			return errStopped // before any of them is taken
+		}
 		for _, ev := range evs {
 			if err := m.Deliver(ctx, ev); err != nil {
 				return err

@@ -46,6 +46,11 @@ type sessionHost struct {
 	// for that long (sessionidle); 0: never.
 	idle time.Duration
 
+	// prev is the host this one replaces in a reload that keeps state,
+	// until this one has made its sessions again (adopt): a peer's
+	// event waits for that instead of starting a session afresh.
+	prev atomic.Pointer[sessionHost]
+
 	created, ended, refused atomic.Uint64
 	// sandboxes holds Lua states prepared ahead by a goroutine of the
 	// host, so that a peer's session starts without waiting for one.
@@ -168,6 +173,10 @@ func (h *sessionHost) run(ctx context.Context) error {
 		// sent goes now.
 		m.flushAdaptors()
 	}
+	if prev := h.prev.Load(); prev != nil {
+		h.adopt(prev)
+		h.prev.Store(nil)
+	}
 	close(m.ready)
 	m.log.Info("sessions", zap.String("adaptor", h.adaptor))
 	stopPreparing := make(chan struct{})
@@ -242,6 +251,9 @@ func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event, _ bool) er
 		s.last.Store(h.m.clock.Now().UnixNano())
 	}
 	if err := s.m.Deliver(ctx, ev); err != nil {
+		if errors.Is(err, errStopped) && h.m.next.Load() != nil {
+			return err // a reload: the relay gives it to the new version, whose session has its queue
+		}
 		if ev.Done != nil {
 			ev.Done(false)
 		}
@@ -300,7 +312,7 @@ func (h *sessionHost) deliverAll(ctx context.Context, ev adaptors.Event) error {
 func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
 	if len(evs) > 0 && h.owns(evs[0]) && evs[0].From != nil && evs[0].Kind == adaptors.Text {
 		if s, err := h.get(ctx, evs[0].From); s != nil {
-			return s.m.DeliverBatch(ctx, evs)
+			return s.m.DeliverBatch(ctx, evs) // stopped by a reload: the relay gives them to the new version
 		} else if err != nil {
 			return err
 		}
@@ -378,6 +390,14 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 		h.m.log.Debug("input after seat.exit ended its session; dropped", zap.String("peer", from.Peer()))
 		return nil, nil
 	}
+	if h.prev.Load() != nil { // a reload: the peer's session is being made again
+		select {
+		case <-h.m.ready:
+			return h.get(ctx, from)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	if closed || !h.m.running.Load() {
 		return nil, errStopped
 	}
@@ -392,7 +412,7 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 			return nil, nil
 		}
 	}
-	s, err := h.start(from)
+	s, err := h.start(from, nil)
 	if err != nil {
 		h.m.log.Error("session did not start", zap.String("peer", from.Peer()), zap.Error(err))
 		return nil, nil
@@ -421,7 +441,7 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 
 // start makes a peer's session: a machine whose session adaptor sends to
 // the peer and whose other adaptors are the host's.
-func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
+func (h *sessionHost) start(peer adaptors.Conn, from *carry) (*session, error) {
 	opts := h.m.opts
 	opts.Log = h.m.opts.Log.With(zap.String("session", peer.Peer()))
 	opts.session = peer
@@ -440,6 +460,11 @@ func (h *sessionHost) start(peer adaptors.Conn) (*session, error) {
 	sm, err := New(h.m.prog, opts)
 	if err != nil {
 		return nil, err
+	}
+	if from != nil { // kept across a reload: it goes on where it was
+		sm.carried.Store(from)
+		sm.q.prepend(from.left)
+		from.left = nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{peer: peer.Peer(), from: peer, m: sm, cancel: cancel, done: make(chan struct{}), since: time.Now()}
@@ -544,6 +569,18 @@ func (h *sessionHost) stopAll() {
 	all := h.sessions
 	h.sessions = map[any]*session{}
 	h.mu.Unlock()
+	if keep := h.m.carried.Load(); keep != nil {
+		// A reload that keeps state: each session leaves what it was
+		// doing (no onexit) for its new version, which the new host
+		// makes for the same peer.
+		keep.taken = true
+		for _, s := range all {
+			c := &carry{}
+			s.m.carried.Store(c)
+			s.m.handedBack.Store(true)
+			keep.sessions = append(keep.sessions, heldSession{from: s.from, peer: s.peer, since: s.since, c: c})
+		}
+	}
 	var wg sync.WaitGroup
 	for _, s := range all {
 		wg.Add(1)
@@ -769,4 +806,28 @@ func sendTopic(real adaptors.Adaptor, topic, text string, retain bool) error {
 		return errors.New("the adaptor does not publish to topics")
 	}
 	return ts.SendTopic(topic, text, retain)
+}
+
+// adopt makes again, for the same peers, the sessions of the host this
+// one replaces in a reload that keeps state: each new session goes on
+// where its old one was (beginFrom), with what it had queued. prev has
+// stopped.
+func (h *sessionHost) adopt(prev *sessionHost) {
+	keep := h.m.carried.Load()
+	if keep == nil {
+		return
+	}
+	for _, hs := range keep.sessions {
+		s, err := h.start(hs.from, hs.c)
+		if err != nil {
+			hs.c.report = append(hs.c.report, "the session did not start again: "+err.Error())
+			h.m.log.Error("session did not start again after a reload", zap.String("peer", hs.peer), zap.Error(err))
+			continue
+		}
+		s.since = hs.since
+		h.mu.Lock()
+		h.sessions[sessionKey(hs.from)] = s
+		h.mu.Unlock()
+	}
+	h.m.log.Info("sessions kept across the reload", zap.Int("sessions", len(keep.sessions)))
 }

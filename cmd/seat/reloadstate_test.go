@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +144,108 @@ func TestWatchOnTheRealBinary(t *testing.T) {
 	}
 	if got := ask("様子"); got != "v2 1" {
 		t.Errorf("after a save with errors: %q, want v2 1", got)
+	}
+}
+
+// TestReloadKeepsSessionsOnTheRealBinary: a behavior with a session per
+// peer, reloaded on the real binary: both visitors stay connected, each
+// session goes on in its own state with its own variables (one in 用件
+// with its name, one still in 受付 without), under the new version's
+// text; no welcome is said again. A session in a state the new file no
+// longer has is reported by its peer. --fresh ends the sessions: the
+// visitors connect again and are welcomed.
+func TestReloadKeepsSessionsOnTheRealBinary(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "窓口.seatml")
+	src := `<seatml><general name="窓口">
+  <adaptor name="来客" type="socket" role="server" port="0" session="peer"/>
+  <onconnect source="来客"><message sendto="来客">いらっしゃいませ</message></onconnect>
+</general>
+<state name="受付">
+  <rule source="来客"><key>(.+)です$</key><script>guest = event.text:match("(.+)です$")</script><message sendto="来客">ご用件は?</message><statetransition>用件</statetransition></rule>
+</state>
+<state name="用件">
+  <ontimeout timeout="60"><message sendto="来客">お時間です</message></ontimeout>
+  <rule source="来客"><key>どこ</key><script>seat.send("来客", guest .. "様は" .. seat.state() .. "にいます")</script></rule>
+  <rule source="来客"><key>.</key><script>seat.send("来客", guest .. "様、承りました")</script><statetransition>受付</statetransition></rule>
+</state></seatml>`
+	os.WriteFile(file, []byte(src), 0o644)
+	control, port := freePort(t), freePortNumber(t)
+	_, log := startSeat(t, "run", "--control", control, "--set", "来客.port="+port, file) // a port that --fresh opens again
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
+	type visitor struct {
+		c net.Conn
+		r *bufio.Reader
+	}
+	dial := func() *visitor {
+		c := dialSeat(t, port)
+		return &visitor{c, bufio.NewReader(c)}
+	}
+	say := func(v *visitor, text string) {
+		t.Helper()
+		v.c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := v.c.Write([]byte(text + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hear := func(v *visitor, want string) {
+		t.Helper()
+		v.c.SetDeadline(time.Now().Add(10 * time.Second))
+		got, err := v.r.ReadString('\n')
+		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
+			t.Fatalf("heard %q (%v), want %q", got, err, want)
+		}
+	}
+	ctl := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := ctlAt(control, args...)
+		if code != 0 {
+			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out
+	}
+	a, b := dial(), dial()
+	hear(a, "いらっしゃいませ")
+	hear(b, "いらっしゃいませ")
+	say(a, "山田です")
+	hear(a, "ご用件は?")
+	waitFor(t, func() bool {
+		out := ctl("sessions", "窓口")
+		return strings.Contains(out, "用件") && strings.Contains(out, "受付")
+	})
+
+	os.WriteFile(file, []byte(strings.Replace(src, "承りました", "かしこまりました", 1)), 0o644)
+	if out := ctl("reload", "窓口"); strings.Contains(out, "not carried over") || strings.Contains(out, "afresh") {
+		t.Errorf("seat ctl reload:\n%s", out)
+	}
+	say(a, "どこ")
+	hear(a, "山田様は用件にいます")
+	say(a, "書類です")
+	hear(a, "山田様、かしこまりました") // the new version's text, the old session's name
+	say(b, "田中です")          // still in 受付: no welcome again, no name yet
+	hear(b, "ご用件は?")
+	say(b, "どこ")
+	hear(b, "田中様は用件にいます")
+
+	// A file without 用件: b's session is in it, and says so by its peer.
+	os.WriteFile(file, []byte(strings.NewReplacer(`name="用件"`, `name="相談"`, `>用件<`, `>相談<`).Replace(src)), 0o644)
+	out := ctl("reload", "窓口")
+	if !regexp.MustCompile(`session 127\.0\.0\.1:\d+: state 用件 is gone, and the states around it: entered the initial state`).MatchString(out) {
+		t.Errorf("seat ctl reload without 用件:\n%s", out)
+	}
+	say(b, "佐藤です") // in 受付 again, its name kept
+	hear(b, "ご用件は?")
+
+	// --fresh: the sessions end and the adaptor opens again.
+	ctl("reload", "--fresh", "窓口")
+	c := dial()
+	hear(c, "いらっしゃいませ")
+	b.c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := b.r.ReadString('\n'); err == nil {
+		t.Error("a visitor kept its connection across reload --fresh")
 	}
 }

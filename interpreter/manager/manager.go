@@ -600,7 +600,6 @@ func (mg *Manager) ReloadWith(name string, opts ReloadOptions) (Info, error) {
 	if err != nil {
 		return mg.infoOf(e), reloadError(name, err)
 	}
-	mg.log.Info("new version ready; stopping the old one", zap.String("behavior", name), zap.Strings("kept", rep.Taken()))
 	var notKept []string
 	if was == Running && !opts.Fresh {
 		if err := rep.KeepState(); err != nil {
@@ -608,6 +607,7 @@ func (mg *Manager) ReloadWith(name string, opts ReloadOptions) (Info, error) {
 			mg.log.Warn("reload: not carried over", zap.String("behavior", name), zap.String("what", err.Error()))
 		}
 	}
+	mg.log.Info("new version ready; stopping the old one", zap.String("behavior", name), zap.Strings("kept", rep.Taken()))
 	mg.stopForReload(e, rep, was)
 	if err := rep.Finish(context.Background()); err != nil {
 		// Rare: an adaptor reopened on an address the old version let go
