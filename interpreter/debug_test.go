@@ -241,7 +241,7 @@ func TestDebuggerRefusesWhatItCannotDebug(t *testing.T) {
 		t.Fatal(diags)
 	}
 	startProgram(t, prog, func(o *Options) { o.Debugger = d })
-	if err := d.Pause(); err == nil || err.Error() != "only a SEATML behavior without sessions can be debugged yet" {
+	if err := d.Pause(); err == nil || err.Error() != "an SCXML document cannot be debugged yet" {
 		t.Errorf("pause: %v", err)
 	}
 }

@@ -75,8 +75,10 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		// A SEATML behavior's own machine, not a session host: the
 		// debugger joins its observers while it has something to do.
 		opts.Debugger.attach(m, []Observer{opts.Observer, trace, newLogRecords(m.log)})
+	} else if opts.Debugger != nil && prog.Document != nil {
+		opts.Debugger.refuse("an SCXML document cannot be debugged yet")
 	} else if opts.Debugger != nil {
-		opts.Debugger.refuse("only a SEATML behavior without sessions can be debugged yet")
+		opts.Debugger.refuse("a behavior with a session per peer is debugged a session at a time: name one (seat ctl --session PEER; seat ctl sessions lists them)")
 	}
 	if prog.Session != "" && opts.session == nil {
 		// A host runs no conversation: its sessions have the Lua states.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -445,6 +446,9 @@ func (h *sessionHost) start(peer adaptors.Conn, from *carry) (*session, error) {
 	opts := h.m.opts
 	opts.Log = h.m.opts.Log.With(zap.String("session", peer.Peer()))
 	opts.session = peer
+	if opts.Debugger != nil { // each session its own (SessionDebugger); idle, it costs nothing
+		opts.Debugger = NewDebugger(opts.Log)
+	}
 	select {
 	case opts.sandbox = <-h.sandboxes:
 	default: // none ready: New makes one
@@ -830,4 +834,31 @@ func (h *sessionHost) adopt(prev *sessionHost) {
 		h.mu.Unlock()
 	}
 	h.m.log.Info("sessions kept across the reload", zap.Int("sessions", len(keep.sessions)))
+}
+
+// SessionDebugger is the debugger of the session of a host's peer (its
+// address, as seat ctl sessions lists it), when the host's behavior has
+// a debugger (Options.Debugger).
+func SessionDebugger(m *Machine, peer string) (*Debugger, error) {
+	h := m.host
+	if h == nil {
+		return nil, errors.New("the behavior has no session per peer")
+	}
+	var peers []string
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, s := range h.sessions {
+		if s.peer == peer {
+			if s.m.opts.Debugger == nil {
+				return nil, errors.New("the behavior has no debugger: seat run --control gives it one")
+			}
+			return s.m.opts.Debugger, nil
+		}
+		peers = append(peers, s.peer)
+	}
+	sort.Strings(peers)
+	if len(peers) == 0 {
+		return nil, fmt.Errorf("no session of %s: no peer is connected", peer)
+	}
+	return nil, fmt.Errorf("no session of %s; the sessions are %s", peer, strings.Join(peers, ", "))
 }

@@ -46,6 +46,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("control", DefaultControl, "Address of the control API of a seat started with --control.")
 	start := fs.Bool("start", false, "With load: start the behavior too.")
 	fresh := fs.Bool("fresh", false, "With reload: start the new version from its initial state, with fresh Lua globals.")
+	session := fs.String("session", "", "With a debugger command: the session of the peer `PEER` (its address, as seat ctl sessions lists it), in a behavior with a session per peer.")
 	asJSON := fs.Bool("json", false, "With send: the text is a structured message (a ROS message, an OpenRTM value) as JSON or YAML, given to the behavior as one (event.data, rtc_in_data).")
 	micro := fs.Bool("micro", false, "With step: go on to the next thing the behavior does (a state entered or left, a rule fired, a message sent), not the next event.")
 	var set []string
@@ -83,7 +84,7 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if slices.Contains(debugNames, cmd) && len(rest) >= 2 {
-		err := debugCmd(c, cmd, rest[1], rest[2:], *micro, *asJSON, stdout)
+		err := debugCmd(c, cmd, rest[1], rest[2:], debugFlags{micro: *micro, asJSON: *asJSON, session: *session}, stdout)
 		var u usageError
 		if errors.As(err, &u) {
 			fmt.Fprintln(stderr, "seat ctl:", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -416,4 +417,90 @@ func TestDebuggerSendsAROSMessage(t *testing.T) {
 	if !strings.Contains(data, `"source":"/joy","text":"{\"axes\":[-0.5,1.5],\"buttons\":[1,0]}","message":true`) {
 		t.Errorf("the recording does not hold the message as one:\n%s", data)
 	}
+}
+
+// TestDebuggingASessionOnTheRealBinary: in a behavior with a session per
+// peer, seat ctl --session PEER debugs that peer's session: a breakpoint
+// stops it alone (the other visitor is answered meanwhile), show names
+// its state and variables, set changes them, continue lets its queued
+// input through; the behavior's own debugger says to name a session.
+func TestDebuggingASessionOnTheRealBinary(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "窓口.seatml")
+	os.WriteFile(file, []byte(`<seatml><general name="窓口">
+  <adaptor name="来客" type="socket" role="server" port="0" session="peer"/>
+  <onconnect source="来客"><message sendto="来客">いらっしゃいませ</message></onconnect>
+</general>
+<state name="受付">
+  <rule source="来客"><key>(.+)です$</key><script>guest = event.text:match("(.+)です$")</script><message sendto="来客">ご用件は?</message><statetransition>用件</statetransition></rule>
+</state>
+<state name="用件">
+  <rule source="来客"><key>.</key><script>seat.send("来客", guest .. "様、承りました")</script><statetransition>受付</statetransition></rule>
+</state></seatml>`), 0o644)
+	control := freePort(t)
+	_, log := startSeat(t, "run", "--control", control, file)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	port := loggedPort(t, log, "\tcontrol API\t")
+	type visitor struct {
+		c net.Conn
+		r *bufio.Reader
+	}
+	dial := func() *visitor {
+		c := dialSeat(t, port)
+		return &visitor{c, bufio.NewReader(c)}
+	}
+	say := func(v *visitor, text string) {
+		t.Helper()
+		v.c.SetDeadline(time.Now().Add(10 * time.Second))
+		v.c.Write([]byte(text + "\n"))
+	}
+	hear := func(v *visitor, want string) {
+		t.Helper()
+		v.c.SetDeadline(time.Now().Add(10 * time.Second))
+		got, err := v.r.ReadString('\n')
+		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
+			t.Fatalf("heard %q (%v), want %q", got, err, want)
+		}
+	}
+	ctl := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := ctlAt(control, args...)
+		if code != 0 {
+			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out
+	}
+	a, b := dial(), dial()
+	hear(a, "いらっしゃいませ")
+	hear(b, "いらっしゃいませ")
+	peerA := a.c.LocalAddr().String()
+	if _, errOut, code := ctlAt(control, "show", "窓口"); code == 0 || !strings.Contains(errOut, "debugged a session at a time") || !strings.Contains(errOut, "--session PEER") {
+		t.Errorf("show without --session: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := ctlAt(control, "--session", "127.0.0.1:1", "show", "窓口"); code == 0 || !strings.Contains(errOut, "no session of 127.0.0.1:1; the sessions are ") {
+		t.Errorf("show of no session: exit %d, %s", code, errOut)
+	}
+	ctl("--session", peerA, "break", "窓口", "state", "用件")
+	say(a, "山田です")
+	hear(a, "ご用件は?")
+	var out string
+	waitFor(t, func() bool {
+		out = ctl("--session", peerA, "show", "窓口")
+		return strings.Contains(out, "窓口 "+peerA+": paused (breakpoint 1: entering 用件)")
+	})
+	if !strings.Contains(out, `globals     guest = "山田"`) {
+		t.Errorf("show:\n%s", out)
+	}
+	say(a, "書類") // waits: a's session is paused
+	say(b, "田中です")
+	hear(b, "ご用件は?") // the other session goes on
+	ctl("--session", peerA, "set", "窓口", "guest", `"佐藤"`)
+	ctl("--session", peerA, "clear", "窓口")
+	ctl("--session", peerA, "continue", "窓口")
+	hear(a, "佐藤様、承りました")
+	say(b, "書類")
+	hear(b, "田中様、承りました")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -32,6 +33,7 @@ const debugCommands = `Debugger (a behavior of a seat run --control):
   set NAME VARIABLE JSON            set a Lua global (or name.field): set 受付 guest '"山田"'
   send NAME ADAPTOR TEXT            an event of the adaptor, as if it had arrived
   send --json NAME ADAPTOR JSON     a structured message (a ROS message, an OpenRTM value), as JSON or YAML
+With a session per peer, each command takes --session PEER: that peer's session (seat ctl sessions NAME).
 `
 
 // debugNames are the debugger's commands.
@@ -39,19 +41,23 @@ var debugNames = []string{"break", "clear", "pause", "continue", "step", "until"
 
 // debugCmd runs a debugger command on the behavior rest[1]; args are
 // what follows its name.
-func debugCmd(c *manager.Client, cmd, name string, args []string, micro, asJSON bool, stdout io.Writer) error {
+func debugCmd(c *manager.Client, cmd, name string, args []string, o debugFlags, stdout io.Writer) error {
 	var req manager.DebugRequest
 	op := cmd
+	query, label := "", name
+	if o.session != "" { // a session of a behavior with a session per peer
+		query, label = "?session="+url.QueryEscape(o.session), name+" "+o.session
+	}
 	switch cmd {
 	case "show":
 		var s interpreter.DebugState
 		if len(args) != 0 {
 			return usageError("show NAME")
 		}
-		if err := c.Do(http.MethodGet, "/behaviors/"+name+"/debug", nil, &s); err != nil {
+		if err := c.Do(http.MethodGet, "/behaviors/"+name+"/debug"+query, nil, &s); err != nil {
 			return err
 		}
-		printDebug(stdout, name, s)
+		printDebug(stdout, label, s)
 		return nil
 	case "break":
 		b, err := parseBreak(args)
@@ -79,7 +85,7 @@ func debugCmd(c *manager.Client, cmd, name string, args []string, micro, asJSON 
 		if len(args) != 0 {
 			return usageError("step [--micro] NAME")
 		}
-		req.Micro = micro
+		req.Micro = o.micro
 	case "until":
 		if len(args) != 1 {
 			return usageError("until NAME STATE")
@@ -95,16 +101,22 @@ func debugCmd(c *manager.Client, cmd, name string, args []string, micro, asJSON 
 			return usageError("send [--json] NAME ADAPTOR TEXT")
 		}
 		req.Adaptor, req.Text = args[0], args[1]
-		if asJSON {
+		if o.asJSON {
 			req.Text, req.Message = "", args[1]
 		}
 	}
 	var s interpreter.DebugState
-	if err := c.Do(http.MethodPost, "/behaviors/"+name+"/debug/"+op, req, &s); err != nil {
+	if err := c.Do(http.MethodPost, "/behaviors/"+name+"/debug/"+op+query, req, &s); err != nil {
 		return err
 	}
-	printDebug(stdout, name, s)
+	printDebug(stdout, label, s)
 	return nil
+}
+
+// debugFlags are seat ctl's flags a debugger command reads.
+type debugFlags struct {
+	micro, asJSON bool
+	session       string
 }
 
 // usageError is a command used wrongly.

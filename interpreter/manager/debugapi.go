@@ -77,13 +77,26 @@ func debugRoutes(mux *http.ServeMux, mg *Manager) {
 }
 
 // DebugHandlers serve the debugger of the behavior named by the path
-// value name: show answers what it shows (DebugState), op does the
+// value name (of its session ?session=PEER, if it has a session per
+// peer): show answers what it shows (DebugState), op does the
 // operation named by the path value op with a DebugRequest in the body
 // and answers what it shows afterwards. The control API and the monitor
 // mount them, each behind its own guard.
 func DebugHandlers(mg *Manager) (show, op http.HandlerFunc) {
+	// ?session=PEER names a session of a behavior with a session per
+	// peer.
 	debugger := func(w http.ResponseWriter, r *http.Request) *interpreter.Debugger {
-		d, err := mg.Debugger(r.PathValue("name"))
+		var d *interpreter.Debugger
+		var err error
+		if peer := r.URL.Query().Get("session"); peer != "" {
+			d, err = mg.SessionDebugger(r.PathValue("name"), peer)
+			if err != nil && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrNoSessions) { // no such session
+				writeJSON(w, http.StatusNotFound, APIError{Message: err.Error()})
+				return nil
+			}
+		} else {
+			d, err = mg.Debugger(r.PathValue("name"))
+		}
 		if err != nil {
 			answer(w, Info{}, err, http.StatusOK)
 			return nil

@@ -381,6 +381,21 @@ func (mg *Manager) Debugger(name string) (*interpreter.Debugger, error) {
 	return e.dbg, nil
 }
 
+// SessionDebugger returns the debugger of a session of a behavior with a
+// session per peer: the peer's, by its address (Sessions lists them).
+func (mg *Manager) SessionDebugger(name, peer string) (*interpreter.Debugger, error) {
+	mg.mu.Lock()
+	e, err := mg.lookup(name)
+	mg.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if e.m == nil || !e.m.IsHost() {
+		return nil, fmt.Errorf("%w: %q has no adaptor with session=\"peer\", or is not loaded", ErrNoSessions, name)
+	}
+	return interpreter.SessionDebugger(e.m, peer)
+}
+
 // Start runs a behavior: it is loaded again from its file if unloaded, then
 // enters its initial state (L4). Starting a running behavior is an error.
 func (mg *Manager) Start(name string) (Info, error) {
