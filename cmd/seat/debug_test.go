@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -382,6 +384,41 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("seat replay --until %v: exit %d, no %q in\n%s%s", n, code, want, out, errOut)
 		}
+	}
+
+	// With --control it hands the replayed behavior over to the debugger
+	// there: the name is changed, and the rest of the replay says what
+	// the change did.
+	exe, _ := os.Executable()
+	debugAt := freePort(t)
+	replay := exec.Command(exe, "replay", "--until", strconv.Itoa(int(n)), "--control", debugAt, rec)
+	replay.Env = append(os.Environ(), "SEAT_TEST_MAIN=1")
+	var replayOut, replayErr syncBuffer
+	replay.Stdout, replay.Stderr = &replayOut, &replayErr
+	if err := replay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { replay.Process.Kill(); replay.Wait() })
+	waitFor(t, func() bool {
+		return strings.Contains(replayOut.String(), "handed over to the debugger: seat ctl --control "+debugAt)
+	})
+	ctl := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := ctlAt(debugAt, args...)
+		if code != 0 {
+			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out
+	}
+	if out := ctl("show", "受付"); !strings.Contains(out, "受付: paused (pause asked)") || !strings.Contains(out, `globals     guest = "山田"`) || !strings.Contains(out, "state       確認") {
+		t.Errorf("show at the step handed over:\n%s", out)
+	}
+	ctl("set", "受付", "guest", `"田中"`)
+	ctl("continue", "受付")
+	err := waitExit(t, replay, 20*time.Second, &replayErr)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(replayOut.String(), "replayed: 田中様をお呼びします。少々お待ちください。") {
+		t.Errorf("the replay after the change: %v\n%s%s", err, replayOut.String(), replayErr.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/seatml/seat/adaptors"
@@ -83,19 +84,41 @@ func debugRoutes(mux *http.ServeMux, mg *Manager) {
 // and answers what it shows afterwards. The control API and the monitor
 // mount them, each behind its own guard.
 func DebugHandlers(mg *Manager) (show, op http.HandlerFunc) {
+	return debugHandlers(func(name, peer string) (*interpreter.Debugger, error) {
+		if peer != "" {
+			d, err := mg.SessionDebugger(name, peer)
+			if err != nil && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrNoSessions) {
+				return nil, fmt.Errorf("%w: %v", ErrNoSession, err)
+			}
+			return d, err
+		}
+		return mg.Debugger(name)
+	})
+}
+
+// ErrNoSession is a session asked for that the behavior does not have.
+var ErrNoSession = errors.New("no such session")
+
+// DebugAPI serves the debugger routes of the control API alone, under the
+// control API's guard, for debuggers found by find (seat replay --until
+// with --control: the replayed behavior's). find returns an error wrapping
+// ErrUnknown for a name it does not know.
+func DebugAPI(find func(name, session string) (*interpreter.Debugger, error)) http.Handler {
+	mux := http.NewServeMux()
+	show, op := debugHandlers(find)
+	mux.HandleFunc("GET /behaviors/{name}/debug", show)
+	mux.HandleFunc("POST /behaviors/{name}/debug/{op}", op)
+	return guard(mux)
+}
+
+func debugHandlers(find func(name, session string) (*interpreter.Debugger, error)) (show, op http.HandlerFunc) {
 	// ?session=PEER names a session of a behavior with a session per
 	// peer.
 	debugger := func(w http.ResponseWriter, r *http.Request) *interpreter.Debugger {
-		var d *interpreter.Debugger
-		var err error
-		if peer := r.URL.Query().Get("session"); peer != "" {
-			d, err = mg.SessionDebugger(r.PathValue("name"), peer)
-			if err != nil && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrNoSessions) { // no such session
-				writeJSON(w, http.StatusNotFound, APIError{Message: err.Error()})
-				return nil
-			}
-		} else {
-			d, err = mg.Debugger(r.PathValue("name"))
+		d, err := find(r.PathValue("name"), r.URL.Query().Get("session"))
+		if errors.Is(err, ErrNoSession) {
+			writeJSON(w, http.StatusNotFound, APIError{Message: strings.TrimPrefix(err.Error(), ErrNoSession.Error()+": ")})
+			return nil
 		}
 		if err != nil {
 			answer(w, Info{}, err, http.StatusOK)

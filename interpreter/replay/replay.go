@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/seatml/seat/interpreter"
 	"github.com/seatml/seat/interpreter/record"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/interpreter/seattest"
@@ -30,6 +31,12 @@ type Options struct {
 	// Allowed, if set, says whether the behavior file may be run (the
 	// monitor runs only the files of loaded behaviors).
 	Allowed func(file string) bool
+	// Debugger, if set, debugs the replayed behavior; StepTimeout bounds
+	// a step in real time (seattest.Options), pauses included.
+	Debugger    *interpreter.Debugger
+	StepTimeout time.Duration
+	// Loaded, if set, is told the behavior before it runs.
+	Loaded func(*seatml.Program)
 }
 
 // Result is a replay's outcome.
@@ -80,7 +87,10 @@ func RunLines(file string, lines []record.Line, warning string, opts Options) (*
 	if prog == nil || diags.HasErrors() {
 		return nil, &seattest.BadInputError{Diags: diags}
 	}
-	res, err := seattest.RunProgram(t, prog, seattest.Options{AllowShell: opts.AllowShell, Frame: opts.Frame})
+	if opts.Loaded != nil {
+		opts.Loaded(prog)
+	}
+	res, err := seattest.RunProgram(t, prog, seattest.Options{AllowShell: opts.AllowShell, Frame: opts.Frame, Debugger: opts.Debugger, StepTimeout: opts.StepTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,10 @@ type Options struct {
 	// and after each step (a replay's timeline, seat replay --until);
 	// when it returns false the run ends there, passed so far.
 	Frame func(Frame) bool
+	// Debugger, if set, debugs the behavior as it runs (seat replay
+	// --until with --control hands it over at a step); StepTimeout
+	// should then allow for the pauses.
+	Debugger *interpreter.Debugger
 }
 
 // Frame is the behavior after a step of a transcript: a point of a
@@ -63,6 +67,10 @@ type Frame struct {
 	Show interpreter.DebugState `json:"show"`
 	// Failed says why the step failed; the run ends with it.
 	Failed string `json:"failed,omitempty"`
+	// Next is the step that runs next, nil after the last; Steps is how
+	// many the transcript has.
+	Next  *Step `json:"-"`
+	Steps int   `json:"steps"`
 }
 
 // Result is the outcome of one transcript.
@@ -202,14 +210,20 @@ func RunProgram(t *Transcript, prog *seatml.Program, opts Options) (*Result, err
 	if err := r.start(); err != nil {
 		return nil, err
 	}
-	more := r.frame(0, Step{Line: "(start)"}, nil)
+	next := func(i int) *Step { // the step after steps[i-1]
+		if i < len(steps) {
+			return &steps[i]
+		}
+		return nil
+	}
+	more := r.frame(0, Step{Line: "(start)"}, nil, next(0))
 	for i, st := range steps {
 		if !more {
 			break
 		}
 		res.Steps++
 		f := r.step(st)
-		more = r.frame(len(t.Steps)-len(steps)+i+1, st, f)
+		more = r.frame(len(t.Steps)-len(steps)+i+1, st, f, next(i+1))
 		if f != nil {
 			res.Failure = f
 			break
@@ -390,7 +404,7 @@ func (r *runner) start() error {
 	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zapcore.EncoderConfig{MessageKey: "msg", LevelKey: "level",
 		EncodeLevel: zapcore.LowercaseLevelEncoder}), zapcore.AddSync(r.logs), zapcore.WarnLevel))
 	m, err := interpreter.New(r.prog, interpreter.Options{
-		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true, Observer: r,
+		Log: log, Clock: r.clock, AllowShell: r.opts.AllowShell, Devices: r.dev, ManualDevices: true, Observer: r, Debugger: r.opts.Debugger,
 		Stdin: strings.NewReader(""), Stdout: io.Discard,
 		OpenAdaptor: func(c adaptors.Config) (adaptors.Adaptor, error) {
 			a := &memAdaptor{r: r, name: c.Name, conns: c.Connections}
@@ -1160,11 +1174,11 @@ func (c *conn) Peer() string   { return c.peer }
 
 // frame gives Options.Frame the behavior after step n (0: the start);
 // false ends the run.
-func (r *runner) frame(n int, st Step, failed *Failure) bool {
+func (r *runner) frame(n int, st Step, failed *Failure, next *Step) bool {
 	if r.opts.Frame == nil {
 		return true
 	}
-	fr := Frame{Step: n, Line: st.Line, T: r.now(), Recorded: st.Recorded}
+	fr := Frame{Step: n, Line: st.Line, T: r.now(), Recorded: st.Recorded, Next: next, Steps: len(r.t.Steps)}
 	r.mu.Lock()
 	fr.Said, r.said = r.said, nil
 	r.mu.Unlock()

@@ -75,7 +75,7 @@ function showFrame(i) {
   s.active = show.active || [];
   highlight(s);
   const t = f.recorded ? f.recorded.t : f.t;
-  els.where.textContent = "step " + f.step + " of " + (tl.frames[tl.frames.length - 1].step) + " · " + (t / 1e9).toFixed(3) + " s" + (f.recorded ? " · recording line " + f.recorded.line : "");
+  els.where.textContent = "step " + f.step + " of " + f.steps + " · " + (t / 1e9).toFixed(3) + " s" + (f.recorded ? " · recording line " + f.recorded.line : "");
   s.section.dataset.step = f.step;
   const rows = [];
   const row = (label, ...v) => rows.push(el("tr", {}, el("th", {}, label), el("td", {}, ...v)));
