@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,10 +60,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 			return false
 		}
 		if *control != "" {
-			if err := handOver(&opts, *control, stopAt, stdout); err != nil {
+			stopServing, err := handOver(&opts, *control, stopAt, stdout)
+			if err != nil {
 				fmt.Fprintf(stderr, "seat replay: --control %s: %v\n", *control, err)
 				return exitStatus(2)
 			}
+			defer stopServing() // after the answer to the last seat ctl
 		}
 	}
 	res, err := replay.Run(files[0], opts)
@@ -92,10 +95,10 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 // behavior over to its debugger, served on addr: the replay waits while
 // it is paused (its steps have no time limit then) and goes on when seat
 // ctl says continue or step.
-func handOver(opts *replay.Options, addr string, stopAt func(seattest.Frame) bool, stdout io.Writer) error {
+func handOver(opts *replay.Options, addr string, stopAt func(seattest.Frame) bool, stdout io.Writer) (stop func(), err error) {
 	ln, err := net.Listen("tcp", manager.ControlAddr(addr))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := interpreter.NewDebugger(nil)
 	var prog atomic.Pointer[seatml.Program]
@@ -124,7 +127,11 @@ func handOver(opts *replay.Options, addr string, stopAt func(seattest.Frame) boo
 		}
 		return true
 	}
-	return nil
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // untilFrame reads --until: a step's number, or a recorded time. It

@@ -164,7 +164,12 @@ func debugHandlers(find func(name, session string) (*interpreter.Debugger, error
 			writeJSON(w, http.StatusConflict, APIError{Message: err.Error()})
 			return
 		}
-		answerShow(w, r, d)
+		s, err := d.Show(ctx)
+		if err != nil { // done, and the behavior ended since (a replay's last step)
+			sum := d.Summary()
+			s = interpreter.DebugState{Paused: sum.Paused, Why: sum.Why, At: sum.At, Breakpoints: sum.Breakpoints}
+		}
+		writeJSON(w, http.StatusOK, s)
 	}
 	return show, op
 }
