@@ -32,6 +32,7 @@ import (
 
 	"github.com/seatml/seat/adaptors"
 	"github.com/seatml/seat/interpreter/luadm"
+	"github.com/seatml/seat/interpreter/scxml"
 	"github.com/seatml/seat/interpreter/seatml"
 	"github.com/seatml/seat/schema"
 )
@@ -551,7 +552,11 @@ func (d *Debugger) Clear(id int) error {
 
 // Pause stops the behavior at the next thing it does, or at once if it
 // is idle.
-func (d *Debugger) Pause() error {
+func (d *Debugger) Pause() error { return d.PauseFor("pause asked") }
+
+// PauseFor is Pause, saying why (seat replay --until: the step it
+// stopped at).
+func (d *Debugger) PauseFor(why string) error {
 	d.mu.Lock()
 	m, paused := d.m, d.paused
 	if m == nil {
@@ -572,10 +577,43 @@ func (d *Debugger) Pause() error {
 		still := d.pauseAt
 		d.mu.Unlock()
 		if still {
-			d.pauseHere(Record{}, "pause asked")
+			d.pauseHere(Record{}, why)
 		}
 	}}})
 	return nil
+}
+
+// WaitPaused waits until the behavior is paused, or ctx ends; it
+// reports whether it is paused (a step's answer says where it stopped).
+func (d *Debugger) WaitPaused(ctx context.Context) bool {
+	for {
+		d.mu.Lock()
+		paused, pausing, over, m := d.paused, d.pausing, d.over, d.m
+		d.mu.Unlock()
+		if paused {
+			return true
+		}
+		if m == nil {
+			return false
+		}
+		select {
+		case <-pausing: // closed by the pause that is ending: wait for its end
+			select {
+			case <-over:
+			case <-ctx.Done():
+				return false
+			}
+			continue
+		default:
+		}
+		select {
+		case <-pausing:
+		case <-m.done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Continue lets a paused behavior go on, to its next breakpoint.
@@ -639,9 +677,9 @@ func (d *Debugger) Summary() DebugSummary {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s.Paused, s.Why = d.paused, d.why
-	if d.paused {
-		s.At = describe(d.at)
+	s.Paused = d.paused
+	if d.paused { // why it stopped last is gone by once it goes on
+		s.Why, s.At = d.why, describe(d.at)
 	}
 	for _, b := range d.bps {
 		s.Breakpoints = append(s.Breakpoints, *b)
@@ -679,10 +717,11 @@ func (d *Debugger) Show(ctx context.Context) (DebugState, error) {
 	err := d.run(ctx, func() {
 		d.mu.Lock()
 		m := d.m
-		s.Paused, s.Why = d.paused, d.why
+		s.Paused = d.paused
 		if d.paused {
-			s.At = describe(d.at)
+			s.Why, s.At = d.why, describe(d.at)
 		}
+		between := d.paused && d.at.Kind == ""
 		now := m.clock.Now()
 		if d.paused {
 			now = d.since
@@ -692,6 +731,9 @@ func (d *Debugger) Show(ctx context.Context) (DebugState, error) {
 		}
 		d.mu.Unlock()
 		showMachine(m, &s, now)
+		if between {
+			s.Event = "" // the last one handled is done with
+		}
 	})
 	return s, err
 }
@@ -711,7 +753,9 @@ func showMachine(m *Machine, s *DebugState, now time.Time) {
 	if m.cur != nil {
 		s.State = m.cur.Name
 	}
-	if m.activeNames != nil {
+	if m.prog.Document != nil {
+		s.Active = m.ActiveStates() // the whole configuration (activeNames is an SCXML document's current state alone)
+	} else if m.activeNames != nil {
 		s.Active = m.activeNames()
 	}
 	if b, ok := m.b.(*seatmlBehavior); ok {
@@ -720,6 +764,12 @@ func showMachine(m *Machine, s *DebugState, now time.Time) {
 		}
 		for _, t := range m.timers.ts {
 			s.Timers = append(s.Timers, DebugTimer{What: timerName(b, t), In: t.at.Sub(now)})
+		}
+	} else {
+		for _, t := range m.timers.ts { // an SCXML document's delayed events
+			if d, ok := t.ref.(*scxml.Delayed); ok && t.id == timerDelayed {
+				s.Timers = append(s.Timers, DebugTimer{What: "delayed event " + d.Name(), In: t.at.Sub(now)})
+			}
 		}
 	}
 	sort.Slice(s.Timers, func(i, j int) bool { return s.Timers[i].In < s.Timers[j].In })
@@ -735,6 +785,9 @@ func showMachine(m *Machine, s *DebugState, now time.Time) {
 		}
 		if m.selfMade {
 			names = append(names, "self")
+		}
+		if doc := m.prog.Document; doc != nil { // an SCXML document's datamodel
+			names = append(names, doc.DataIDs()...)
 		}
 		for _, name := range names {
 			v := m.L.G.Global.RawGetString(name)
@@ -841,6 +894,9 @@ func SetGlobal(m *Machine, path, value string) error {
 	if eventGlobal(parts[0]) >= 0 {
 		return fmt.Errorf("%s is set by each event", parts[0])
 	}
+	if m.prog.Document != nil && strings.HasPrefix(parts[0], "_") {
+		return fmt.Errorf("%s is a system variable of the SCXML document (_event, _sessionid, _name, _ioprocessors, _x)", parts[0])
+	}
 	lv := toLua(m.L, v)
 	if len(parts) == 1 {
 		m.L.G.Global.RawSetString(parts[0], lv)
@@ -897,7 +953,7 @@ func (d *Debugger) send(ctx context.Context, ev adaptors.Event) error {
 	if m == nil {
 		return d.notRunning()
 	}
-	known := ev.Source == "gui"
+	known := ev.Source == "gui" && m.prog.Document == nil // a document has no widgets
 	for _, a := range m.prog.Adaptors {
 		known = known || a.Name == ev.Source
 	}

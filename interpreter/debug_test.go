@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,35 @@ func TestPauseKeepsTheTimeLeft(t *testing.T) {
 	}
 	h.advance(time.Millisecond)
 	if diff := cmp.Diff([]string{"chat:timeout"}, h.sends()); diff != "" {
+		t.Fatalf("7 s after continue (-want +got):\n%s", diff)
+	}
+}
+
+// TestPauseKeepsAnSCXMLDelay: an SCXML document's delayed event paused
+// at 3 s of 10 s fires 7 s after continue, however long the pause.
+func TestPauseKeepsAnSCXMLDelay(t *testing.T) {
+	d := NewDebugger(nil)
+	prog, diags := seatml.LoadBytes("t.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="t">
+  <seat:adaptor name="chat" type="socket" role="server" port="0"/>
+  <state id="a"><onentry><send event="時間" delay="10s"/></onentry>
+    <transition event="時間"><send type="seat" target="chat"><content expr="'時間です'"/></send></transition></state>
+</scxml>`), seatml.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	h := startProgram(t, prog, func(o *Options) { o.Debugger = d })
+	h.advance(3 * time.Second)
+	d.Pause()
+	waitPaused(t, d)
+	h.clock.Advance(time.Hour)
+	d.Continue()
+	h.settle()
+	h.advance(6999 * time.Millisecond)
+	if got := h.sends(); len(got) != 0 {
+		t.Fatalf("fired early: %q", got)
+	}
+	h.advance(time.Millisecond)
+	if diff := cmp.Diff([]string{"chat:時間です"}, h.sends()); diff != "" {
 		t.Fatalf("7 s after continue (-want +got):\n%s", diff)
 	}
 }
@@ -232,16 +262,70 @@ func TestSendAStructuredMessage(t *testing.T) {
 	}
 }
 
-// TestDebuggerRefusesWhatItCannotDebug: an SCXML document says why it
-// cannot be stopped, instead of "not running".
+// TestDebuggerRefusesWhatItCannotDebug: a behavior with a session per
+// peer says to name a session, instead of "not running".
 func TestDebuggerRefusesWhatItCannotDebug(t *testing.T) {
 	d := NewDebugger(nil)
-	prog, diags := seatml.LoadBytes("t.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="lua" name="t"><state id="s"/></scxml>`), seatml.LoadOptions{})
+	prog, diags := seatml.LoadBytes("t.seatml", []byte(`<seatml><general name="t"><adaptor name="chat" type="socket" role="server" port="0" session="peer"/></general><state name="s"/></seatml>`), seatml.LoadOptions{})
 	if prog == nil {
 		t.Fatal(diags)
 	}
 	startProgram(t, prog, func(o *Options) { o.Debugger = d })
-	if err := d.Pause(); err == nil || err.Error() != "an SCXML document cannot be debugged yet" {
+	if err := d.Pause(); err == nil || !strings.HasPrefix(err.Error(), "a behavior with a session per peer is debugged a session at a time") {
 		t.Errorf("pause: %v", err)
+	}
+}
+
+// TestDebuggingAnSCXMLDocument: an SCXML document stops on entering a
+// state; the debugger shows its configuration and its datamodel, sets a
+// datum the document then uses, and sends it an event.
+func TestDebuggingAnSCXMLDocument(t *testing.T) {
+	d := NewDebugger(nil)
+	prog, diags := seatml.LoadBytes("t.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:seat="https://github.com/seatml/seat" version="1.0" datamodel="lua" name="t" initial="受付">
+  <seat:adaptor name="chat" type="socket" role="server" port="0"/>
+  <datamodel><data id="guest" expr="''"/></datamodel>
+  <state id="受付"><transition event="chat.line" target="確認"><assign location="guest" expr="_event.data.text"/></transition></state>
+  <state id="確認"><transition event="chat.line" target="受付"><send type="seat" target="chat"><content expr="guest .. '様'"/></send></transition></state>
+</scxml>`), seatml.LoadOptions{})
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	h := startProgram(t, prog, func(o *Options) { o.Debugger = d })
+	if _, err := d.Break(Breakpoint{Kind: BreakState, Name: "確認"}); err != nil {
+		t.Fatal(err)
+	}
+	delivered := make(chan error, 1)
+	go func() { // a producer may run the machine itself, and pause with it
+		delivered <- h.m.Deliver(context.Background(), adaptors.Event{Source: "chat", Text: "山田"})
+	}()
+	s := waitPaused(t, d)
+	if s.Why != "breakpoint 1: entering 確認" || s.Globals["guest"] != "山田" || !slices.Contains(s.Active, "確認") {
+		t.Fatalf("paused: %+v", s)
+	}
+	ctx := context.Background()
+	if err := d.Set(ctx, "guest", `"田中"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set(ctx, "_event", `1`); err == nil {
+		t.Error("a system variable was set")
+	}
+	if err := d.Send(ctx, "chat", "はい"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Send(ctx, "gui", "x"); err == nil {
+		t.Error("a document was sent a widget's event")
+	}
+	if err := d.Clear(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Continue(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-delivered; err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if diff := cmp.Diff([]string{"chat:田中様"}, h.sends()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

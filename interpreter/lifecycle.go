@@ -71,12 +71,10 @@ func New(prog *seatml.Program, opts Options) (*Machine, error) {
 		trace = traceObserver(opts.Trace)
 	}
 	m.observing = observeBy(opts.Observer, trace, newLogRecords(m.log))
-	if opts.Debugger != nil && prog.Document == nil && (prog.Session == "" || opts.session != nil) {
-		// A SEATML behavior's own machine, not a session host: the
-		// debugger joins its observers while it has something to do.
+	if opts.Debugger != nil && (prog.Session == "" || opts.session != nil) {
+		// A behavior's own machine, not a session host: the debugger
+		// joins its observers while it has something to do.
 		opts.Debugger.attach(m, []Observer{opts.Observer, trace, newLogRecords(m.log)})
-	} else if opts.Debugger != nil && prog.Document != nil {
-		opts.Debugger.refuse("an SCXML document cannot be debugged yet")
 	} else if opts.Debugger != nil {
 		opts.Debugger.refuse("a behavior with a session per peer is debugged a session at a time: name one (seat ctl --session PEER; seat ctl sessions lists them)")
 	}

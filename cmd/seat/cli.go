@@ -28,7 +28,7 @@ var commands = []command{
 	{name: "check", args: "PATH...", summary: "Check behavior files and print every problem as file:line:col: message; exit 1 if any is an error. A directory stands for every " + behaviorExt + " file under it, except in hidden directories and testdata (as seat test finds transcripts); a directory holding none is an error."},
 	{name: "run", args: "FILE...", summary: "Run behaviors on the simulated robot (or the device layer's backend) until they end or seat is stopped.",
 		more: "Flags may come before or after the files. Several files run as several behaviors in one process."},
-	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands},
+	{name: "ctl", args: "COMMAND", summary: "Manage a seat started with --control.", more: ctlCommands + debugCommands},
 	{name: "test", args: "[PATH...]", summary: "Run conversation transcripts (.seattest files) against their behaviors on a virtual clock, with in-memory adaptors: the given files, or every transcript under the given directories (default .). Exit status 0 when all pass, 1 when one fails, 2 on bad input.",
 		more: testSteps},
 	{name: "replay", args: "RECORDING.jsonl [BEHAVIOR]", summary: "Re-run the inputs of a recording (seat run --record) on a virtual clock against the behavior (the recorded file, or BEHAVIOR) and compare the messages it sends with the recorded ones. Exit status 0 when they match, 1 at the first divergence (printed with its time, the recorded and the replayed message and the rules that sent them), 2 on bad input."},

@@ -163,7 +163,10 @@ func ctlCmd(args []string, stdout, stderr io.Writer) error {
 			return fail(err)
 		}
 		printList(stdout, []manager.Info{info})
-		if info.Kept {
+		switch {
+		case info.Kept && info.Sessions != nil: // a session per peer: each went on in its own states
+			fmt.Fprintf(stdout, "\nevery session went on where it was (%d open; seat ctl sessions %s)\n", info.Sessions.Open, info.Name)
+		case info.Kept:
 			fmt.Fprintf(stdout, "\nwent on where it was (%s)\n", orDash(strings.Join(info.Active, ", ")))
 		}
 		for _, n := range info.NotKept {

@@ -75,6 +75,11 @@ func TestDebuggerOnTheRealBinary(t *testing.T) {
 	waitFor(t, func() bool { return strings.Contains(ctl("show", "受付"), "queue       音声: はい") })
 	ctl("set", "受付", "guest", `"田中"`)
 	ctl("clear", "受付")
+	// A step answers where it stopped: the next event queued (はい, or the
+	// nod's end if it came first).
+	if out := ctl("step", "受付"); !regexp.MustCompile(`受付: paused \(stepped to the next event\) at event (音声: はい|motion: completed)\n`).MatchString(out) {
+		t.Errorf("step:\n%s", out)
+	}
 	if out := ctl("continue", "受付"); !strings.Contains(out, "受付: running") {
 		t.Errorf("continue:\n%s", out)
 	}
@@ -386,6 +391,10 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 		}
 	}
 
+	if _, errOut, code := runSeat("replay", "--until", "999", rec); code != 2 || !strings.Contains(errOut, "seat replay: --until 999: the replay has ") {
+		t.Errorf("--until past the end: exit %d, %s", code, errOut)
+	}
+
 	// With --control it hands the replayed behavior over to the debugger
 	// there: the name is changed, and the rest of the replay says what
 	// the change did.
@@ -410,7 +419,7 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 		}
 		return out
 	}
-	if out := ctl("show", "受付"); !strings.Contains(out, "受付: paused (pause asked)") || !strings.Contains(out, `globals     guest = "山田"`) || !strings.Contains(out, "state       確認") {
+	if out := ctl("show", "受付"); !strings.Contains(out, "受付: paused (seat replay --until: step "+strconv.Itoa(int(n))+") between events") || !strings.Contains(out, `globals     guest = "山田"`) || !strings.Contains(out, "state       確認") {
 		t.Errorf("show at the step handed over:\n%s", out)
 	}
 	ctl("set", "受付", "guest", `"田中"`)
@@ -540,4 +549,68 @@ func TestDebuggingASessionOnTheRealBinary(t *testing.T) {
 	hear(a, "佐藤様、承りました")
 	say(b, "書類")
 	hear(b, "田中様、承りました")
+}
+
+// TestDebuggingAnSCXMLDocumentOnTheRealBinary: the reception robot
+// written in SCXML, stopped on entering 確認 on the real binary: show
+// gives its configuration, its datamodel (guest) and 確認's delayed
+// event, held; the name is set, and after continue the robot uses it.
+func TestDebuggingAnSCXMLDocumentOnTheRealBinary(t *testing.T) {
+	port, staff, control := freePortNumber(t), freePortNumber(t), freePort(t)
+	_, log := startSeat(t, "run", "--control", control, "--set", "音声.port="+port, "--set", "係員.port="+staff, "../../examples/reception.scxml")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seat logged:\n%s", log.String())
+		}
+	})
+	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
+	ctl := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := ctlAt(control, args...)
+		if code != 0 {
+			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		return out
+	}
+	visitor := dialSeat(t, port)
+	r := bufio.NewReader(visitor)
+	visitor.SetDeadline(time.Now().Add(30 * time.Second))
+	say := func(text string) { visitor.Write([]byte(text + "\n")) }
+	hear := func(want string) {
+		t.Helper()
+		got, err := r.ReadString('\n')
+		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
+			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
+		}
+	}
+	ctl("break", "受付", "state", "確認")
+	say("こんにちは")
+	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
+	say("山田さんと約束があります")
+	hear("山田様ですね。お約束の方でよろしいですか。")
+	var out string
+	waitFor(t, func() bool {
+		out = ctl("show", "受付")
+		return strings.Contains(out, "受付: paused (breakpoint 1: entering 確認)")
+	})
+	for _, want := range []string{`guest = "山田"`, "state       確認 (active: 稼働, 対話, 会話, 接客, 確認, 見守り, 平常)", "visitors = 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show: no %q in\n%s", want, out)
+		}
+	}
+	ctl("set", "受付", "guest", `"田中"`)
+	ctl("clear", "受付")
+	ctl("break", "受付", "event", "はい")
+	ctl("continue", "受付")
+	say("はい") // stops before the document hears it: 確認's delayed event is armed, held
+	waitFor(t, func() bool {
+		out = ctl("show", "受付")
+		return strings.Contains(out, "受付: paused (breakpoint 2: event matching \"はい\")")
+	})
+	if !regexp.MustCompile(`timers +delayed event 確認\.待ち in 1[45](\.\d+)?s`).MatchString(out) {
+		t.Errorf("show at はい: no 確認's delayed event in\n%s", out)
+	}
+	ctl("clear", "受付")
+	ctl("continue", "受付")
+	hear("田中様をお呼びします。少々お待ちください。")
 }

@@ -219,7 +219,7 @@ func TestReloadKeepsSessionsOnTheRealBinary(t *testing.T) {
 	})
 
 	os.WriteFile(file, []byte(strings.Replace(src, "承りました", "かしこまりました", 1)), 0o644)
-	if out := ctl("reload", "窓口"); strings.Contains(out, "not carried over") || strings.Contains(out, "afresh") {
+	if out := ctl("reload", "窓口"); !strings.Contains(out, "every session went on where it was (2 open; seat ctl sessions 窓口)") || strings.Contains(out, "not carried over") || strings.Contains(out, "afresh") {
 		t.Errorf("seat ctl reload:\n%s", out)
 	}
 	say(a, "どこ")

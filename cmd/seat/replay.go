@@ -78,8 +78,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *until != "" && *control == "" && !res.Diverged() {
 		if stop == nil {
-			fmt.Fprintf(stdout, "the replay ended before --until %s: %s\n", *until, seattest.Summary(res.Transcript))
-			return nil
+			fmt.Fprintf(stderr, "seat replay: --until %s: the replay has %d steps (%s)\n", *until, len(res.Transcript.Steps), seattest.Summary(res.Transcript))
+			return exitStatus(2)
 		}
 		printFrame(stdout, res.Behavior, *stop)
 		return nil
@@ -121,7 +121,7 @@ func handOver(opts *replay.Options, addr string, stopAt func(seattest.Frame) boo
 			p := prog.Load()
 			printFrame(stdout, p.File, f)
 			fmt.Fprintf(stdout, "handed over to the debugger: seat ctl --control %s show|step|set|send|break|continue %s\n", ln.Addr(), p.Name)
-			if err := d.Pause(); err != nil {
+			if err := d.PauseFor(fmt.Sprintf("seat replay --until: step %d", f.Step)); err != nil {
 				fmt.Fprintf(stdout, "the debugger could not pause it: %v\n", err)
 			}
 		}

@@ -49,8 +49,20 @@ var debugOps = map[string]func(ctx context.Context, d *interpreter.Debugger, req
 	"clear":    func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Clear(req.ID) },
 	"pause":    func(_ context.Context, d *interpreter.Debugger, _ DebugRequest) error { return d.Pause() },
 	"continue": func(_ context.Context, d *interpreter.Debugger, _ DebugRequest) error { return d.Continue() },
-	"step":     func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Step(req.Micro) },
-	"until":    func(_ context.Context, d *interpreter.Debugger, req DebugRequest) error { return d.Until(req.State) },
+	"step": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
+		if err := d.Step(req.Micro); err != nil {
+			return err
+		}
+		stopped(ctx, d)
+		return nil
+	},
+	"until": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
+		if err := d.Until(req.State); err != nil {
+			return err
+		}
+		stopped(ctx, d)
+		return nil
+	},
 	"set": func(ctx context.Context, d *interpreter.Debugger, req DebugRequest) error {
 		return d.Set(ctx, req.Variable, req.Value)
 	},
@@ -64,6 +76,18 @@ var debugOps = map[string]func(ctx context.Context, d *interpreter.Debugger, req
 		}
 		return d.SendMessage(ctx, req.Adaptor, v)
 	},
+}
+
+// stepWait is how long a step's answer waits for the behavior to stop
+// again: the answer says where it stopped, or that it is running (the
+// next event has not come).
+const stepWait = 2 * time.Second
+
+// stopped waits, up to stepWait, for the behavior to stop after a step.
+func stopped(ctx context.Context, d *interpreter.Debugger) {
+	ctx, cancel := context.WithTimeout(ctx, stepWait)
+	defer cancel()
+	d.WaitPaused(ctx)
 }
 
 // debugWait bounds how long a debugger request waits for the behavior

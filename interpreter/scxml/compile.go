@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,17 @@ type Document struct {
 	// data are the ids of the top-level datamodel, which an invoking
 	// parent may set.
 	data map[string]bool
+}
+
+// DataIDs are the ids of the top-level datamodel, sorted: the variables
+// a debugger shows.
+func (d *Document) DataIDs() []string {
+	ids := make([]string, 0, len(d.data))
+	for id := range d.data {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // Load reads and compiles an SCXML file: a regular file of at most

@@ -267,6 +267,18 @@ type Delayed struct {
 	send   *schema.Node // the <send>, which an error when it fires names
 }
 
+// Name is the delayed event's name (with its send's id, if it has one):
+// what a debugger shows of it.
+func (d *Delayed) Name() string {
+	if d.ev == nil {
+		return d.sendid
+	}
+	if d.sendid != "" && d.sendid != d.ev.Name {
+		return d.ev.Name + " (" + d.sendid + ")"
+	}
+	return d.ev.Name
+}
+
 // Scheduler keeps a System's delayed events in its caller's one timer
 // list (seat's machine waits for everything there). Schedule arms d to
 // fire at d.At, after any armed before it for the same time (they fire

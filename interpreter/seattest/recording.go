@@ -110,6 +110,8 @@ func (g *generator) advanceTo(l record.Line, t time.Duration) {
 		last := &g.t.Steps[n-1]
 		last.Dur += d
 		last.Line = "+" + last.Dur.String()
+		// It goes as far as l: the recording's line and time it reaches.
+		last.Pos.Line, last.Recorded.Line, last.Recorded.T = l.Line, l.Line, g.at(l)
 		return
 	}
 	g.add(Advance, l, "+"+d.String(), Step{Dur: d})
