@@ -51,6 +51,9 @@ type sessionHost struct {
 	// until this one has made its sessions again (adopt): a peer's
 	// event waits for that instead of starting a session afresh.
 	prev atomic.Pointer[sessionHost]
+	// replaced is set as the host stops for a reload (closed, with a
+	// successor): what still reaches it goes to the successor.
+	replaced atomic.Bool
 
 	created, ended, refused atomic.Uint64
 	// sandboxes holds Lua states prepared ahead by a goroutine of the
@@ -216,9 +219,30 @@ func (h *sessionHost) run(ctx context.Context) error {
 	return nil
 }
 
+// inReload holds an event back while a reload that keeps the sessions
+// is under way: the old host, closed with a successor, refuses it
+// (errStopped: the relay gives it to the new one), and the new host
+// waits until it has made the sessions again. Else it returns nil at once.
+func (h *sessionHost) inReload(ctx context.Context) error {
+	if h.replaced.Load() {
+		return errStopped
+	}
+	if h.prev.Load() != nil {
+		select {
+		case <-h.m.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // deliver routes an event: a peer's to its session (made when it
 // connects, ended when it leaves), other adaptors' to every session.
 func (h *sessionHost) deliver(ctx context.Context, ev adaptors.Event, _ bool) error {
+	if err := h.inReload(ctx); err != nil {
+		return err
+	}
 	answer := func() { // the sender waits for events that go no further
 		if ev.Done != nil {
 			ev.Done(true)
@@ -330,6 +354,9 @@ func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) er
 // handled waits until the peer's session, if it has one, has handled
 // what the peer sent before.
 func (h *sessionHost) handled(ctx context.Context, from adaptors.Conn) error {
+	if err := h.inReload(ctx); err != nil {
+		return err
+	}
 	if s := h.session(from); s != nil {
 		return s.m.Handled(ctx, from)
 	}
@@ -392,12 +419,10 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 		return nil, nil
 	}
 	if h.prev.Load() != nil { // a reload: the peer's session is being made again
-		select {
-		case <-h.m.ready:
-			return h.get(ctx, from)
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := h.inReload(ctx); err != nil {
+			return nil, err
 		}
+		return h.get(ctx, from)
 	}
 	if closed || !h.m.running.Load() {
 		return nil, errStopped
@@ -502,6 +527,13 @@ func (h *sessionHost) start(peer adaptors.Conn, from *carry) (*session, error) {
 // end delivers the peer's departure (ondisconnect), waits until it is
 // handled, then stops the session (onexit).
 func (h *sessionHost) end(ctx context.Context, s *session, ev *adaptors.Event) {
+	if d := s.m.opts.Debugger; d != nil && d.Summary().Paused {
+		// Its peer left: the session goes on to its end, breakpoints
+		// cleared, instead of holding the departure (and its reader).
+		d.Clear(0)
+		d.Continue()
+		h.m.log.Info("debugger: the session's peer left; it went on to its end", zap.String("peer", s.peer))
+	}
 	if ev != nil {
 		done := ev.Done
 		e := *ev
@@ -570,10 +602,11 @@ func (h *sessionHost) endIdle(ctx context.Context) {
 func (h *sessionHost) stopAll() {
 	h.mu.Lock()
 	h.closed = true
+	h.replaced.Store(h.m.next.Load() != nil)
 	all := h.sessions
 	h.sessions = map[any]*session{}
 	h.mu.Unlock()
-	if keep := h.m.carried.Load(); keep != nil {
+	if keep := h.m.carried.Load(); keep != nil && !keep.taken { // (a carry it was made from is taken)
 		// A reload that keeps state: each session leaves what it was
 		// doing (no onexit) for its new version, which the new host
 		// makes for the same peer.
