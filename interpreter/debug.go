@@ -124,8 +124,8 @@ type Debugger struct {
 	pausing chan struct{}
 
 	watching atomic.Bool
-	// refused says why the behavior cannot be debugged (an SCXML
-	// document, a session host); nil when it can.
+	// refused says why the behavior cannot be debugged (a host of
+	// sessions, whose sessions each have a debugger); nil when it can.
 	refused atomic.Pointer[string]
 }
 
@@ -662,8 +662,8 @@ type DebugSummary struct {
 	Paused bool   `json:"paused"`
 	Why    string `json:"why,omitempty"`
 	At     string `json:"at,omitempty"`
-	// Refused says why the behavior cannot be debugged (an SCXML
-	// document, a session host).
+	// Refused says why the behavior cannot be debugged (a host of
+	// sessions).
 	Refused     string       `json:"refused,omitempty"`
 	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
 }
@@ -671,12 +671,17 @@ type DebugSummary struct {
 // Summary says whether the behavior is paused, where, and its
 // breakpoints.
 func (d *Debugger) Summary() DebugSummary {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.summaryLocked()
+}
+
+// summaryLocked is Summary; d.mu is held.
+func (d *Debugger) summaryLocked() DebugSummary {
 	var s DebugSummary
 	if why := d.refused.Load(); why != nil {
 		s.Refused = *why
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	s.Paused = d.paused
 	if d.paused { // why it stopped last is gone by once it goes on
 		s.Why, s.At = d.why, describe(d.at)
@@ -689,18 +694,16 @@ func (d *Debugger) Summary() DebugSummary {
 
 // DebugState is what the debugger shows of a behavior.
 type DebugState struct {
-	Paused bool   `json:"paused"`
-	Why    string `json:"why,omitempty"`
-	// At is where it stopped: the event, rule, state or message.
-	At          string         `json:"at,omitempty"`
-	State       string         `json:"state,omitempty"`
-	Active      []string       `json:"active,omitempty"`
-	Stack       []string       `json:"stack,omitempty"`
-	Event       string         `json:"event,omitempty"`
-	Queue       []string       `json:"queue,omitempty"`
-	Timers      []DebugTimer   `json:"timers,omitempty"`
-	Globals     map[string]any `json:"globals,omitempty"`
-	Breakpoints []Breakpoint   `json:"breakpoints,omitempty"`
+	// DebugSummary: whether it is paused, why and where (the event,
+	// rule, state or message), and the breakpoints.
+	DebugSummary
+	State   string         `json:"state,omitempty"`
+	Active  []string       `json:"active,omitempty"`
+	Stack   []string       `json:"stack,omitempty"`
+	Event   string         `json:"event,omitempty"`
+	Queue   []string       `json:"queue,omitempty"`
+	Timers  []DebugTimer   `json:"timers,omitempty"`
+	Globals map[string]any `json:"globals,omitempty"`
 }
 
 // DebugTimer is an armed timer and the time it has left (held while the
@@ -717,17 +720,11 @@ func (d *Debugger) Show(ctx context.Context) (DebugState, error) {
 	err := d.run(ctx, func() {
 		d.mu.Lock()
 		m := d.m
-		s.Paused = d.paused
-		if d.paused {
-			s.Why, s.At = d.why, describe(d.at)
-		}
+		s.DebugSummary = d.summaryLocked()
 		between := d.paused && d.at.Kind == ""
 		now := m.clock.Now()
 		if d.paused {
 			now = d.since
-		}
-		for _, b := range d.bps {
-			s.Breakpoints = append(s.Breakpoints, *b)
 		}
 		d.mu.Unlock()
 		showMachine(m, &s, now)
@@ -846,7 +843,7 @@ func jsonOf(v lua.LValue, depth int) any {
 // Set gives a Lua global (or a field of one: self.name, visitor.tags)
 // the value value, as JSON writes it ("\"山田\"", 3, {"a": 1}).
 func (d *Debugger) Set(ctx context.Context, path, value string) error {
-	if err := CheckSet(path, value); err != nil {
+	if err := CheckSet(path, value); err != nil { // said at once, without waiting for the behavior
 		return err
 	}
 	var ferr error
@@ -862,19 +859,25 @@ func (d *Debugger) Set(ctx context.Context, path, value string) error {
 	return ferr
 }
 
-// checkSet says what is wrong with setting path to value, or nil.
+// CheckSet says what is wrong with setting the Lua variable path (name,
+// or name.field) to the JSON value, or nil.
 func CheckSet(path, value string) error {
-	if !json.Valid([]byte(value)) {
-		var v any
-		err := json.Unmarshal([]byte(value), &v)
-		return fmt.Errorf("the value is not JSON (a string is quoted: '\"山田\"'): %w", err)
+	_, err := parseSet(path, value)
+	return err
+}
+
+// parseSet reads a set's value, checking its path.
+func parseSet(path, value string) (any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		return nil, fmt.Errorf("the value is not JSON (a string is quoted: '\"山田\"'): %w", err)
 	}
 	for _, p := range strings.Split(path, ".") {
 		if !identifier.MatchString(p) {
-			return fmt.Errorf("%q is not a Lua variable (name, or name.field)", path)
+			return nil, fmt.Errorf("%q is not a Lua variable (name, or name.field)", path)
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // SetGlobal gives m's Lua global path (name, or name.field.field) the
@@ -882,11 +885,10 @@ func CheckSet(path, value string) error {
 // sets it again. It runs on m's goroutine (the debugger's set, a
 // transcript's @set).
 func SetGlobal(m *Machine, path, value string) error {
-	if err := CheckSet(path, value); err != nil {
+	v, err := parseSet(path, value)
+	if err != nil {
 		return err
 	}
-	var v any
-	json.Unmarshal([]byte(value), &v) // valid: checkSet
 	parts := strings.Split(path, ".")
 	if !m.luaOpen {
 		return errors.New("the behavior has no Lua state")

@@ -226,20 +226,12 @@ func (m *Machine) unload() {
 // connection's events reached this one first), else they answer their
 // senders.
 func (m *Machine) drainLeft() {
-	// A session kept across a reload: its new version, made once this
-	// host has stopped, handles what it had queued.
-	var keep *carry
-	if m.handedBack.Load() {
-		keep = m.carried.Load()
-	}
 	for {
 		it, ok := m.q.pop()
 		if !ok {
 			break
 		}
 		switch {
-		case keep != nil && it.fn == nil && !it.eof:
-			keep.left = append(keep.left, it)
 		case it.eof && m.next.Load() != nil:
 			m.left = append(m.left, it)
 		case it.fn != nil || it.eof:
@@ -356,7 +348,8 @@ func (m *Machine) shutdown() {
 // version a reload replaced it with, if any, else they are answered.
 func (m *Machine) leftOver(evs []adaptors.Event) {
 	if c := m.carried.Load(); c != nil && m.handedBack.Load() && len(evs) > 0 {
-		// A session kept across a reload: its new version handles them.
+		// A session kept across a reload: its new version, made once
+		// its host has stopped, handles them.
 		c.left = append(c.left, item{batch: append(adaptors.NewBatch(), evs...), at: m.clock.Now()})
 		return
 	}

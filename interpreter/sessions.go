@@ -335,6 +335,9 @@ func (h *sessionHost) deliverAll(ctx context.Context, ev adaptors.Event) error {
 // deliverBatch routes a batch: the lines of one connection go to its
 // session as one batch.
 func (h *sessionHost) deliverBatch(ctx context.Context, evs []adaptors.Event) error {
+	if err := h.inReload(ctx); err != nil {
+		return err
+	}
 	if len(evs) > 0 && h.owns(evs[0]) && evs[0].From != nil && evs[0].Kind == adaptors.Text {
 		if s, err := h.get(ctx, evs[0].From); s != nil {
 			return s.m.DeliverBatch(ctx, evs) // stopped by a reload: the relay gives them to the new version
@@ -402,7 +405,8 @@ func (h *sessionHost) remove(key any) *session {
 	return s
 }
 
-// get returns the peer's session, starting it if the peer is new. It is
+// get returns the peer's session, starting it if the peer is new; its
+// callers have waited out a reload (inReload). It is
 // called on the peer's own reader goroutine, so sessions start in
 // parallel and a slow start holds up only its own peer.
 func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, error) {
@@ -417,12 +421,6 @@ func (h *sessionHost) get(ctx context.Context, from adaptors.Conn) (*session, er
 	if hungUp {
 		h.m.log.Debug("input after seat.exit ended its session; dropped", zap.String("peer", from.Peer()))
 		return nil, nil
-	}
-	if h.prev.Load() != nil { // a reload: the peer's session is being made again
-		if err := h.inReload(ctx); err != nil {
-			return nil, err
-		}
-		return h.get(ctx, from)
 	}
 	if closed || !h.m.running.Load() {
 		return nil, errStopped

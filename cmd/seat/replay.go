@@ -52,14 +52,15 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "seat replay: --until %s: %v\n", *until, err)
 			return exitStatus(2)
 		}
-		opts.Frame = func(f seattest.Frame) bool {
-			if !stopAt(f) {
-				return true
+		if *control == "" {
+			opts.Frame = func(f seattest.Frame) bool {
+				if !stopAt(f) {
+					return true
+				}
+				stop = &f
+				return false
 			}
-			stop = &f
-			return false
-		}
-		if *control != "" {
+		} else {
 			stopServing, err := handOver(&opts, *control, stopAt, stdout)
 			if err != nil {
 				fmt.Fprintf(stderr, "seat replay: --control %s: %v\n", *control, err)

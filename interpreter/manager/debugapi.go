@@ -190,8 +190,7 @@ func debugHandlers(find func(name, session string) (*interpreter.Debugger, error
 		}
 		s, err := d.Show(ctx)
 		if err != nil { // done, and the behavior ended since (a replay's last step)
-			sum := d.Summary()
-			s = interpreter.DebugState{Paused: sum.Paused, Why: sum.Why, At: sum.At, Breakpoints: sum.Breakpoints}
+			s = interpreter.DebugState{DebugSummary: d.Summary()}
 		}
 		writeJSON(w, http.StatusOK, s)
 	}

@@ -47,7 +47,7 @@ func appendRecord(dst []byte, behavior string, start time.Time, r *interpreter.R
 	dst = appendField(dst, "behavior", behavior, true)
 	dst = appendField(dst, "source", r.Source, true)
 	dst = appendField(dst, "peer", r.Peer, true)
-	if r.Kind == interpreter.RecIn || r.Kind == interpreter.RecOut || r.Kind == interpreter.RecAnswer || r.Kind == interpreter.RecSet || r.Kind == interpreter.RecPaused {
+	if textKind(r.Kind) {
 		dst = appendField(dst, "text", r.Text, false)
 	} else if r.Kind == interpreter.RecRaise {
 		dst = appendField(dst, "text", r.Text, true) // its data, if any

@@ -294,20 +294,31 @@ func (o *observer) Observe(r interpreter.Record) {
 	}
 }
 
+// textKind reports whether a record of kind k is written with its text,
+// empty or not: an event's, a message's, an answer's, a value the
+// debugger set, a pause's length.
+func textKind(k interpreter.RecordKind) bool {
+	switch k {
+	case interpreter.RecIn, interpreter.RecOut, interpreter.RecAnswer, interpreter.RecSet, interpreter.RecPaused:
+		return true
+	}
+	return false
+}
+
 // LineOf is the line of a behavior's record, timed from start.
 func LineOf(behavior string, start time.Time, r interpreter.Record) Line {
 	l := Line{T: Seconds(r.Time.Sub(start).Seconds()), Kind: string(r.Kind), Behavior: behavior, Source: r.Source, Peer: r.Peer,
 		Key: r.Key, State: r.State, Timer: r.Timer, Message: r.Message}
-	switch r.Kind {
-	case interpreter.RecIn, interpreter.RecOut, interpreter.RecAnswer, interpreter.RecSet, interpreter.RecPaused:
+	switch {
+	case textKind(r.Kind):
 		text := r.Text
 		l.Text = &text
-	case interpreter.RecRaise:
+	case r.Kind == interpreter.RecRaise:
 		if r.Text != "" {
 			text := r.Text
 			l.Text = &text
 		}
-	case interpreter.RecError:
+	case r.Kind == interpreter.RecError:
 		text := r.Problem.Text()
 		l.Text, l.Key, l.Detail = &text, r.Problem.What, r.Problem.Diagnostic.Detail
 	}

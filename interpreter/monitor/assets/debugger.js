@@ -223,10 +223,17 @@ function flatten(path, v, out) {
   out.push([path, v]);
 }
 
+// opaque reports whether a value is a function or userdata, which the
+// debugger shows as its type ("<function>"): shown, not set.
+function opaque(v) { return typeof v === "string" && /^<[a-z]+>$/.test(v); }
+
+// valueText is a variable's value as the panel shows it: JSON, or the
+// type of what is not data.
+function valueText(v) { return opaque(v) ? v : JSON.stringify(v); }
+
 function variableRow(s, path, v) {
-  // A function or userdata ("<function>") is not data: it is shown, not set.
-  const data = !(typeof v === "string" && /^<[a-z]+>$/.test(v));
-  const value = el("td", data ? {class: "value", title: "click to change"} : {class: "opaque"}, el("code", {}, data ? JSON.stringify(v) : v));
+  const data = !opaque(v);
+  const value = el("td", data ? {class: "value", title: "click to change"} : {class: "opaque"}, el("code", {}, valueText(v)));
   const settable = data && /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path);
   if (settable) value.addEventListener("click", () => {
     if (value.querySelector("input")) return;
@@ -238,7 +245,7 @@ function variableRow(s, path, v) {
       form.dataset.sent = "1"; // the answer shows the value set
       debugCall(s, "set", {variable: path, value: input.value}).then(ok => { if (!ok) delete form.dataset.sent; });
     });
-    input.addEventListener("keydown", (e) => { if (e.key === "Escape") value.replaceChildren(el("code", {}, JSON.stringify(v))); });
+    input.addEventListener("keydown", (e) => { if (e.key === "Escape") value.replaceChildren(el("code", {}, valueText(v))); });
     value.replaceChildren(form);
     input.focus();
     input.select();

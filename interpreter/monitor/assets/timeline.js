@@ -92,7 +92,7 @@ function showFrame(i) {
     el("table", {class: "where"}, el("tbody", {}, ...rows)),
     el("h3", {}, "Lua variables"),
     vars.length ? el("table", {class: "vars"}, el("tbody", {}, ...vars.map(([path, v]) =>
-      el("tr", {"data-variable": path}, el("td", {}, el("code", {}, path)), el("td", {class: "value"}, el("code", {}, typeof v === "string" && /^<[a-z]+>$/.test(v) ? v : JSON.stringify(v))))))) : el("p", {class: "hint"}, "none set"));
+      el("tr", {"data-variable": path}, el("td", {}, el("code", {}, path)), el("td", {class: "value"}, el("code", {}, valueText(v))))))) : el("p", {class: "hint"}, "none set"));
 }
 
 function recordingPicker() {
