@@ -94,6 +94,14 @@ func TestPauseHoldsTheClock(t *testing.T) {
 // countdown at 3 s of 10 s fires 7 s after continue.
 func TestPauseKeepsTheTimeLeft(t *testing.T) {
 	h, d := debugged(t, doc("", `<state name="b"><ontimeout timeout="10">`+msg("timeout")+`</ontimeout></state>`))
+	pauseAt3Of10(t, h, d, "chat:timeout")
+}
+
+// pauseAt3Of10 pauses the behavior 3 s into its 10 s countdown for an
+// hour of its clock, and checks that the countdown sends want 7 s after
+// continue, not before.
+func pauseAt3Of10(t *testing.T, h *harness, d *Debugger, want string) {
+	t.Helper()
 	h.advance(3 * time.Second)
 	h.take()
 	d.Pause()
@@ -106,7 +114,7 @@ func TestPauseKeepsTheTimeLeft(t *testing.T) {
 		t.Fatalf("fired early: %q", got)
 	}
 	h.advance(time.Millisecond)
-	if diff := cmp.Diff([]string{"chat:timeout"}, h.sends()); diff != "" {
+	if diff := cmp.Diff([]string{want}, h.sends()); diff != "" {
 		t.Fatalf("7 s after continue (-want +got):\n%s", diff)
 	}
 }
@@ -123,21 +131,7 @@ func TestPauseKeepsAnSCXMLDelay(t *testing.T) {
 	if prog == nil {
 		t.Fatal(diags)
 	}
-	h := startProgram(t, prog, func(o *Options) { o.Debugger = d })
-	h.advance(3 * time.Second)
-	d.Pause()
-	waitPaused(t, d)
-	h.clock.Advance(time.Hour)
-	d.Continue()
-	h.settle()
-	h.advance(6999 * time.Millisecond)
-	if got := h.sends(); len(got) != 0 {
-		t.Fatalf("fired early: %q", got)
-	}
-	h.advance(time.Millisecond)
-	if diff := cmp.Diff([]string{"chat:時間です"}, h.sends()); diff != "" {
-		t.Fatalf("7 s after continue (-want +got):\n%s", diff)
-	}
+	pauseAt3Of10(t, startProgram(t, prog, func(o *Options) { o.Debugger = d }), d, "chat:時間です")
 }
 
 // TestBreakpoints: each kind stops the behavior where it says, shows

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,25 +34,9 @@ func TestDebuggerOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(control, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
-	visitor := dialSeat(t, port)
-	r := bufio.NewReader(visitor)
-	visitor.SetDeadline(time.Now().Add(30 * time.Second))
-	say := func(text string) { visitor.Write([]byte(text + "\n")) }
-	hear := func(want string) {
-		t.Helper()
-		got, err := r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
-		}
-	}
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, control, args...) }
+	visitor := talk(t, port)
+	say, hear := visitor.say, visitor.hear
 	if out := ctl("break", "受付", "state", "確認"); !strings.Contains(out, "1   entering 確認 (hits 0)") {
 		t.Errorf("break:\n%s", out)
 	}
@@ -159,17 +142,8 @@ func TestMonitorDebuggerOnTheRealBinary(t *testing.T) {
 	b.Click(`section[data-behavior="受付"] .graph g.node[data-state="確認"]`)
 	b.WaitFor("the breakpoint listed and drawn", sec+`.querySelector('ul.bps').textContent.includes('entering 確認') && `+sec+`.querySelector('.graph g.node[data-state="確認"]').classList.contains('bp')`)
 
-	visitor := dialSeat(t, port)
-	r := bufio.NewReader(visitor)
-	visitor.SetDeadline(time.Now().Add(60 * time.Second))
-	say := func(text string) { visitor.Write([]byte(text + "\n")) }
-	hear := func(want string) {
-		t.Helper()
-		got, err := r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
-		}
-	}
+	visitor := talk(t, port)
+	say, hear := visitor.say, visitor.hear
 	say("こんにちは")
 	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
 	say("山田さんと約束があります")
@@ -280,12 +254,7 @@ func TestDebuggerRecordingReplays(t *testing.T) {
 			t.Fatalf("heard %q (%v), want %q", line, err, want)
 		}
 	}
-	ctl := func(args ...string) {
-		t.Helper()
-		if out, errOut, code := ctlAt(control, args...); code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-	}
+	ctl := func(args ...string) { t.Helper(); ctlOK(t, control, args...) }
 	ask("山田様")
 	ctl("pause", "記録")
 	ctl("set", "記録", "guest", `"田中"`)
@@ -331,14 +300,10 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { return strings.Contains(log.String(), "\tmonitor\t") })
-	visitor := dialSeat(t, port)
-	r := bufio.NewReader(visitor)
-	visitor.SetDeadline(time.Now().Add(30 * time.Second))
+	visitor := talk(t, port)
 	for _, x := range [][2]string{{"こんにちは", "いらっしゃいませ。本日はどのようなご用件でしょうか。"}, {"山田さんと約束があります", "山田様ですね。お約束の方でよろしいですか。"}, {"はい", "山田様をお呼びします。少々お待ちください。"}} {
-		visitor.Write([]byte(x[0] + "\n"))
-		if got, err := r.ReadString('\n'); err != nil || got != x[1]+"\n" {
-			t.Fatalf("heard %q (%v), want %q", got, err, x[1])
-		}
+		visitor.say(x[0])
+		visitor.hear(x[1])
 	}
 	// The recording is flushed every 100 ms: wait for the answer to はい.
 	waitFor(t, func() bool {
@@ -411,14 +376,7 @@ func TestTimelineOnTheRealBinary(t *testing.T) {
 	waitFor(t, func() bool {
 		return strings.Contains(replayOut.String(), "handed over to the debugger: seat ctl --control "+debugAt)
 	})
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(debugAt, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, debugAt, args...) }
 	if out := ctl("show", "受付"); !strings.Contains(out, "受付: paused (seat replay --until: step "+strconv.Itoa(int(n))+") between events") || !strings.Contains(out, `globals     guest = "山田"`) || !strings.Contains(out, "state       確認") {
 		t.Errorf("show at the step handed over:\n%s", out)
 	}
@@ -490,35 +448,10 @@ func TestDebuggingASessionOnTheRealBinary(t *testing.T) {
 		}
 	})
 	port := loggedPort(t, log, "\tcontrol API\t")
-	type visitor struct {
-		c net.Conn
-		r *bufio.Reader
-	}
-	dial := func() *visitor {
-		c := dialSeat(t, port)
-		return &visitor{c, bufio.NewReader(c)}
-	}
-	say := func(v *visitor, text string) {
-		t.Helper()
-		v.c.SetDeadline(time.Now().Add(10 * time.Second))
-		v.c.Write([]byte(text + "\n"))
-	}
-	hear := func(v *visitor, want string) {
-		t.Helper()
-		v.c.SetDeadline(time.Now().Add(10 * time.Second))
-		got, err := v.r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("heard %q (%v), want %q", got, err, want)
-		}
-	}
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(control, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
+	dial := func() *talker { return talk(t, port) }
+	say := func(v *talker, text string) { t.Helper(); v.say(text) }
+	hear := func(v *talker, want string) { t.Helper(); v.hear(want) }
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, control, args...) }
 	a, b := dial(), dial()
 	hear(a, "いらっしゃいませ")
 	hear(b, "いらっしゃいませ")
@@ -564,25 +497,9 @@ func TestDebuggingAnSCXMLDocumentOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(control, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
-	visitor := dialSeat(t, port)
-	r := bufio.NewReader(visitor)
-	visitor.SetDeadline(time.Now().Add(30 * time.Second))
-	say := func(text string) { visitor.Write([]byte(text + "\n")) }
-	hear := func(want string) {
-		t.Helper()
-		got, err := r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
-		}
-	}
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, control, args...) }
+	visitor := talk(t, port)
+	say, hear := visitor.say, visitor.hear
 	ctl("break", "受付", "state", "確認")
 	say("こんにちは")
 	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")

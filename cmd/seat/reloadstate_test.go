@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,31 +35,9 @@ func TestReloadKeepsStateOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
-	visitor := dialSeat(t, port)
-	r := bufio.NewReader(visitor)
-	say := func(text string) {
-		t.Helper()
-		visitor.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := visitor.Write([]byte(text + "\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hear := func(want string) {
-		t.Helper()
-		visitor.SetDeadline(time.Now().Add(10 * time.Second))
-		got, err := r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("the visitor heard %q (%v), want %q", got, err, want)
-		}
-	}
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(control, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
+	visitor := talk(t, port)
+	say, hear := visitor.say, visitor.hear
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, control, args...) }
 	say("こんにちは")
 	hear("いらっしゃいませ。本日はどのようなご用件でしょうか。")
 	say("山田さんと約束があります")
@@ -177,37 +154,10 @@ func TestReloadKeepsSessionsOnTheRealBinary(t *testing.T) {
 		}
 	})
 	waitFor(t, func() bool { return strings.Contains(log.String(), "\tcontrol API\t") })
-	type visitor struct {
-		c net.Conn
-		r *bufio.Reader
-	}
-	dial := func() *visitor {
-		c := dialSeat(t, port)
-		return &visitor{c, bufio.NewReader(c)}
-	}
-	say := func(v *visitor, text string) {
-		t.Helper()
-		v.c.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := v.c.Write([]byte(text + "\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hear := func(v *visitor, want string) {
-		t.Helper()
-		v.c.SetDeadline(time.Now().Add(10 * time.Second))
-		got, err := v.r.ReadString('\n')
-		if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
-			t.Fatalf("heard %q (%v), want %q", got, err, want)
-		}
-	}
-	ctl := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := ctlAt(control, args...)
-		if code != 0 {
-			t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
-		}
-		return out
-	}
+	dial := func() *talker { return talk(t, port) }
+	say := func(v *talker, text string) { t.Helper(); v.say(text) }
+	hear := func(v *talker, want string) { t.Helper(); v.hear(want) }
+	ctl := func(args ...string) string { t.Helper(); return ctlOK(t, control, args...) }
 	a, b := dial(), dial()
 	hear(a, "いらっしゃいませ")
 	hear(b, "いらっしゃいませ")

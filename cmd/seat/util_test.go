@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net"
@@ -191,4 +192,46 @@ func startSeatIn(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuff
 		cmd.Wait() // an error if the test waited already: nothing to do
 	})
 	return cmd, stderr
+}
+
+// talker is a peer of a seat process over TCP: it says lines and checks
+// the lines it hears, each within 10 s.
+type talker struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func talk(t *testing.T, port string) *talker {
+	t.Helper()
+	c := dialSeat(t, port)
+	return &talker{t, c, bufio.NewReader(c)}
+}
+
+func (p *talker) say(text string) {
+	p.t.Helper()
+	p.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := p.c.Write([]byte(text + "\n")); err != nil {
+		p.t.Fatalf("saying %q: %v", text, err)
+	}
+}
+
+func (p *talker) hear(want string) {
+	p.t.Helper()
+	p.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := p.r.ReadString('\n')
+	if got = strings.TrimSuffix(got, "\n"); got != want || err != nil {
+		p.t.Fatalf("heard %q (%v), want %q", got, err, want)
+	}
+}
+
+// ctlOK runs seat ctl against the control API at control, failing the
+// test unless it exits 0; it returns what it printed.
+func ctlOK(t *testing.T, control string, args ...string) string {
+	t.Helper()
+	out, errOut, code := ctlAt(control, args...)
+	if code != 0 {
+		t.Fatalf("seat ctl %v: exit %d\n%s%s", args, code, out, errOut)
+	}
+	return out
 }

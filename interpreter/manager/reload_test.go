@@ -168,7 +168,24 @@ func TestReloadUnderTraffic(t *testing.T) {
 	dir := t.TempDir()
 	f := kiosk(t, dir, "v0", "0")
 	r.load(f, true)
-	addr := chatAddr(t, r, "kiosk")
+	reloads := trafficUnderReloads(t, chatAddr(t, r, "kiosk"),
+		func(p, i int) string { return fmt.Sprintf("ping %d-%d", p, i) },
+		func(p, i int) string { return fmt.Sprintf("pong %d-%d", p, i) },
+		func(n int) {
+			kiosk(t, dir, fmt.Sprintf("v%d", n), "0")
+			if _, err := r.mg.Reload("kiosk"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	t.Logf("4 peers x 1500 pings answered across %d reloads", reloads)
+}
+
+// trafficUnderReloads has 4 peers pipeline 1,500 lines each (line(p, i))
+// to addr while reload(n) runs again and again, and checks that each
+// answer is want(p, i), once and in order. It returns how many reloads
+// ran (at least 2, or the test fails).
+func trafficUnderReloads(t *testing.T, addr string, line, want func(p, i int) string, reload func(n int)) int {
+	t.Helper()
 	const peers, pings = 4, 1500
 	var wg sync.WaitGroup
 	errs := make(chan error, peers)
@@ -179,10 +196,10 @@ func TestReloadUnderTraffic(t *testing.T) {
 			defer wg.Done()
 			w := bufio.NewWriter(l.c)
 			for i := range pings {
-				fmt.Fprintf(w, "ping %d-%d\n", p, i)
+				fmt.Fprintln(w, line(p, i))
 				if i%50 == 0 {
 					w.Flush()
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // a peer's pace, not a wait
 				}
 			}
 			w.Flush()
@@ -191,8 +208,8 @@ func TestReloadUnderTraffic(t *testing.T) {
 			defer wg.Done()
 			for i := range pings {
 				s, err := l.r.ReadString('\n')
-				if want := fmt.Sprintf("pong %d-%d\n", p, i); s != want {
-					errs <- fmt.Errorf("peer %d: answer %d is %q (%v), want %q", p, i, s, err, want)
+				if w := want(p, i) + "\n"; s != w {
+					errs <- fmt.Errorf("peer %d: answer %d is %q (%v), want %q", p, i, s, err, w)
 					return
 				}
 			}
@@ -205,10 +222,7 @@ func TestReloadUnderTraffic(t *testing.T) {
 		select {
 		case <-done:
 		default:
-			kiosk(t, dir, fmt.Sprintf("v%d", reloads+1), "0")
-			if _, err := r.mg.Reload("kiosk"); err != nil {
-				t.Fatal(err)
-			}
+			reload(reloads + 1)
 			continue
 		}
 		break
@@ -220,7 +234,7 @@ func TestReloadUnderTraffic(t *testing.T) {
 	if reloads < 2 {
 		t.Errorf("only %d reloads happened during the traffic", reloads)
 	}
-	t.Logf("%d peers x %d pings answered across %d reloads", peers, pings, reloads)
+	return reloads
 }
 
 // TestReloadKeepsPages: an operator page stays connected across a reload
@@ -319,59 +333,16 @@ func TestReloadSessionsUnderTraffic(t *testing.T) {
 	}
 	write("v0")
 	r.load(path, true)
-	addr := chatAddr(t, r, "desk")
-	const peers, pings = 4, 1500
-	var wg sync.WaitGroup
-	errs := make(chan error, peers)
-	for p := range peers {
-		l := dial(t, addr)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			w := bufio.NewWriter(l.c)
-			for i := range pings {
-				fmt.Fprintf(w, "ping %d\n", i)
-				if i%50 == 0 {
-					w.Flush()
-					time.Sleep(time.Millisecond)
-				}
-			}
-			w.Flush()
-		}()
-		go func() {
-			defer wg.Done()
-			for i := range pings {
-				s, err := l.r.ReadString('\n')
-				if want := fmt.Sprintf("pong %d %d\n", i, i+1); s != want {
-					errs <- fmt.Errorf("peer %d: answer %d is %q (%v), want %q", p, i, s, err, want)
-					return
-				}
-			}
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	reloads := 0
-	for ; ; reloads++ {
-		select {
-		case <-done:
-		default:
-			write(fmt.Sprintf("v%d", reloads+1))
+	reloads := trafficUnderReloads(t, chatAddr(t, r, "desk"),
+		func(_, i int) string { return fmt.Sprintf("ping %d", i) },
+		func(_, i int) string { return fmt.Sprintf("pong %d %d", i, i+1) }, // the session's count goes on
+		func(n int) {
+			write(fmt.Sprintf("v%d", n))
 			if info, err := r.mg.Reload("desk"); err != nil || !info.Kept || len(info.NotKept) > 0 {
 				t.Fatalf("reload: %v %+v", err, info)
 			}
-			continue
-		}
-		break
-	}
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if reloads < 2 {
-		t.Errorf("only %d reloads happened during the traffic", reloads)
-	}
-	t.Logf("%d peers x %d pings answered across %d reloads", peers, pings, reloads)
+		})
+	t.Logf("4 peers x 1500 pings answered across %d reloads", reloads)
 }
 
 // TestReloadTwiceKeepsGlobals: a global carried over by one reload is

@@ -360,17 +360,7 @@ func TestDebugRoutes(t *testing.T) {
 	defer srv.Close()
 	post := func(path, body string, header map[string]string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(data)
+		return postTo(t, srv.URL+path, body, header)
 	}
 	own := map[string]string{"Origin": srv.URL, "Content-Type": "application/json"}
 	if code, body := post("/monitor/debug/b/break", `{"breakpoint": {"kind": "state", "name": "二"}}`, own); code != 200 || !strings.Contains(body, `"name": "二"`) {
@@ -430,17 +420,7 @@ func TestTimelineRefusals(t *testing.T) {
 	}
 	post := func(body string, header map[string]string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL+"/monitor/timeline?file=r.jsonl", strings.NewReader(body))
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(data)
+		return postTo(t, srv.URL+"/monitor/timeline?file=r.jsonl", body, header)
 	}
 	own := map[string]string{"Origin": srv.URL, "Content-Type": "application/x-ndjson"}
 	code, body := post(recording(loaded, "a"), own)
@@ -463,4 +443,21 @@ func TestTimelineRefusals(t *testing.T) {
 	if code, body := post("not json\n{}\n", own); code != 400 || !strings.Contains(body, "r.jsonl:1") {
 		t.Errorf("not a recording: %d %s", code, body)
 	}
+}
+
+// postTo posts body to url with the headers, and returns the answer's
+// status and body.
+func postTo(t *testing.T, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
 }
